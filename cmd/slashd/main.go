@@ -1,0 +1,62 @@
+// Command slashd runs the slashd application-commands service and its
+// administrative verbs.
+//
+//	slashd serve [--addr 127.0.0.1:8080] [--data ./slashd-data] [--ratelimit=true]
+//	slashd app create --data DIR --name NAME [--embedded] [--json]
+//	slashd guild create --data DIR --name NAME [--install APP_ID] [--json]
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "slashd:", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `usage:
+  slashd serve [--addr ADDR] [--data DIR] [--ratelimit=BOOL] [--log-level LEVEL]
+  slashd app create --data DIR --name NAME [--embedded] [--json]
+  slashd guild create --data DIR --name NAME [--install APP_ID] [--json]
+
+environment: SLASHD_ADDR, SLASHD_DATA, SLASHD_RATELIMIT, SLASHD_LOG_LEVEL
+`
+
+// run dispatches a command line; getenv supplies the environment.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("no command given")
+	}
+	switch args[0] {
+	case "serve":
+		cfg, err := parseServeFlags(args[1:], getenv, stderr)
+		if err != nil {
+			return err
+		}
+		return serve(ctx, cfg, stdout, nil)
+	case "app":
+		if len(args) > 1 && args[1] == "create" {
+			return appCreate(ctx, args[2:], getenv, stdout, stderr)
+		}
+	case "guild":
+		if len(args) > 1 && args[1] == "create" {
+			return guildCreate(ctx, args[2:], getenv, stdout, stderr)
+		}
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("unknown command %q", args[0])
+}

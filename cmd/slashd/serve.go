@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/slashd/slashd/internal/api"
+	"github.com/slashd/slashd/internal/bootstrap"
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store/sqlite"
+	"github.com/slashd/slashd/internal/store/sqlstore"
+)
+
+type serveConfig struct {
+	addr      string
+	dataDir   string
+	rateLimit bool
+	logLevel  slog.Level
+}
+
+func envOr(getenv func(string) string, key, def string) string {
+	if v := getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := serveConfig{}
+	fs.StringVar(&cfg.addr, "addr", envOr(getenv, "SLASHD_ADDR", "127.0.0.1:8080"), "listen address")
+	fs.StringVar(&cfg.dataDir, "data", envOr(getenv, "SLASHD_DATA", "./slashd-data"), "data directory")
+	rl, err := strconv.ParseBool(envOr(getenv, "SLASHD_RATELIMIT", "true"))
+	if err != nil {
+		return cfg, fmt.Errorf("SLASHD_RATELIMIT: %w", err)
+	}
+	fs.BoolVar(&cfg.rateLimit, "ratelimit", rl, "enforce rate limits like the real service")
+	level := fs.String("log-level", envOr(getenv, "SLASHD_LOG_LEVEL", "info"), "debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if err := cfg.logLevel.UnmarshalText([]byte(*level)); err != nil {
+		return cfg, fmt.Errorf("--log-level: %w", err)
+	}
+	return cfg, nil
+}
+
+// openStore opens the SQLite store in a data directory, creating it.
+func openStore(ctx context.Context, dataDir string) (*sqlstore.Store, error) {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data dir: %w", err)
+	}
+	return sqlite.Open(ctx, filepath.Join(dataDir, "slashd.db"))
+}
+
+// serve runs the HTTP server until ctx ends. ready, if set, is told the
+// listening address (tests listen on port 0).
+func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(addr string)) error {
+	log := slog.New(slog.NewTextHandler(stdout, &slog.HandlerOptions{Level: cfg.logLevel}))
+	st, err := openStore(ctx, cfg.dataDir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
+	}
+	baseURL := "http://" + ln.Addr().String()
+	ids := snowflake.NewGenerator(0, nil)
+	env := bootstrap.Env{Store: st, IDs: ids, Rand: rand.Reader, Now: time.Now}
+	if err := firstRun(ctx, env, cfg.dataDir, baseURL, stdout); err != nil {
+		ln.Close()
+		return err
+	}
+
+	apiCfg := api.DefaultConfig()
+	apiCfg.RateLimit = cfg.rateLimit
+	srv := &http.Server{
+		Handler:           api.New(apiCfg, api.Deps{Store: st, IDs: ids, Now: time.Now, Rand: rand.Reader, Logger: log}),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}
+	log.Info("slashd listening", "url", baseURL, "data", cfg.dataDir, "ratelimit", cfg.rateLimit)
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
+
+// firstRun bootstraps a demo world on a store with no application and
+// prints how to try it.
+func firstRun(ctx context.Context, env bootstrap.Env, dataDir, baseURL string, out io.Writer) error {
+	n, err := env.Store.CountApplications(ctx)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		return nil
+	}
+	creds, err := bootstrap.CreateApp(ctx, env, bootstrap.AppOptions{Name: "demo", GuildName: "demo guild", BaseURL: baseURL})
+	if err != nil {
+		return fmt.Errorf("bootstrap demo app: %w", err)
+	}
+	if err := bootstrap.WriteFile(dataDir, creds); err != nil {
+		return err
+	}
+	fmt.Fprint(out, tryIt(creds, filepath.Join(dataDir, bootstrap.FileName)))
+	return nil
+}
+
+func tryIt(c bootstrap.Credentials, path string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nslashd: created a demo application; credentials are in %s\n\n", path)
+	fmt.Fprintf(&b, "Try it:\n\n  curl -s -X POST %s/api/v10/applications/%s/guilds/%s/commands \\\n", c.BaseURL, c.ApplicationID, c.GuildID)
+	fmt.Fprintf(&b, "    -H 'Authorization: Bot %s' \\\n", c.BotToken)
+	fmt.Fprintf(&b, "    -H 'Content-Type: application/json' \\\n")
+	fmt.Fprintf(&b, "    -d '{\"name\":\"ping\",\"description\":\"Replies with pong\"}'\n\n")
+	return b.String()
+}

@@ -1,0 +1,274 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/slashd/slashd/internal/apierr"
+	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store"
+)
+
+func (s *Server) listGlobalCommands(w http.ResponseWriter, r *http.Request) error {
+	return s.listCommands(w, r, s.resolveGlobal)
+}
+
+func (s *Server) listGuildCommands(w http.ResponseWriter, r *http.Request) error {
+	return s.listCommands(w, r, s.resolveGuild)
+}
+
+func (s *Server) createGlobalCommand(w http.ResponseWriter, r *http.Request) error {
+	return s.createCommand(w, r, s.resolveGlobal)
+}
+
+func (s *Server) createGuildCommand(w http.ResponseWriter, r *http.Request) error {
+	return s.createCommand(w, r, s.resolveGuild)
+}
+
+func (s *Server) overwriteGlobalCommands(w http.ResponseWriter, r *http.Request) error {
+	return s.overwriteCommands(w, r, s.resolveGlobal)
+}
+
+func (s *Server) overwriteGuildCommands(w http.ResponseWriter, r *http.Request) error {
+	return s.overwriteCommands(w, r, s.resolveGuild)
+}
+
+func (s *Server) getGlobalCommand(w http.ResponseWriter, r *http.Request) error {
+	return s.getCommand(w, r, s.resolveGlobal)
+}
+
+func (s *Server) getGuildCommand(w http.ResponseWriter, r *http.Request) error {
+	return s.getCommand(w, r, s.resolveGuild)
+}
+
+func (s *Server) editGlobalCommand(w http.ResponseWriter, r *http.Request) error {
+	return s.editCommand(w, r, s.resolveGlobal)
+}
+
+func (s *Server) editGuildCommand(w http.ResponseWriter, r *http.Request) error {
+	return s.editCommand(w, r, s.resolveGuild)
+}
+
+func (s *Server) deleteGlobalCommand(w http.ResponseWriter, r *http.Request) error {
+	return s.deleteCommand(w, r, s.resolveGlobal)
+}
+
+func (s *Server) deleteGuildCommand(w http.ResponseWriter, r *http.Request) error {
+	return s.deleteCommand(w, r, s.resolveGuild)
+}
+
+type resolver func(*http.Request) (target, error)
+
+// listCommands: by default the dictionaries are left out and
+// name_localized/description_localized carry the requester's locale;
+// with_localizations=true returns the dictionaries instead.
+func (s *Server) listCommands(w http.ResponseWriter, r *http.Request, resolve resolver) error {
+	t, err := resolve(r)
+	if err != nil {
+		return err
+	}
+	withLoc, err := queryBool(r, "with_localizations")
+	if err != nil {
+		return err
+	}
+	cmds, err := s.store.Commands(r.Context(), t.scope)
+	if err != nil {
+		return err
+	}
+	if withLoc {
+		writeJSON(w, http.StatusOK, cmds)
+		return nil
+	}
+	locale := s.requestLocale(r)
+	out := make([]command.ListItem, len(cmds))
+	for i := range cmds {
+		out[i] = command.Localized(&cmds[i], locale)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func queryBool(r *http.Request, name string) (bool, error) {
+	v := r.URL.Query().Get(name)
+	switch v {
+	case "", "false", "False", "0":
+		return false, nil
+	case "true", "True", "1":
+		return true, nil
+	}
+	return false, apierr.Invalid("BOOLEAN_TYPE_CONVERT", "Must be either true or false.", name)
+}
+
+func (s *Server) getCommand(w http.ResponseWriter, r *http.Request, resolve resolver) error {
+	t, err := resolve(r)
+	if err != nil {
+		return err
+	}
+	id, err := pathID(r, "command_id")
+	if err != nil {
+		return err
+	}
+	c, err := s.store.Command(r.Context(), t.scope, id)
+	if err != nil {
+		return commandErr(err)
+	}
+	writeJSON(w, http.StatusOK, c)
+	return nil
+}
+
+func commandErr(err error) error {
+	if isNotFound(err) {
+		return errUnknownCommand
+	}
+	return err
+}
+
+// day is the UTC day number the daily create limit counts in.
+func (s *Server) day() int64 { return s.now().UTC().Unix() / int64(24*time.Hour/time.Second) }
+
+func (s *Server) nextID() snowflake.ID { return s.ids.Next() }
+
+func (s *Server) createCommand(w http.ResponseWriter, r *http.Request, resolve resolver) error {
+	t, err := resolve(r)
+	if err != nil {
+		return err
+	}
+	if err := requireWriteScope(r); err != nil {
+		return err
+	}
+	body, err := s.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	in, errs := command.Parse(body, command.Target{App: t.commandApp(), Scope: t.scope, Mode: command.ModeCreate})
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	plan, err := s.store.WriteCommands(r.Context(), t.scope, s.day(), func(cur []command.Command, today int) (command.Plan, error) {
+		return command.Upsert(cur, in, today, s.nextID)
+	})
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if plan.Created {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, plan.Result[0])
+	return nil
+}
+
+// editCommand lays the PATCH body over the stored command inside the
+// write transaction, so the edit always applies to the current version.
+func (s *Server) editCommand(w http.ResponseWriter, r *http.Request, resolve resolver) error {
+	t, err := resolve(r)
+	if err != nil {
+		return err
+	}
+	if err := requireWriteScope(r); err != nil {
+		return err
+	}
+	id, err := pathID(r, "command_id")
+	if err != nil {
+		return err
+	}
+	body, err := s.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	patch, ok := body.(map[string]any)
+	if !ok {
+		return apierr.Invalid("MODEL_TYPE_CONVERT", "Expected an object/dictionary.")
+	}
+	plan, err := s.store.WriteCommands(r.Context(), t.scope, s.day(), func(cur []command.Command, _ int) (command.Plan, error) {
+		var stored *command.Command
+		for i := range cur {
+			if cur[i].ID == id {
+				stored = &cur[i]
+			}
+		}
+		if stored == nil {
+			return command.Plan{}, errUnknownCommand
+		}
+		merged := command.Overlay(command.EditShape(stored), patch, t.scope.Global())
+		in, errs := command.Parse(merged, command.Target{App: t.commandApp(), Scope: t.scope, Mode: command.ModeEdit})
+		if err := errs.Err(); err != nil {
+			return command.Plan{}, err
+		}
+		return command.Edit(cur, id, in, s.nextID)
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, plan.Result[0])
+	return nil
+}
+
+func (s *Server) deleteCommand(w http.ResponseWriter, r *http.Request, resolve resolver) error {
+	t, err := resolve(r)
+	if err != nil {
+		return err
+	}
+	if err := requireWriteScope(r); err != nil {
+		return err
+	}
+	id, err := pathID(r, "command_id")
+	if err != nil {
+		return err
+	}
+	_, err = s.store.WriteCommands(r.Context(), t.scope, s.day(), func(cur []command.Command, _ int) (command.Plan, error) {
+		return command.Delete(cur, id)
+	})
+	if err != nil {
+		return err
+	}
+	writeNoContent(w)
+	return nil
+}
+
+// overwriteCommands replaces the scope's whole list: every element is
+// validated first (errors nested under the element's index), then the
+// plan is applied in one transaction.
+func (s *Server) overwriteCommands(w http.ResponseWriter, r *http.Request, resolve resolver) error {
+	t, err := resolve(r)
+	if err != nil {
+		return err
+	}
+	if err := requireWriteScope(r); err != nil {
+		return err
+	}
+	body, err := s.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	list, ok := body.([]any)
+	if !ok {
+		return apierr.Invalid("LIST_TYPE_CONVERT", "Only iterables may be used in a ListType.")
+	}
+	if len(list) > command.MaxBulkCommands {
+		return apierr.Invalid("BASE_TYPE_MAX_LENGTH", "Must be 130 or fewer in length.")
+	}
+	in := make([]command.Parsed, len(list))
+	errs := &apierr.Fields{}
+	tgt := command.Target{App: t.commandApp(), Scope: t.scope, Mode: command.ModeBulk}
+	for i, el := range list {
+		p, fe := command.Parse(el, tgt)
+		in[i] = p
+		errs.At(i).Merge(fe)
+	}
+	if err := errs.Err(); err != nil {
+		return err
+	}
+	plan, err := s.store.WriteCommands(r.Context(), t.scope, s.day(), func(cur []command.Command, today int) (command.Plan, error) {
+		return command.Overwrite(cur, in, t.scope.Global(), today, s.nextID)
+	})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, plan.Result)
+	return nil
+}
+
+func isNotFound(err error) bool { return err != nil && errors.Is(err, store.ErrNotFound) }

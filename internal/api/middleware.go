@@ -1,0 +1,100 @@
+package api
+
+import (
+	"context"
+	"encoding/hex"
+	"errors"
+	"math"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/slashd/slashd/internal/auth"
+	"github.com/slashd/slashd/internal/ratelimit"
+)
+
+type principalKey struct{}
+
+func principalFrom(ctx context.Context) auth.Principal {
+	p, _ := ctx.Value(principalKey{}).(auth.Principal)
+	return p
+}
+
+// wrap adds, in order: authentication (unless public), rate limiting
+// (global per token or IP, then the route's bucket per major resource),
+// and error rendering.
+func (s *Server) wrap(template string, kind routeKind, h handlerFunc) http.Handler {
+	bucket := ratelimit.BucketHash(template)
+	routeLimit := s.cfg.ReadLimit
+	if kind == writeRoute {
+		routeLimit = s.cfg.WriteLimit
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		who := "ip:" + clientIP(r)
+		if kind != publicRoute {
+			p, err := auth.Authenticate(r.Context(), s.store, r.Header.Get("Authorization"), s.now())
+			if errors.Is(err, auth.ErrInvalidToken) {
+				s.writeError(w, r, errUnauthorized)
+				return
+			}
+			if err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+			r = r.WithContext(context.WithValue(r.Context(), principalKey{}, p))
+			who = "t:" + hex.EncodeToString(p.Token.Hash[:8])
+		}
+		if s.cfg.RateLimit && !s.allow(w, r, who, bucket, routeLimit) {
+			return
+		}
+		if err := h(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}
+
+// allow applies the global and the route limits, sets the X-RateLimit-*
+// headers and, when a limit is hit, writes the 429 and returns false.
+func (s *Server) allow(w http.ResponseWriter, r *http.Request, who, bucket string, lim ratelimit.Limit) bool {
+	global := s.limiter.Allow("global:"+who, s.cfg.GlobalLimit)
+	if !global.Allowed {
+		w.Header().Set("X-RateLimit-Global", "true")
+		w.Header().Set("X-RateLimit-Scope", "global")
+		writeRateLimited(w, global.RetryAfter, true)
+		return false
+	}
+	// Buckets are per top-level resource: the guild where there is one.
+	major := r.PathValue("guild_id")
+	res := s.limiter.Allow("route:"+bucket+":"+major+":"+who, lim)
+	h := w.Header()
+	h.Set("X-RateLimit-Bucket", bucket)
+	h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
+	h.Set("X-RateLimit-Reset", strconv.FormatFloat(float64(res.ResetAt.UnixMilli())/1000, 'f', 3, 64))
+	h.Set("X-RateLimit-Reset-After", strconv.FormatFloat(res.ResetAfter.Seconds(), 'f', 3, 64))
+	if !res.Allowed {
+		h.Set("X-RateLimit-Scope", "user")
+		writeRateLimited(w, res.RetryAfter, false)
+		return false
+	}
+	return true
+}
+
+func writeRateLimited(w http.ResponseWriter, retry time.Duration, global bool) {
+	w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(retry.Seconds()))))
+	writeJSON(w, http.StatusTooManyRequests, map[string]any{
+		"message":     "You are being rate limited.",
+		"retry_after": math.Round(retry.Seconds()*1000) / 1000,
+		"global":      global,
+	})
+}
+
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}

@@ -1,0 +1,65 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/slashd/slashd/internal/apierr"
+)
+
+// handlerFunc is the shape of every handler: it returns an error that
+// handle renders, or nil after writing its response.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b = []byte(`{"message": "500: Internal Server Error", "code": 0}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+func writeNoContent(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// writeError renders any error: an *apierr.Error as itself, anything else
+// as a logged 500 that reveals nothing.
+func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	var ae *apierr.Error
+	if errors.As(err, &ae) {
+		status := ae.Status
+		if status == 0 {
+			status = http.StatusBadRequest
+		}
+		writeJSON(w, status, ae)
+		return
+	}
+	s.log.Error("internal error", "method", r.Method, "path", r.URL.Path, "err", err)
+	writeJSON(w, http.StatusInternalServerError, apierr.New(http.StatusInternalServerError, 0, "500: Internal Server Error"))
+}
+
+// Errors the API itself produces.
+var (
+	errUnauthorized = apierr.New(http.StatusUnauthorized, 0, "401: Unauthorized")
+	errNotFound     = apierr.New(http.StatusNotFound, 0, "404: Not Found")
+	errMethod       = apierr.New(http.StatusMethodNotAllowed, 0, "405: Method Not Allowed")
+	errUnknownApp   = apierr.New(http.StatusNotFound, apierr.CodeUnknownApplication, "Unknown Application")
+	errUnknownGuild = apierr.New(http.StatusNotFound, apierr.CodeUnknownGuild, "Unknown Guild")
+	errNotYourApp   = apierr.New(http.StatusForbidden, apierr.CodeNotAuthorizedForApp,
+		"You are not authorized to perform this action on this application")
+	errMissingAccess   = apierr.New(http.StatusForbidden, apierr.CodeMissingAccess, "Missing Access")
+	errBotsCannotUse   = apierr.New(http.StatusForbidden, apierr.CodeBotsCannotUse, "Bots cannot use this endpoint")
+	errMissingScope    = apierr.New(http.StatusUnauthorized, apierr.CodeUnauthorized, "Unauthorized. Provide a valid token and try again")
+	errMissingPerms    = apierr.New(http.StatusForbidden, apierr.CodeMissingPermissions, "Missing Permissions")
+	errUnknownCommand  = apierr.New(http.StatusNotFound, apierr.CodeUnknownCommand, "Unknown application command")
+	errUnknownCmdPerms = apierr.New(http.StatusNotFound, apierr.CodeUnknownCommandPermissions,
+		"Unknown application command permissions")
+	errInvalidJSON = apierr.New(http.StatusBadRequest, apierr.CodeInvalidJSON, "The request body contains invalid JSON.")
+	errTooLarge    = apierr.New(http.StatusRequestEntityTooLarge, apierr.CodeRequestTooLarge, "Request entity too large")
+)

@@ -1,0 +1,87 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+)
+
+// apiPrefixes are the API roots served: v10 (the spec's), v9 (discordgo's
+// default) and the unversioned root, all with identical behaviour.
+var apiPrefixes = []string{"/api/v10", "/api/v9", "/api"}
+
+// routeKind says how a route is authenticated and rate limited.
+type routeKind int
+
+const (
+	publicRoute routeKind = iota // no Authorization needed
+	readRoute                    // authenticated, read bucket
+	writeRoute                   // authenticated, write bucket
+)
+
+// routes registers every endpoint. This list is the API: the README's
+// coverage table mirrors it.
+func (s *Server) routes() {
+	const (
+		app   = "/applications/{application_id}"
+		guild = app + "/guilds/{guild_id}"
+	)
+	for _, p := range apiPrefixes {
+		s.handle(p, "GET", app+"/commands", readRoute, s.listGlobalCommands)
+		s.handle(p, "POST", app+"/commands", writeRoute, s.createGlobalCommand)
+		s.handle(p, "PUT", app+"/commands", writeRoute, s.overwriteGlobalCommands)
+		s.handle(p, "GET", app+"/commands/{command_id}", readRoute, s.getGlobalCommand)
+		s.handle(p, "PATCH", app+"/commands/{command_id}", writeRoute, s.editGlobalCommand)
+		s.handle(p, "DELETE", app+"/commands/{command_id}", writeRoute, s.deleteGlobalCommand)
+
+		s.handle(p, "GET", guild+"/commands", readRoute, s.listGuildCommands)
+		s.handle(p, "POST", guild+"/commands", writeRoute, s.createGuildCommand)
+		s.handle(p, "PUT", guild+"/commands", writeRoute, s.overwriteGuildCommands)
+		s.handle(p, "GET", guild+"/commands/{command_id}", readRoute, s.getGuildCommand)
+		s.handle(p, "PATCH", guild+"/commands/{command_id}", writeRoute, s.editGuildCommand)
+		s.handle(p, "DELETE", guild+"/commands/{command_id}", writeRoute, s.deleteGuildCommand)
+
+		s.handle(p, "GET", guild+"/commands/permissions", readRoute, s.listGuildPermissions)
+		s.handle(p, "PUT", guild+"/commands/permissions", writeRoute, s.batchEditPermissions)
+		s.handle(p, "GET", guild+"/commands/{command_id}/permissions", readRoute, s.getCommandPermissions)
+		s.handle(p, "PUT", guild+"/commands/{command_id}/permissions", writeRoute, s.editCommandPermissions)
+
+		s.handle(p, "POST", "/oauth2/token", publicRoute, s.token)
+	}
+	s.mux.Handle("GET /healthz", http.HandlerFunc(s.healthz))
+	s.mux.Handle("/", http.HandlerFunc(s.notFound))
+}
+
+// handle registers one route under a prefix, wrapped in the auth and rate
+// limit layers its kind needs and in the one error renderer.
+func (s *Server) handle(prefix, method, path string, kind routeKind, h handlerFunc) {
+	template := method + " " + strings.TrimPrefix(path, "")
+	s.mux.Handle(method+" "+prefix+path, s.wrap(template, kind, h))
+}
+
+// healthz answers 200 once the server runs: the store is opened and
+// migrated before the listener starts.
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// notFound answers unknown routes with the real service's JSON bodies: 405
+// when the path exists for another method, 404 otherwise.
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	var allowed []string
+	for _, m := range []string{"GET", "POST", "PUT", "PATCH", "DELETE"} {
+		if m == r.Method {
+			continue
+		}
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != "" && pattern != "/" {
+			allowed = append(allowed, m)
+		}
+	}
+	if len(allowed) > 0 {
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		s.writeError(w, r, errMethod)
+		return
+	}
+	s.writeError(w, r, errNotFound)
+}

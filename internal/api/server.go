@@ -1,0 +1,113 @@
+// Package api is slashd's HTTP interface: the commands API under /api/v10
+// (also /api/v9 and /api, which libraries use), the client-credentials
+// token endpoint, and health. Handlers decode, call the domain and store,
+// and render; every error goes through one function, so that all of them
+// carry the real service's JSON envelope.
+package api
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/slashd/slashd/internal/ratelimit"
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store"
+)
+
+// Config tunes the server.
+type Config struct {
+	// RateLimit turns the rate limiter on (the default in production).
+	RateLimit bool
+	// GlobalLimit is the per-token (or per-IP) global limit: 50/s.
+	GlobalLimit ratelimit.Limit
+	// ReadLimit and WriteLimit are the per-route bucket sizes.
+	ReadLimit  ratelimit.Limit
+	WriteLimit ratelimit.Limit
+	// MaxBodyBytes caps request bodies.
+	MaxBodyBytes int64
+}
+
+// DefaultConfig is what `slashd serve` runs with.
+func DefaultConfig() Config {
+	return Config{
+		RateLimit:    true,
+		GlobalLimit:  ratelimit.Limit{Count: 50, Window: time.Second},
+		ReadLimit:    ratelimit.Limit{Count: 50, Window: time.Second},
+		WriteLimit:   ratelimit.Limit{Count: 25, Window: 5 * time.Second},
+		MaxBodyBytes: 8 << 20,
+	}
+}
+
+// Deps are the server's collaborators, injected so tests control time,
+// ids and randomness.
+type Deps struct {
+	Store  store.Store
+	IDs    *snowflake.Generator
+	Now    func() time.Time
+	Rand   io.Reader
+	Logger *slog.Logger
+}
+
+// Server serves the API.
+type Server struct {
+	cfg     Config
+	store   store.Store
+	ids     *snowflake.Generator
+	now     func() time.Time
+	rand    io.Reader
+	log     *slog.Logger
+	limiter *ratelimit.Limiter
+	mux     *http.ServeMux
+}
+
+// New builds the server and its routes.
+func New(cfg Config, d Deps) *Server {
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if cfg.MaxBodyBytes == 0 {
+		cfg.MaxBodyBytes = DefaultConfig().MaxBodyBytes
+	}
+	s := &Server{
+		cfg: cfg, store: d.Store, ids: d.IDs, now: d.Now, rand: d.Rand, log: d.Logger,
+		limiter: ratelimit.New(d.Now), mux: http.NewServeMux(),
+	}
+	s.routes()
+	return s
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := s.now()
+	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	defer func() {
+		if v := recover(); v != nil {
+			s.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", v)
+			writeJSON(rec, http.StatusInternalServerError, map[string]any{"message": "500: Internal Server Error", "code": 0})
+		}
+		s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
+			"duration", s.now().Sub(start))
+	}()
+	s.mux.ServeHTTP(rec, r)
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	r.status = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
+// requestContext bounds store work done for one request.
+func requestContext(r *http.Request) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(r.Context(), 30*time.Second)
+}

@@ -1,0 +1,183 @@
+// Package bootstrap creates the worlds a newcomer needs to try slashd: an
+// application with its bot user, bot token, client secret and Ed25519 key
+// pair, an owner who owns it, and a guild where it is installed. The
+// server runs it on first start; the CLI runs it on demand.
+package bootstrap
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/slashd/slashd/internal/auth"
+	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store"
+)
+
+// FileName is the credentials file written into the data directory.
+const FileName = "bootstrap.json"
+
+// Credentials are what a developer needs to talk to an app; the JSON keys
+// are a contract (scripts read bootstrap.json).
+type Credentials struct {
+	BaseURL          string `json:"base_url"`
+	ApplicationID    string `json:"application_id"`
+	BotToken         string `json:"bot_token"`
+	ClientID         string `json:"client_id"`
+	ClientSecret     string `json:"client_secret"`
+	PublicKey        string `json:"public_key"`
+	GuildID          string `json:"guild_id"`
+	OwnerUserID      string `json:"owner_user_id"`
+	OwnerBearerToken string `json:"owner_bearer_token"`
+}
+
+// Env is what creating things needs.
+type Env struct {
+	Store store.Store
+	IDs   *snowflake.Generator
+	Rand  io.Reader
+	Now   func() time.Time
+}
+
+// AppOptions describe a new application.
+type AppOptions struct {
+	Name      string
+	GuildName string
+	BaseURL   string
+	// Embedded gives the app an Activity: the EMBEDDED flag and the
+	// automatically created "Launch" entry point command.
+	Embedded bool
+}
+
+// OwnerTokenScopes are the scopes of the owner's Bearer token in the
+// credentials, so permission edits can be tried without an OAuth2 flow.
+var OwnerTokenScopes = []string{auth.ScopeIdentify, auth.ScopeCommandsPermissionsUpdate}
+
+// CreateApp creates an owner, an app owned by them (with bot user and
+// credentials) and a guild owned by them with the app installed.
+func CreateApp(ctx context.Context, env Env, opt AppOptions) (Credentials, error) {
+	now := env.Now().UTC()
+	owner := store.User{ID: env.IDs.Next(), Username: "owner", GlobalName: opt.Name + " owner", Locale: "en-US", CreatedAt: now}
+	if err := env.Store.CreateUser(ctx, owner); err != nil {
+		return Credentials{}, fmt.Errorf("create owner: %w", err)
+	}
+	pub, priv, err := ed25519.GenerateKey(env.Rand)
+	if err != nil {
+		return Credentials{}, fmt.Errorf("generate key pair: %w", err)
+	}
+	secret, err := auth.NewClientSecret(env.Rand)
+	if err != nil {
+		return Credentials{}, err
+	}
+	appID := env.IDs.Next()
+	app := store.Application{
+		ID: appID, Name: opt.Name, OwnerID: owner.ID, IntegrationTypes: []int{command.GuildInstall, command.UserInstall},
+		ClientSecretHash: auth.Hash(secret), PublicKey: hex.EncodeToString(pub), PrivateKey: priv, CreatedAt: now,
+	}
+	if opt.Embedded {
+		app.Flags |= command.ApplicationFlagEmbedded
+	}
+	bot := store.User{ID: appID, Username: opt.Name, Bot: true, CreatedAt: now}
+	if err := env.Store.CreateApplication(ctx, app, bot); err != nil {
+		return Credentials{}, fmt.Errorf("create application: %w", err)
+	}
+	botToken, err := auth.NewBotToken(env.Rand, appID)
+	if err != nil {
+		return Credentials{}, err
+	}
+	if err := env.Store.CreateToken(ctx, store.Token{Hash: auth.Hash(botToken), Kind: store.TokenBot,
+		ApplicationID: appID, UserID: appID, Scopes: []string{auth.ScopeBot, auth.ScopeApplicationsCommands}, CreatedAt: now}); err != nil {
+		return Credentials{}, fmt.Errorf("store bot token: %w", err)
+	}
+	bearer, err := auth.NewAccessToken(env.Rand)
+	if err != nil {
+		return Credentials{}, err
+	}
+	if err := env.Store.CreateToken(ctx, store.Token{Hash: auth.Hash(bearer), Kind: store.TokenBearer,
+		ApplicationID: appID, UserID: owner.ID, Scopes: OwnerTokenScopes, CreatedAt: now}); err != nil {
+		return Credentials{}, fmt.Errorf("store owner token: %w", err)
+	}
+	guildName := opt.GuildName
+	if guildName == "" {
+		guildName = opt.Name + " test guild"
+	}
+	guildID, err := CreateGuild(ctx, env, guildName, owner.ID, appID)
+	if err != nil {
+		return Credentials{}, err
+	}
+	if opt.Embedded {
+		if err := createLaunchCommand(ctx, env, app); err != nil {
+			return Credentials{}, err
+		}
+	}
+	return Credentials{
+		BaseURL: opt.BaseURL, ApplicationID: appID.String(), BotToken: botToken, ClientID: appID.String(),
+		ClientSecret: secret, PublicKey: app.PublicKey, GuildID: guildID.String(), OwnerUserID: owner.ID.String(),
+		OwnerBearerToken: bearer,
+	}, nil
+}
+
+// CreateGuild creates a guild owned by owner and, if install is not zero,
+// installs that app there with the applications.commands and bot scopes.
+func CreateGuild(ctx context.Context, env Env, name string, owner, install snowflake.ID) (snowflake.ID, error) {
+	now := env.Now().UTC()
+	g := store.Guild{ID: env.IDs.Next(), Name: name, OwnerID: owner, CreatedAt: now}
+	if err := env.Store.CreateGuild(ctx, g); err != nil {
+		return 0, fmt.Errorf("create guild: %w", err)
+	}
+	if install != 0 {
+		if err := env.Store.Install(ctx, store.Installation{GuildID: g.ID, ApplicationID: install,
+			Scopes: []string{auth.ScopeApplicationsCommands, auth.ScopeBot}, CreatedAt: now}); err != nil {
+			return 0, fmt.Errorf("install app %d: %w", install, err)
+		}
+	}
+	return g.ID, nil
+}
+
+// createLaunchCommand is what the real service does when Activities are
+// enabled: a global PRIMARY_ENTRY_POINT command "Launch" with handler 2.
+func createLaunchCommand(ctx context.Context, env Env, app store.Application) error {
+	body, _ := command.DecodeJSON([]byte(`{"type":4,"name":"Launch","description":"Launch an activity","handler":2}`))
+	scope := command.Scope{ApplicationID: app.ID}
+	in, errs := command.Parse(body, command.Target{
+		App:   command.App{ID: app.ID, Flags: app.Flags, IntegrationTypes: app.IntegrationTypes},
+		Scope: scope, Mode: command.ModeCreate,
+	})
+	if err := errs.Err(); err != nil {
+		return fmt.Errorf("launch command: %w", err)
+	}
+	day := env.Now().UTC().Unix() / 86400
+	_, err := env.Store.WriteCommands(ctx, scope, day, func(cur []command.Command, today int) (command.Plan, error) {
+		return command.Upsert(cur, in, today, env.IDs.Next)
+	})
+	if err != nil {
+		return fmt.Errorf("create launch command: %w", err)
+	}
+	return nil
+}
+
+// WriteFile writes credentials to dir/bootstrap.json, readable by the
+// owner only (it holds secrets).
+func WriteFile(dir string, c Credentials) error {
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, FileName)
+	if err := os.WriteFile(path, append(b, '\n'), 0o600); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// NewOwner returns a plain user record to own a guild.
+func NewOwner(id snowflake.ID, now time.Time) store.User {
+	return store.User{ID: id, Username: "owner", Locale: "en-US", CreatedAt: now.UTC()}
+}

@@ -1,0 +1,749 @@
+package command
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/slashd/slashd/internal/apierr"
+	"github.com/slashd/slashd/internal/snowflake"
+)
+
+// Mode tells Parse which request body it reads.
+type Mode int
+
+// Request bodies (spec §4).
+const (
+	ModeCreate Mode = iota // POST create (an upsert)
+	ModeBulk               // one element of a bulk overwrite
+	ModeEdit               // the stored command with a PATCH body laid over it
+)
+
+// Target is what Parse needs to know about where the command goes.
+type Target struct {
+	App   App
+	Scope Scope
+	Mode  Mode
+}
+
+var (
+	commandTypes     = []int{1, 2, 3, 4}
+	optionTypes      = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
+	subCommandChild  = []int{3, 4, 5, 6, 7, 8, 9, 10, 11}
+	groupChild       = []int{1}
+	integrationTypes = []int{GuildInstall, UserInstall}
+	contextTypes     = []int{ContextGuild, ContextBotDM, ContextPrivateChannel}
+	handlerTypes     = []int{HandlerAppHandler, HandlerDiscordLaunchActivity}
+	// channelTypes are the channel types a CHANNEL option may restrict to:
+	// every guild channel type (DM 1, GROUP_DM 3 and GUILD_DIRECTORY 14 are
+	// not selectable in an option).
+	channelTypes = []int{0, 2, 4, 5, 10, 11, 12, 13, 15, 16}
+)
+
+// Parsed is a decoded, validated and normalized command definition. ID is
+// the id a bulk element names, if any.
+type Parsed struct {
+	Command
+	RequestedID snowflake.ID
+}
+
+// Parse decodes one command definition (an object from a request body),
+// checks every rule of the spec and returns it normalized. Errors are
+// collected, not stopped at the first, with paths relative to the object.
+func Parse(v any, t Target) (Parsed, *apierr.Fields) {
+	errs := &apierr.Fields{}
+	o, ok := asObject(v, errs)
+	if !ok {
+		return Parsed{}, errs
+	}
+	var p Parsed
+	c := &p.Command
+	c.ApplicationID = t.App.ID
+	c.GuildID = t.Scope.GuildID
+
+	c.Type = ChatInput
+	typeOK := true
+	if n, ok := o.integer("type"); ok {
+		if !containsInt(commandTypes, int(n)) {
+			errs.At("type").Add(codeChoices, msgChoicesOf(commandTypes))
+			typeOK = false
+		} else {
+			c.Type = Type(n)
+		}
+	} else if o.present("type") {
+		typeOK = false
+	}
+	if typeOK && c.Type == PrimaryEntryPoint && !t.Scope.Global() {
+		errs.At("type").Add(codeEntryGuild, msgEntryGuild)
+	}
+
+	if t.Mode == ModeBulk {
+		if id, ok := o.snowflake("id"); ok {
+			p.RequestedID = id
+		}
+	}
+
+	parseName(o, c, typeOK, errs)
+	parseDescription(o, c, typeOK, errs)
+
+	if l, ok := o.list("options"); ok && len(l) > 0 {
+		switch {
+		case typeOK && (c.Type == User || c.Type == Message):
+			errs.At("options").Add(codeOptsContext, msgOptsContext)
+		case typeOK && c.Type == PrimaryEntryPoint:
+			errs.At("options").Add(codeOptsEntryPoint, msgOptsEntryPoint)
+		default:
+			c.Options = parseOptions(l, levelTop, errs.At("options"))
+		}
+	}
+
+	parseDefaultMemberPermissions(o, c, errs)
+
+	c.DefaultPermission = true
+	if b, ok := o.boolean("default_permission"); ok {
+		c.DefaultPermission = b
+	}
+	if b, ok := o.boolean("nsfw"); ok {
+		c.NSFW = b
+	}
+	parseInstallFields(o, c, t, errs)
+
+	if h, ok := o.integer("handler"); ok {
+		switch {
+		case !containsInt(handlerTypes, int(h)):
+			errs.At("handler").Add(codeChoices, msgChoicesOf(handlerTypes))
+		case typeOK && c.Type != PrimaryEntryPoint:
+			errs.At("handler").Add(codeHandlerType, msgHandlerType)
+		case !t.App.Embedded():
+			errs.At("handler").Add(codeHandlerType, msgHandlerEmbedded)
+		default:
+			hv := int(h)
+			c.Handler = &hv
+		}
+	}
+
+	if errs.Empty() && TotalLength(c) > MaxTotalLength {
+		errs.Add(codeTooLarge, msgTooLarge)
+	}
+	return p, errs
+}
+
+func parseName(o obj, c *Command, typeOK bool, errs *apierr.Fields) {
+	name, ok := o.str("name")
+	switch {
+	case !ok && !o.present("name"):
+		errs.At("name").Add(codeRequired, msgRequired)
+	case !ok:
+		// type error already recorded
+	case runeLen(name) < 1 || runeLen(name) > MaxNameLength:
+		errs.At("name").Add(codeBadLength, msgBadLength(1, MaxNameLength))
+	case typeOK && !validName(c.Type, name):
+		errs.At("name").Add(codeInvalidName, msgInvalidName)
+	default:
+		c.Name = name
+	}
+	c.NameLocalizations = parseLocalizations(o, "name_localizations", c.Name, 1, MaxNameLength, errs,
+		func(v string) bool { return !typeOK || validName(c.Type, v) }, true)
+}
+
+func validName(t Type, name string) bool {
+	if t == ChatInput {
+		return ValidChatInputName(name)
+	}
+	return validContextMenuName(name)
+}
+
+func parseDescription(o obj, c *Command, typeOK bool, errs *apierr.Fields) {
+	desc, ok := o.str("description")
+	contextMenu := typeOK && (c.Type == User || c.Type == Message)
+	switch {
+	case contextMenu:
+		if ok && desc != "" {
+			errs.At("description").Add(codeDescContext, msgDescContext)
+		}
+		if d, ok := o.dict("description_localizations"); ok && len(nonNull(d)) > 0 {
+			errs.At("description_localizations").Add(codeDescContext, msgDescContext)
+		}
+		return
+	case typeOK && c.Type == PrimaryEntryPoint:
+		// Entry points carry an optional description of up to 100 characters.
+		if ok && runeLen(desc) > MaxDescriptionLength {
+			errs.At("description").Add(codeBadLength, msgBadLength(0, MaxDescriptionLength))
+		} else if ok {
+			c.Description = desc
+		}
+	case !ok && !o.present("description"):
+		errs.At("description").Add(codeRequired, msgRequired)
+	case !ok:
+	case runeLen(desc) < 1 || runeLen(desc) > MaxDescriptionLength:
+		errs.At("description").Add(codeBadLength, msgBadLength(1, MaxDescriptionLength))
+	default:
+		c.Description = desc
+	}
+	c.DescriptionLocalizations = parseLocalizations(o, "description_localizations", c.Description, 1,
+		MaxDescriptionLength, errs, nil, false)
+}
+
+func nonNull(d map[string]any) map[string]any {
+	out := make(map[string]any, len(d))
+	for k, v := range d {
+		if v != nil {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// parseLocalizations reads a localization dictionary: keys must be
+// supported locales, values follow the base field's length (and, for
+// names, naming) rules, null values and values equal to the default are
+// dropped. coarseNameError puts naming failures on the dictionary itself,
+// as the real service does for command names (but not option names).
+func parseLocalizations(o obj, key, def string, min, max int, errs *apierr.Fields,
+	nameOK func(string) bool, coarseNameError bool,
+) Localizations {
+	d, ok := o.dict(key)
+	if !ok {
+		return nil
+	}
+	var out Localizations
+	badName := false
+	for locale, raw := range d {
+		at := errs.At(key, locale)
+		if !IsLocale(locale) {
+			at.Add(codeChoices, msgChoicesOf(locales))
+			continue
+		}
+		if raw == nil {
+			continue
+		}
+		s, ok := raw.(string)
+		if !ok {
+			at.Add(codeStringConvert, msgNotString(raw))
+			continue
+		}
+		if n := runeLen(s); n < min || n > max {
+			at.Add(codeBadLength, msgBadLength(min, max))
+			continue
+		}
+		if nameOK != nil && !nameOK(s) {
+			if coarseNameError {
+				badName = true
+			} else {
+				at.Add(codeInvalidName, msgInvalidName)
+			}
+			continue
+		}
+		if s == def {
+			continue // identical to the default: ignored (spec §2.9)
+		}
+		if out == nil {
+			out = make(Localizations)
+		}
+		out[locale] = s
+	}
+	if badName {
+		errs.At(key).Add(codeInvalidName, msgInvalidName)
+	}
+	return out
+}
+
+func parseDefaultMemberPermissions(o obj, c *Command, errs *apierr.Fields) {
+	v, ok := o.m["default_member_permissions"]
+	if !ok || v == nil {
+		return
+	}
+	var s string
+	switch x := v.(type) {
+	case string:
+		s = x
+	case json.Number:
+		s = string(x)
+	default:
+		errs.At("default_member_permissions").Add(codeCoerce, msgNotInt(v))
+		return
+	}
+	n, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		errs.At("default_member_permissions").Add(codeCoerce, msgNotInt(v))
+		return
+	}
+	if n > MaxPermissionBits {
+		errs.At("default_member_permissions").Add(codeNumberMax, msgIntMax(MaxPermissionBits))
+		return
+	}
+	norm := strconv.FormatUint(n, 10)
+	c.DefaultMemberPermissions = &norm
+}
+
+// parseInstallFields handles dm_permission, integration_types and contexts.
+// The spec documents them for global commands, and documents guild bulk
+// overwrite defaults of [0] and [0,1,2]; guild commands therefore always
+// carry those values, whatever path wrote them, so that the same
+// definition is identical (and no version bump happens) whether it came
+// through create or bulk overwrite. dm_permission is global only and is
+// not stored on guild commands.
+func parseInstallFields(o obj, c *Command, t Target, errs *apierr.Fields) {
+	dm, hasDM := o.boolean("dm_permission")
+	its, hasIts := o.intList("integration_types", integrationTypes)
+	if hasIts && len(its) == 0 && len(errs.At("integration_types").Leaves()) == 0 {
+		errs.At("integration_types").Add(codeMinLength, msgMinLength(1))
+	}
+	if hasIts {
+		for i, v := range its {
+			if !containsInt(t.App.IntegrationTypes, v) {
+				errs.At("integration_types", i).Add(codeIntegration, msgIntegration)
+			}
+		}
+	}
+	ctx, hasCtx := o.intList("contexts", contextTypes)
+	if hasCtx && len(ctx) == 0 && o.present("contexts") {
+		errs.At("contexts").Add(codeMinLength, msgMinLength(1))
+	}
+
+	if t.Scope.Global() {
+		v := true
+		if hasDM {
+			v = dm
+		}
+		c.DMPermission = &v
+		if hasIts && len(its) > 0 {
+			c.IntegrationTypes = its
+		} else {
+			c.IntegrationTypes = append([]int(nil), t.App.IntegrationTypes...)
+			if len(c.IntegrationTypes) == 0 {
+				c.IntegrationTypes = []int{GuildInstall}
+			}
+		}
+		if hasCtx && len(ctx) > 0 {
+			c.Contexts = ctx
+		}
+		return
+	}
+	c.IntegrationTypes = []int{GuildInstall}
+	if hasIts && len(its) > 0 {
+		c.IntegrationTypes = its
+	}
+	c.Contexts = []int{ContextGuild, ContextBotDM, ContextPrivateChannel}
+	if hasCtx && len(ctx) > 0 {
+		c.Contexts = ctx
+	}
+}
+
+// Nesting levels of an options array.
+const (
+	levelTop   = iota // the command's own options
+	levelGroup        // a group's options: subcommands only
+	levelSub          // a subcommand's options: plain options only
+)
+
+// parseOptions reads an options array at a nesting level.
+func parseOptions(l []any, depth int, errs *apierr.Fields) []Option {
+	if len(l) > MaxOptions {
+		errs.Add(codeMaxLength, msgMaxLength(MaxOptions))
+		return nil
+	}
+	out := make([]Option, 0, len(l))
+	ok := true
+	for i, item := range l {
+		opt, good := parseOption(item, depth, errs.At(i))
+		ok = ok && good
+		out = append(out, opt)
+	}
+	if !ok {
+		return out
+	}
+	checkSiblings(out, errs)
+	return out
+}
+
+// parseOption reads one option of an array at the given nesting level.
+func parseOption(v any, depth int, errs *apierr.Fields) (Option, bool) {
+	o, ok := asObject(v, errs)
+	if !ok {
+		return Option{}, false
+	}
+	var opt Option
+	n, ok := o.integer("type")
+	switch {
+	case !ok && !o.present("type"):
+		errs.At("type").Add(codeRequired, msgRequired)
+		return opt, false
+	case !ok:
+		return opt, false
+	case !containsInt(optionTypes, int(n)):
+		errs.Add(codeUnionChoices, msgUnionChoices("type", optionTypes))
+		return opt, false
+	}
+	opt.Type = OptionType(n)
+	// Nesting: a group holds only subcommands; a subcommand holds only
+	// plain options. Anything else is a type outside the level's union.
+	switch {
+	case depth == levelGroup && opt.Type != SubCommand:
+		errs.Add(codeUnionChoices, msgUnionChoices("type", groupChild))
+		return opt, false
+	case depth == levelSub && opt.Type.IsSub():
+		errs.Add(codeUnionChoices, msgUnionChoices("type", subCommandChild))
+		return opt, false
+	}
+
+	name, ok := o.str("name")
+	switch {
+	case !ok && !o.present("name"):
+		errs.At("name").Add(codeRequired, msgRequired)
+	case !ok:
+	case runeLen(name) < 1 || runeLen(name) > MaxNameLength:
+		errs.At("name").Add(codeBadLength, msgBadLength(1, MaxNameLength))
+	case !ValidChatInputName(name):
+		errs.At("name").Add(codeInvalidName, msgInvalidName)
+	default:
+		opt.Name = name
+	}
+	opt.NameLocalizations = parseLocalizations(o, "name_localizations", opt.Name, 1, MaxNameLength, errs,
+		ValidChatInputName, false)
+
+	desc, ok := o.str("description")
+	switch {
+	case !ok && !o.present("description"):
+		errs.At("description").Add(codeRequired, msgRequired)
+	case !ok:
+	case runeLen(desc) < 1 || runeLen(desc) > MaxDescriptionLength:
+		errs.At("description").Add(codeBadLength, msgBadLength(1, MaxDescriptionLength))
+	default:
+		opt.Description = desc
+	}
+	opt.DescriptionLocalizations = parseLocalizations(o, "description_localizations", opt.Description, 1,
+		MaxDescriptionLength, errs, nil, false)
+
+	if b, ok := o.boolean("required"); ok && b {
+		if opt.Type.IsSub() {
+			errs.At("required").Add(codeRequiredType, msgRequiredType)
+		} else {
+			opt.Required = true
+		}
+	}
+
+	parseChoices(o, &opt, errs)
+	parseSubOptions(o, &opt, depth, errs)
+	parseChannelTypes(o, &opt, errs)
+	parseValueRange(o, &opt, errs)
+	parseLengthRange(o, &opt, errs)
+
+	if b, ok := o.boolean("autocomplete"); ok && b {
+		switch {
+		case opt.Type != String && opt.Type != Integer && opt.Type != Number:
+			errs.At("autocomplete").Add(codeAutocomplete, msgAutocompleteTyp)
+		case len(opt.Choices) > 0:
+			errs.At("autocomplete").Add(codeAutocomplete, msgAutocompleteCh)
+		default:
+			opt.Autocomplete = true
+		}
+	}
+	return opt, errs.Empty()
+}
+
+func parseChoices(o obj, opt *Option, errs *apierr.Fields) {
+	l, ok := o.list("choices")
+	if !ok || len(l) == 0 {
+		return
+	}
+	if opt.Type != String && opt.Type != Integer && opt.Type != Number {
+		errs.At("choices").Add(codeChoicesInvalid, msgChoicesInvalid)
+		return
+	}
+	if len(l) > MaxChoices {
+		errs.At("choices").Add(codeMaxLength, msgMaxLength(MaxChoices))
+		return
+	}
+	for i, item := range l {
+		at := errs.At("choices", i)
+		co, ok := asObject(item, at)
+		if !ok {
+			continue
+		}
+		var ch Choice
+		name, ok := co.str("name")
+		switch {
+		case !ok && !co.present("name"):
+			at.At("name").Add(codeRequired, msgRequired)
+		case !ok:
+		case runeLen(name) < 1 || runeLen(name) > MaxChoiceNameLength:
+			at.At("name").Add(codeBadLength, msgBadLength(1, MaxChoiceNameLength))
+		default:
+			ch.Name = name
+		}
+		ch.NameLocalizations = parseLocalizations(co, "name_localizations", ch.Name, 1, MaxChoiceNameLength,
+			at, nil, false)
+		ch.Value = parseChoiceValue(co, opt.Type, at)
+		opt.Choices = append(opt.Choices, ch)
+	}
+}
+
+func parseChoiceValue(co obj, t OptionType, at *apierr.Fields) any {
+	raw, ok := co.m["value"]
+	if !ok || raw == nil {
+		at.At("value").Add(codeRequired, msgRequired)
+		return nil
+	}
+	switch t {
+	case String:
+		s, ok := raw.(string)
+		if !ok {
+			at.At("value").Add(codeStringConvert, msgNotString(raw))
+			return nil
+		}
+		if runeLen(s) > MaxChoiceValueLength {
+			at.At("value").Add(codeBadLength, msgBadLength(0, MaxChoiceValueLength))
+			return nil
+		}
+		return s
+	case Integer:
+		_, isNum := raw.(json.Number)
+		n, ok := toInt(raw)
+		if !isNum || !ok {
+			at.At("value").Add(codeCoerce, msgNotInt(raw))
+			return nil
+		}
+		if !intInRange(n, at.At("value")) {
+			return nil
+		}
+		return float64(n)
+	default: // Number
+		_, isNum := raw.(json.Number)
+		f, ok := toFloat(raw)
+		if !isNum || !ok {
+			at.At("value").Add(codeCoerce, msgNotNumber(raw))
+			return nil
+		}
+		if !floatInRange(f, at.At("value")) {
+			return nil
+		}
+		return f
+	}
+}
+
+func intInRange(n int64, at *apierr.Fields) bool {
+	if n > MaxSafeInteger {
+		at.Add(codeNumberMax, msgIntMax(MaxSafeInteger))
+		return false
+	}
+	if n < -MaxSafeInteger {
+		at.Add(codeNumberMin, msgIntMin(-MaxSafeInteger))
+		return false
+	}
+	return true
+}
+
+func floatInRange(f float64, at *apierr.Fields) bool {
+	if f > MaxNumber {
+		at.Add(codeNumberMax, msgFloatMax(MaxNumber))
+		return false
+	}
+	if f < -MaxNumber {
+		at.Add(codeNumberMin, msgFloatMin(-MaxNumber))
+		return false
+	}
+	return true
+}
+
+func parseSubOptions(o obj, opt *Option, depth int, errs *apierr.Fields) {
+	l, ok := o.list("options")
+	if !ok || len(l) == 0 {
+		return
+	}
+	switch opt.Type {
+	case SubCommandGroup:
+		opt.Options = parseOptions(l, levelGroup, errs.At("options"))
+	case SubCommand:
+		opt.Options = parseOptions(l, levelSub, errs.At("options"))
+	default:
+		errs.At("options").Add(codeSubOptions, msgSubOptions)
+	}
+}
+
+func parseChannelTypes(o obj, opt *Option, errs *apierr.Fields) {
+	if l, ok := o.list("channel_types"); !ok || len(l) == 0 {
+		return
+	}
+	if opt.Type != Channel {
+		errs.At("channel_types").Add(codeChannelTypes, msgChannelTypes)
+		return
+	}
+	ct, ok := o.intList("channel_types", channelTypes)
+	if ok {
+		opt.ChannelTypes = ct
+	}
+}
+
+func parseValueRange(o obj, opt *Option, errs *apierr.Fields) {
+	read := func(key string) *float64 {
+		raw, ok := o.m[key]
+		if !ok || raw == nil {
+			return nil
+		}
+		if opt.Type != Integer && opt.Type != Number {
+			errs.At(key).Add(codeValueRange, msgValueRange)
+			return nil
+		}
+		_, isNum := raw.(json.Number)
+		if opt.Type == Integer {
+			n, ok := toInt(raw)
+			if !isNum || !ok {
+				errs.At(key).Add(codeCoerce, msgNotInt(raw))
+				return nil
+			}
+			if !intInRange(n, errs.At(key)) {
+				return nil
+			}
+			f := float64(n)
+			return &f
+		}
+		f, ok := toFloat(raw)
+		if !isNum || !ok {
+			errs.At(key).Add(codeCoerce, msgNotNumber(raw))
+			return nil
+		}
+		if !floatInRange(f, errs.At(key)) {
+			return nil
+		}
+		return &f
+	}
+	opt.MinValue, opt.MaxValue = read("min_value"), read("max_value")
+	if opt.MinValue != nil && opt.MaxValue != nil && *opt.MinValue > *opt.MaxValue {
+		errs.At("min_value").Add(codeMinGreaterMax, msgMinValueMax)
+	}
+}
+
+func parseLengthRange(o obj, opt *Option, errs *apierr.Fields) {
+	read := func(key string, min int64) *int {
+		if !o.present(key) {
+			return nil
+		}
+		if opt.Type != String {
+			errs.At(key).Add(codeLengthRange, msgLengthRange)
+			return nil
+		}
+		n, ok := o.integer(key)
+		if !ok {
+			return nil
+		}
+		if n < min {
+			errs.At(key).Add(codeNumberMin, msgIntMin(min))
+			return nil
+		}
+		if n > MaxStringLength {
+			errs.At(key).Add(codeNumberMax, msgIntMax(MaxStringLength))
+			return nil
+		}
+		v := int(n)
+		return &v
+	}
+	opt.MinLength, opt.MaxLength = read("min_length", 0), read("max_length", 1)
+	if opt.MinLength != nil && opt.MaxLength != nil && *opt.MinLength > *opt.MaxLength {
+		errs.At("min_length").Add(codeMinGreaterMax, msgMinLengthMax)
+	}
+}
+
+// checkSiblings applies the rules that span one options array: unique
+// names, required before optional, subcommands not mixed with plain
+// options, and distinct localized names per locale.
+func checkSiblings(opts []Option, errs *apierr.Fields) {
+	seen := make(map[string]bool, len(opts))
+	optionalSeen := false
+	hasSub, hasPlain := false, false
+	for i, opt := range opts {
+		if seen[opt.Name] {
+			errs.At(i).Add(codeOptionNameDup, msgOptionNameDup)
+		}
+		seen[opt.Name] = true
+		if opt.Type.IsSub() {
+			if hasPlain {
+				errs.At(i).Add(codeOptionTypeMix, msgOptionTypeMix)
+			}
+			hasSub = true
+			continue
+		}
+		if hasSub {
+			errs.At(i).Add(codeOptionTypeMix, msgOptionTypeMix)
+		}
+		hasPlain = true
+		if opt.Required && optionalSeen {
+			errs.At(i).Add(codeRequiredOrder, msgRequiredOrder)
+		}
+		if !opt.Required {
+			optionalSeen = true
+		}
+	}
+	checkLocalizedNames(opts, errs)
+}
+
+// checkLocalizedNames: within a locale, the names users see (localized, or
+// the default where none) must be distinct, and no localized name may equal
+// another option's default name (spec §2.9).
+func checkLocalizedNames(opts []Option, errs *apierr.Fields) {
+	defaults := make(map[string]int, len(opts))
+	for i, opt := range opts {
+		defaults[opt.Name] = i
+	}
+	used := map[string]bool{}
+	for _, opt := range opts {
+		for l := range opt.NameLocalizations {
+			used[l] = true
+		}
+	}
+	for locale := range used {
+		shown := make(map[string]bool, len(opts))
+		for i, opt := range opts {
+			name, localized := opt.NameLocalizations[locale]
+			if !localized {
+				name = opt.Name
+			}
+			clash := shown[name]
+			if j, ok := defaults[name]; localized && ok && j != i {
+				clash = true
+			}
+			if clash {
+				errs.At(i, "name_localizations", locale).Add(codeLocalizedDup, msgLocalizedDup(locale))
+			}
+			shown[name] = true
+		}
+	}
+}
+
+// TotalLength is the spec's 8000-character measure: names, descriptions
+// and choice values of the command, its options (recursively) and their
+// choices, counting only the longest variant (default or localized) of
+// each field, in code points.
+func TotalLength(c *Command) int {
+	n := longest(c.Name, c.NameLocalizations) + longest(c.Description, c.DescriptionLocalizations)
+	for i := range c.Options {
+		n += optionLength(&c.Options[i])
+	}
+	return n
+}
+
+func optionLength(o *Option) int {
+	n := longest(o.Name, o.NameLocalizations) + longest(o.Description, o.DescriptionLocalizations)
+	for _, ch := range o.Choices {
+		n += longest(ch.Name, ch.NameLocalizations)
+		switch v := ch.Value.(type) {
+		case string:
+			n += runeLen(v)
+		case float64:
+			n += len(fmtFloat(v))
+		}
+	}
+	for i := range o.Options {
+		n += optionLength(&o.Options[i])
+	}
+	return n
+}
+
+func longest(def string, locs Localizations) int {
+	n := runeLen(def)
+	for _, v := range locs {
+		if m := runeLen(v); m > n {
+			n = m
+		}
+	}
+	return n
+}

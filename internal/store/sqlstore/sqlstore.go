@@ -1,0 +1,259 @@
+// Package sqlstore implements store.Store over database/sql with portable
+// SQL ($n placeholders, ON CONFLICT, RETURNING, BIGINT ids, JSON as TEXT,
+// times passed from Go), so that every SQL backend shares one code path.
+// A backend opens the connection, applies its migrations and supplies its
+// error translation.
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store"
+)
+
+// Store is a store.Store on a *sql.DB.
+type Store struct {
+	db *sql.DB
+	// FormatError translates a backend error (e.g. a UNIQUE violation)
+	// into store.ErrConflict / store.ErrNotFound; nil keeps errors as they are.
+	formatError func(error) error
+}
+
+var _ store.Store = (*Store)(nil)
+
+// New wraps db. formatError may be nil.
+func New(db *sql.DB, formatError func(error) error) *Store {
+	if formatError == nil {
+		formatError = func(err error) error { return err }
+	}
+	return &Store{db: db, formatError: formatError}
+}
+
+// DB is the underlying handle.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Close closes the handle.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Tx runs fn in one transaction, committing if it returns nil.
+func (s *Store) Tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", s.formatError(err))
+	}
+	return nil
+}
+
+func notFound(err error, what string) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%s: %w", what, store.ErrNotFound)
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+func unix(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+func fromUnix(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms).UTC()
+}
+
+func joinScopes(s []string) string { return strings.Join(s, " ") }
+
+func splitScopes(s string) []string { return strings.Fields(s) }
+
+func id64(id snowflake.ID) int64 { return int64(id) }
+
+// ---- identity ----
+
+// CreateApplication inserts the bot user and the application together.
+func (s *Store) CreateApplication(ctx context.Context, app store.Application, bot store.User) error {
+	its, _ := json.Marshal(app.IntegrationTypes)
+	return s.Tx(ctx, func(tx *sql.Tx) error {
+		if err := insertUser(ctx, tx, bot); err != nil {
+			return s.formatError(err)
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO applications
+			(id, name, owner_id, flags, integration_types, client_secret_hash, public_key, private_key, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+			id64(app.ID), app.Name, id64(app.OwnerID), int64(app.Flags), string(its), app.ClientSecretHash,
+			app.PublicKey, app.PrivateKey, unix(app.CreatedAt))
+		if err != nil {
+			return fmt.Errorf("insert application %d: %w", app.ID, s.formatError(err))
+		}
+		return nil
+	})
+}
+
+// Application reads one application.
+func (s *Store) Application(ctx context.Context, id snowflake.ID) (store.Application, error) {
+	var (
+		a          store.Application
+		appID, own int64
+		flags      int64
+		its        string
+		created    int64
+	)
+	err := s.db.QueryRowContext(ctx, `SELECT id, name, owner_id, flags, integration_types, client_secret_hash,
+		public_key, private_key, created_at FROM applications WHERE id = $1`, id64(id)).
+		Scan(&appID, &a.Name, &own, &flags, &its, &a.ClientSecretHash, &a.PublicKey, &a.PrivateKey, &created)
+	if err != nil {
+		return a, notFound(err, fmt.Sprintf("application %d", id))
+	}
+	a.ID, a.OwnerID, a.Flags, a.CreatedAt = snowflake.ID(appID), snowflake.ID(own), uint64(flags), fromUnix(created)
+	if err := json.Unmarshal([]byte(its), &a.IntegrationTypes); err != nil {
+		return a, fmt.Errorf("application %d integration types: %w", id, err)
+	}
+	return a, nil
+}
+
+// CountApplications counts registered applications.
+func (s *Store) CountApplications(ctx context.Context) (int, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM applications`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count applications: %w", err)
+	}
+	return n, nil
+}
+
+func insertUser(ctx context.Context, tx *sql.Tx, u store.User) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO users (id, username, global_name, bot, locale, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6)`, id64(u.ID), u.Username, u.GlobalName, boolInt(u.Bot), u.Locale, unix(u.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("insert user %d: %w", u.ID, err)
+	}
+	return nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// CreateUser inserts a user.
+func (s *Store) CreateUser(ctx context.Context, u store.User) error {
+	return s.Tx(ctx, func(tx *sql.Tx) error { return s.formatError(insertUser(ctx, tx, u)) })
+}
+
+// User reads one user.
+func (s *Store) User(ctx context.Context, id snowflake.ID) (store.User, error) {
+	var (
+		u       store.User
+		uid     int64
+		bot     int
+		created int64
+	)
+	err := s.db.QueryRowContext(ctx, `SELECT id, username, global_name, bot, locale, created_at FROM users WHERE id = $1`,
+		id64(id)).Scan(&uid, &u.Username, &u.GlobalName, &bot, &u.Locale, &created)
+	if err != nil {
+		return u, notFound(err, fmt.Sprintf("user %d", id))
+	}
+	u.ID, u.Bot, u.CreatedAt = snowflake.ID(uid), bot != 0, fromUnix(created)
+	return u, nil
+}
+
+// CreateGuild inserts a guild.
+func (s *Store) CreateGuild(ctx context.Context, g store.Guild) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO guilds (id, name, owner_id, created_at) VALUES ($1, $2, $3, $4)`,
+		id64(g.ID), g.Name, id64(g.OwnerID), unix(g.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("insert guild %d: %w", g.ID, s.formatError(err))
+	}
+	return nil
+}
+
+// Guild reads one guild.
+func (s *Store) Guild(ctx context.Context, id snowflake.ID) (store.Guild, error) {
+	var (
+		g            store.Guild
+		gid, owner   int64
+		createdMilli int64
+	)
+	err := s.db.QueryRowContext(ctx, `SELECT id, name, owner_id, created_at FROM guilds WHERE id = $1`, id64(id)).
+		Scan(&gid, &g.Name, &owner, &createdMilli)
+	if err != nil {
+		return g, notFound(err, fmt.Sprintf("guild %d", id))
+	}
+	g.ID, g.OwnerID, g.CreatedAt = snowflake.ID(gid), snowflake.ID(owner), fromUnix(createdMilli)
+	return g, nil
+}
+
+// Install records (or replaces) an app's installation in a guild.
+func (s *Store) Install(ctx context.Context, inst store.Installation) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO installations (guild_id, application_id, scopes, created_at)
+		VALUES ($1, $2, $3, $4)
+		ON CONFLICT (guild_id, application_id) DO UPDATE SET scopes = excluded.scopes`,
+		id64(inst.GuildID), id64(inst.ApplicationID), joinScopes(inst.Scopes), unix(inst.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("install app %d in guild %d: %w", inst.ApplicationID, inst.GuildID, s.formatError(err))
+	}
+	return nil
+}
+
+// Installation reads an app's installation in a guild.
+func (s *Store) Installation(ctx context.Context, guildID, appID snowflake.ID) (store.Installation, error) {
+	var (
+		inst    store.Installation
+		scopes  string
+		created int64
+	)
+	err := s.db.QueryRowContext(ctx, `SELECT scopes, created_at FROM installations WHERE guild_id = $1 AND application_id = $2`,
+		id64(guildID), id64(appID)).Scan(&scopes, &created)
+	if err != nil {
+		return inst, notFound(err, fmt.Sprintf("installation of app %d in guild %d", appID, guildID))
+	}
+	inst.GuildID, inst.ApplicationID, inst.Scopes, inst.CreatedAt = guildID, appID, splitScopes(scopes), fromUnix(created)
+	return inst, nil
+}
+
+// CreateToken stores a token by its hash.
+func (s *Store) CreateToken(ctx context.Context, t store.Token) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO tokens (hash, kind, application_id, user_id, scopes, expires_at, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		t.Hash, t.Kind, id64(t.ApplicationID), id64(t.UserID), joinScopes(t.Scopes), unix(t.ExpiresAt), unix(t.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("insert token: %w", s.formatError(err))
+	}
+	return nil
+}
+
+// TokenByHash finds a token by the SHA-256 of its secret.
+func (s *Store) TokenByHash(ctx context.Context, hash []byte) (store.Token, error) {
+	var (
+		t                store.Token
+		app, user        int64
+		scopes           string
+		expires, created int64
+	)
+	err := s.db.QueryRowContext(ctx, `SELECT hash, kind, application_id, user_id, scopes, expires_at, created_at
+		FROM tokens WHERE hash = $1`, hash).Scan(&t.Hash, &t.Kind, &app, &user, &scopes, &expires, &created)
+	if err != nil {
+		return t, notFound(err, "token")
+	}
+	t.ApplicationID, t.UserID, t.Scopes = snowflake.ID(app), snowflake.ID(user), splitScopes(scopes)
+	t.ExpiresAt, t.CreatedAt = fromUnix(expires), fromUnix(created)
+	return t, nil
+}
