@@ -1,7 +1,9 @@
 package api
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -63,7 +65,9 @@ type resolver func(*http.Request) (target, error)
 
 // listCommands: by default the dictionaries are left out and
 // name_localized/description_localized carry the requester's locale;
-// with_localizations=true returns the dictionaries instead.
+// with_localizations=true returns the dictionaries instead. The stored
+// body of a command is its full wire form, so that case is a copy; the
+// localized renderings are cached per command version and locale.
 func (s *Server) listCommands(w http.ResponseWriter, r *http.Request, resolve resolver) error {
 	t, err := resolve(r)
 	if err != nil {
@@ -73,21 +77,56 @@ func (s *Server) listCommands(w http.ResponseWriter, r *http.Request, resolve re
 	if err != nil {
 		return err
 	}
-	cmds, err := s.store.Commands(r.Context(), t.scope)
+	raw, err := s.store.RawCommands(r.Context(), t.scope)
 	if err != nil {
 		return err
 	}
-	if withLoc {
-		writeJSON(w, http.StatusOK, cmds)
-		return nil
+	locale := ""
+	if !withLoc {
+		locale = s.requestLocale(r)
 	}
-	locale := s.requestLocale(r)
-	out := make([]command.ListItem, len(cmds))
-	for i := range cmds {
-		out[i] = command.Localized(&cmds[i], locale)
+	size := 2
+	for _, rc := range raw {
+		size += len(rc.Body) + 1
 	}
-	writeJSON(w, http.StatusOK, out)
+	out := make([]byte, 0, size)
+	out = append(out, '[')
+	for i, rc := range raw {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		if withLoc {
+			out = append(out, rc.Body...)
+			continue
+		}
+		item, err := s.renderListItem(rc, locale)
+		if err != nil {
+			return err
+		}
+		out = append(out, item...)
+	}
+	out = append(out, ']')
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(out)
 	return nil
+}
+
+func (s *Server) renderListItem(rc store.RawCommand, locale string) ([]byte, error) {
+	key := renderKey{id: rc.ID, version: rc.Version, locale: locale}
+	if b, ok := s.renders.get(key); ok {
+		return b, nil
+	}
+	var c command.Command
+	if err := json.Unmarshal(rc.Body, &c); err != nil {
+		return nil, fmt.Errorf("decode stored command %d: %w", rc.ID, err)
+	}
+	b, err := json.Marshal(command.Localized(&c, locale))
+	if err != nil {
+		return nil, fmt.Errorf("render command %d: %w", rc.ID, err)
+	}
+	s.renders.put(key, b)
+	return b, nil
 }
 
 func queryBool(r *http.Request, name string) (bool, error) {

@@ -28,6 +28,8 @@ type Config struct {
 	WriteLimit ratelimit.Limit
 	// MaxBodyBytes caps request bodies.
 	MaxBodyBytes int64
+	// RenderCache is how many rendered list items are kept (0 disables).
+	RenderCache int
 }
 
 // DefaultConfig is what `slashd serve` runs with.
@@ -38,6 +40,7 @@ func DefaultConfig() Config {
 		ReadLimit:    ratelimit.Limit{Count: 50, Window: time.Second},
 		WriteLimit:   ratelimit.Limit{Count: 25, Window: 5 * time.Second},
 		MaxBodyBytes: 8 << 20,
+		RenderCache:  100_000,
 	}
 }
 
@@ -60,6 +63,7 @@ type Server struct {
 	rand    io.Reader
 	log     *slog.Logger
 	limiter *ratelimit.Limiter
+	renders *renderCache
 	mux     *http.ServeMux
 }
 
@@ -76,7 +80,7 @@ func New(cfg Config, d Deps) *Server {
 	}
 	s := &Server{
 		cfg: cfg, store: d.Store, ids: d.IDs, now: d.Now, rand: d.Rand, log: d.Logger,
-		limiter: ratelimit.New(d.Now), mux: http.NewServeMux(),
+		limiter: ratelimit.New(d.Now), renders: newRenderCache(cfg.RenderCache), mux: http.NewServeMux(),
 	}
 	s.routes()
 	return s

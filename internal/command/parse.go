@@ -208,9 +208,11 @@ func parseLocalizations(o obj, key, def string, min, max int, errs *apierr.Field
 	var out Localizations
 	badName := false
 	for locale, raw := range d {
-		at := errs.At(key, locale)
+		// The error node is made only when needed: a maximal command has
+		// tens of thousands of localized values.
+		at := func() *apierr.Fields { return errs.At(key, locale) }
 		if !IsLocale(locale) {
-			at.Add(codeChoices, msgChoicesOf(locales))
+			at().Add(codeChoices, msgChoicesOf(locales))
 			continue
 		}
 		if raw == nil {
@@ -218,18 +220,18 @@ func parseLocalizations(o obj, key, def string, min, max int, errs *apierr.Field
 		}
 		s, ok := raw.(string)
 		if !ok {
-			at.Add(codeStringConvert, msgNotString(raw))
+			at().Add(codeStringConvert, msgNotString(raw))
 			continue
 		}
 		if n := runeLen(s); n < min || n > max {
-			at.Add(codeBadLength, msgBadLength(min, max))
+			at().Add(codeBadLength, msgBadLength(min, max))
 			continue
 		}
 		if nameOK != nil && !nameOK(s) {
 			if coarseNameError {
 				badName = true
 			} else {
-				at.Add(codeInvalidName, msgInvalidName)
+				at().Add(codeInvalidName, msgInvalidName)
 			}
 			continue
 		}
@@ -289,8 +291,10 @@ func parseInstallFields(o obj, c *Command, t Target, errs *apierr.Fields) {
 		errs.At("integration_types").Add(codeMinLength, msgMinLength(1))
 	}
 	if hasIts {
-		for i, v := range its {
-			if !containsInt(t.App.IntegrationTypes, v) {
+		// Report at the body's index: its is deduplicated.
+		raw, _ := o.m["integration_types"].([]any)
+		for i, item := range raw {
+			if n, _ := toInt(item); !containsInt(t.App.IntegrationTypes, int(n)) {
 				errs.At("integration_types", i).Add(codeIntegration, msgIntegration)
 			}
 		}
@@ -701,7 +705,9 @@ func checkLocalizedNames(opts []Option, errs *apierr.Fields) {
 			if j, ok := defaults[name]; localized && ok && j != i {
 				clash = true
 			}
-			if clash {
+			// Only a localized name can be at fault: a default name that
+			// a localized one copies is reported on the localized one.
+			if clash && localized {
 				errs.At(i, "name_localizations", locale).Add(codeLocalizedDup, msgLocalizedDup(locale))
 			}
 			shown[name] = true

@@ -99,6 +99,14 @@ func (t Token) HasScope(scope string) bool {
 	return false
 }
 
+// RawCommand is a stored command's id, version and JSON body. A body never
+// changes without its version changing, so (ID, Version) identifies it.
+type RawCommand struct {
+	ID      snowflake.ID
+	Version snowflake.ID
+	Body    []byte
+}
+
 // PlanFunc computes a write on a scope from its current commands and the
 // number of commands created in it today.
 type PlanFunc func(cur []command.Command, createsToday int) (command.Plan, error)
@@ -124,6 +132,9 @@ type Store interface {
 
 	// Commands of one scope (global: GuildID 0), ordered by id.
 	Commands(ctx context.Context, scope command.Scope) ([]command.Command, error)
+	// RawCommands is Commands without decoding: each command's stored JSON
+	// (which is its full wire form), for the read path.
+	RawCommands(ctx context.Context, scope command.Scope) ([]RawCommand, error)
 	Command(ctx context.Context, scope command.Scope, id snowflake.ID) (command.Command, error)
 	// WriteCommands runs plan on the scope's current commands inside one
 	// transaction and applies the result; day is the UTC day number the

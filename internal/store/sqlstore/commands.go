@@ -45,13 +45,38 @@ func listCommands(ctx context.Context, q querier, scope command.Scope) ([]comman
 	return out, nil
 }
 
+// RawCommands lists a scope's commands as stored JSON, oldest first.
+func (s *Store) RawCommands(ctx context.Context, scope command.Scope) ([]store.RawCommand, error) {
+	rows, err := s.query(ctx, `SELECT id, version, body FROM commands
+		WHERE application_id = $1 AND guild_id = $2 ORDER BY id`, id64(scope.ApplicationID), id64(scope.GuildID))
+	if err != nil {
+		return nil, fmt.Errorf("list commands of app %d guild %d: %w", scope.ApplicationID, scope.GuildID, err)
+	}
+	defer rows.Close()
+	out := []store.RawCommand{}
+	for rows.Next() {
+		var (
+			id, version int64
+			body        []byte
+		)
+		if err := rows.Scan(&id, &version, &body); err != nil {
+			return nil, fmt.Errorf("scan command: %w", err)
+		}
+		out = append(out, store.RawCommand{ID: snowflake.ID(id), Version: snowflake.ID(version), Body: body})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list commands: %w", err)
+	}
+	return out, nil
+}
+
 // Command reads one command of a scope.
 func (s *Store) Command(ctx context.Context, scope command.Scope, id snowflake.ID) (command.Command, error) {
 	var (
 		c    command.Command
 		body []byte
 	)
-	err := s.db.QueryRowContext(ctx, `SELECT body FROM commands WHERE id = $1 AND application_id = $2 AND guild_id = $3`,
+	err := s.queryRow(ctx, `SELECT body FROM commands WHERE id = $1 AND application_id = $2 AND guild_id = $3`,
 		id64(id), id64(scope.ApplicationID), id64(scope.GuildID)).Scan(&body)
 	if err != nil {
 		return c, notFound(err, fmt.Sprintf("command %d", id))
@@ -144,7 +169,7 @@ func (s *Store) applyPlan(ctx context.Context, tx *sql.Tx, scope command.Scope, 
 
 // GuildPermissions lists every overwrite list an app has in a guild.
 func (s *Store) GuildPermissions(ctx context.Context, appID, guildID snowflake.ID) ([]command.GuildPermissions, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT command_id, body FROM command_permissions
+	rows, err := s.query(ctx, `SELECT command_id, body FROM command_permissions
 		WHERE application_id = $1 AND guild_id = $2 ORDER BY command_id`, id64(appID), id64(guildID))
 	if err != nil {
 		return nil, fmt.Errorf("list permissions: %w", err)
@@ -172,7 +197,7 @@ func (s *Store) GuildPermissions(ctx context.Context, appID, guildID snowflake.I
 func (s *Store) CommandPermissions(ctx context.Context, appID, guildID, commandID snowflake.ID) (command.GuildPermissions, error) {
 	gp := command.GuildPermissions{ID: commandID, ApplicationID: appID, GuildID: guildID}
 	var body []byte
-	err := s.db.QueryRowContext(ctx, `SELECT body FROM command_permissions
+	err := s.queryRow(ctx, `SELECT body FROM command_permissions
 		WHERE application_id = $1 AND guild_id = $2 AND command_id = $3`, id64(appID), id64(guildID), id64(commandID)).Scan(&body)
 	if err != nil {
 		return gp, notFound(err, fmt.Sprintf("permissions of command %d", commandID))

@@ -24,6 +24,7 @@ type Store struct {
 	// FormatError translates a backend error (e.g. a UNIQUE violation)
 	// into store.ErrConflict / store.ErrNotFound; nil keeps errors as they are.
 	formatError func(error) error
+	stmts       stmtCache
 }
 
 var _ store.Store = (*Store)(nil)
@@ -40,7 +41,10 @@ func New(db *sql.DB, formatError func(error) error) *Store {
 func (s *Store) DB() *sql.DB { return s.db }
 
 // Close closes the handle.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	s.stmts.close()
+	return s.db.Close()
+}
 
 // Tx runs fn in one transaction, committing if it returns nil.
 func (s *Store) Tx(ctx context.Context, fn func(*sql.Tx) error) error {
@@ -48,8 +52,11 @@ func (s *Store) Tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
+	// Roll back on every path that does not commit, a panic in fn (a
+	// plan function) included: a transaction left open would hold
+	// SQLite's write lock, and every later write would fail as busy.
+	defer func() { _ = tx.Rollback() }() // a no-op after Commit
 	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -115,7 +122,7 @@ func (s *Store) Application(ctx context.Context, id snowflake.ID) (store.Applica
 		its        string
 		created    int64
 	)
-	err := s.db.QueryRowContext(ctx, `SELECT id, name, owner_id, flags, integration_types, client_secret_hash,
+	err := s.queryRow(ctx, `SELECT id, name, owner_id, flags, integration_types, client_secret_hash,
 		public_key, private_key, created_at FROM applications WHERE id = $1`, id64(id)).
 		Scan(&appID, &a.Name, &own, &flags, &its, &a.ClientSecretHash, &a.PublicKey, &a.PrivateKey, &created)
 	if err != nil {
@@ -131,7 +138,7 @@ func (s *Store) Application(ctx context.Context, id snowflake.ID) (store.Applica
 // CountApplications counts registered applications.
 func (s *Store) CountApplications(ctx context.Context) (int, error) {
 	var n int
-	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM applications`).Scan(&n); err != nil {
+	if err := s.queryRow(ctx, `SELECT COUNT(*) FROM applications`).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count applications: %w", err)
 	}
 	return n, nil
@@ -166,7 +173,7 @@ func (s *Store) User(ctx context.Context, id snowflake.ID) (store.User, error) {
 		bot     int
 		created int64
 	)
-	err := s.db.QueryRowContext(ctx, `SELECT id, username, global_name, bot, locale, created_at FROM users WHERE id = $1`,
+	err := s.queryRow(ctx, `SELECT id, username, global_name, bot, locale, created_at FROM users WHERE id = $1`,
 		id64(id)).Scan(&uid, &u.Username, &u.GlobalName, &bot, &u.Locale, &created)
 	if err != nil {
 		return u, notFound(err, fmt.Sprintf("user %d", id))
@@ -192,7 +199,7 @@ func (s *Store) Guild(ctx context.Context, id snowflake.ID) (store.Guild, error)
 		gid, owner   int64
 		createdMilli int64
 	)
-	err := s.db.QueryRowContext(ctx, `SELECT id, name, owner_id, created_at FROM guilds WHERE id = $1`, id64(id)).
+	err := s.queryRow(ctx, `SELECT id, name, owner_id, created_at FROM guilds WHERE id = $1`, id64(id)).
 		Scan(&gid, &g.Name, &owner, &createdMilli)
 	if err != nil {
 		return g, notFound(err, fmt.Sprintf("guild %d", id))
@@ -220,7 +227,7 @@ func (s *Store) Installation(ctx context.Context, guildID, appID snowflake.ID) (
 		scopes  string
 		created int64
 	)
-	err := s.db.QueryRowContext(ctx, `SELECT scopes, created_at FROM installations WHERE guild_id = $1 AND application_id = $2`,
+	err := s.queryRow(ctx, `SELECT scopes, created_at FROM installations WHERE guild_id = $1 AND application_id = $2`,
 		id64(guildID), id64(appID)).Scan(&scopes, &created)
 	if err != nil {
 		return inst, notFound(err, fmt.Sprintf("installation of app %d in guild %d", appID, guildID))
@@ -248,7 +255,7 @@ func (s *Store) TokenByHash(ctx context.Context, hash []byte) (store.Token, erro
 		scopes           string
 		expires, created int64
 	)
-	err := s.db.QueryRowContext(ctx, `SELECT hash, kind, application_id, user_id, scopes, expires_at, created_at
+	err := s.queryRow(ctx, `SELECT hash, kind, application_id, user_id, scopes, expires_at, created_at
 		FROM tokens WHERE hash = $1`, hash).Scan(&t.Hash, &t.Kind, &app, &user, &scopes, &expires, &created)
 	if err != nil {
 		return t, notFound(err, "token")
