@@ -290,11 +290,17 @@ func parseInstallFields(o obj, c *Command, t Target, errs *apierr.Fields) {
 	if hasIts && len(its) == 0 && len(errs.At("integration_types").Leaves()) == 0 {
 		errs.At("integration_types").Add(codeMinLength, msgMinLength(1))
 	}
+	// The defaults below must themselves be acceptable: an app with none
+	// configured gets [0], and so does every guild command.
+	supported := t.App.IntegrationTypes
+	if len(supported) == 0 || !t.Scope.Global() {
+		supported = append([]int{GuildInstall}, supported...)
+	}
 	if hasIts {
 		// Report at the body's index: its is deduplicated.
 		raw, _ := o.m["integration_types"].([]any)
 		for i, item := range raw {
-			if n, _ := toInt(item); !containsInt(t.App.IntegrationTypes, int(n)) {
+			if n, _ := toInt(item); !containsInt(supported, int(n)) {
 				errs.At("integration_types", i).Add(codeIntegration, msgIntegration)
 			}
 		}
@@ -347,15 +353,12 @@ func parseOptions(l []any, depth int, errs *apierr.Fields) []Option {
 		return nil
 	}
 	out := make([]Option, 0, len(l))
-	ok := true
 	for i, item := range l {
-		opt, good := parseOption(item, depth, errs.At(i))
-		ok = ok && good
+		opt, _ := parseOption(item, depth, errs.At(i))
 		out = append(out, opt)
 	}
-	if !ok {
-		return out
-	}
+	// The array's own rules run even when an option has errors, so that
+	// every independent problem is reported in one response.
 	checkSiblings(out, errs)
 	return out
 }
@@ -655,6 +658,9 @@ func checkSiblings(opts []Option, errs *apierr.Fields) {
 	optionalSeen := false
 	hasSub, hasPlain := false, false
 	for i, opt := range opts {
+		if opt.Name == "" || opt.Type == 0 {
+			continue // unreadable option: its own errors say why
+		}
 		if seen[opt.Name] {
 			errs.At(i).Add(codeOptionNameDup, msgOptionNameDup)
 		}
@@ -735,7 +741,9 @@ func optionLength(o *Option) int {
 		case string:
 			n += runeLen(v)
 		case float64:
-			n += len(fmtFloat(v))
+			// As rendered in JSON: 1e-300 is 6 characters, not 302.
+			b, _ := json.Marshal(v)
+			n += len(b)
 		}
 	}
 	for i := range o.Options {

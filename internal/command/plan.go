@@ -137,20 +137,37 @@ func Overwrite(cur []Command, in []Parsed, global bool, createsToday int, next I
 		return Plan{}, err
 	}
 	claimed := make([]bool, len(cur))
-	var p Plan
-	counts := map[Type]int{}
-	for _, el := range in {
-		c := el.Command
-		counts[c.Type]++
-		idx := -1
+	// Elements naming an existing id claim it first, so that a name match
+	// of an earlier element cannot take a command another element names.
+	byID := make([]int, len(in))
+	for i, el := range in {
+		byID[i] = -1
 		if el.RequestedID != 0 {
-			if j := indexOf(cur, el.RequestedID); j >= 0 && !claimed[j] && cur[j].Type == c.Type {
-				idx = j
+			if j := indexOf(cur, el.RequestedID); j >= 0 && !claimed[j] && cur[j].Type == el.Type {
+				byID[i] = j
+				claimed[j] = true
 			}
 		}
+	}
+	var p Plan
+	counts := map[Type]int{}
+	for i, el := range in {
+		c := el.Command
+		counts[c.Type]++
+		idx := byID[i]
 		if idx < 0 {
 			for j := range cur {
 				if !claimed[j] && cur[j].Type == c.Type && cur[j].Name == c.Name {
+					idx = j
+					break
+				}
+			}
+		}
+		if idx < 0 && c.Type == PrimaryEntryPoint {
+			// A scope holds one entry point: a differently named one in
+			// the list is that command renamed, not a second one.
+			for j := range cur {
+				if !claimed[j] && cur[j].Type == PrimaryEntryPoint {
 					idx = j
 					break
 				}
