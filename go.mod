@@ -3,12 +3,16 @@ module github.com/slashd/slashd
 go 1.26.8
 
 require (
-	github.com/bwmarrin/discordgo v0.29.0 // indirect
-	github.com/disgoorg/disgo v0.19.6 // indirect
+	github.com/bwmarrin/discordgo v0.29.0
+	github.com/disgoorg/disgo v0.19.6
+	github.com/disgoorg/omit v1.0.0
+	github.com/disgoorg/snowflake/v2 v2.0.3
+	modernc.org/sqlite v1.61.1
+)
+
+require (
 	github.com/disgoorg/godave v0.1.0 // indirect
 	github.com/disgoorg/json/v2 v2.0.0 // indirect
-	github.com/disgoorg/omit v1.0.0 // indirect
-	github.com/disgoorg/snowflake/v2 v2.0.3 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/gorilla/websocket v1.5.3 // indirect
@@ -22,5 +26,4 @@ require (
 	modernc.org/libc v1.79.0 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect
-	modernc.org/sqlite v1.61.1 // indirect
 )

@@ -72,17 +72,20 @@ func guildCreate(ctx context.Context, args []string, getenv func(string) string,
 	if *name == "" {
 		return fmt.Errorf("guild create: --name is required")
 	}
+	var appID, owner snowflake.ID
+	if *install != "" {
+		id, err := snowflake.Parse(*install)
+		if err != nil {
+			return fmt.Errorf("--install %q: %w", *install, err)
+		}
+		appID = id
+	}
 	env, closeStore, err := cliEnv(ctx, *dataDir)
 	if err != nil {
 		return err
 	}
 	defer closeStore()
-	var appID, owner snowflake.ID
-	if *install != "" {
-		appID, err = snowflake.Parse(*install)
-		if err != nil {
-			return fmt.Errorf("--install %q: %w", *install, err)
-		}
+	if appID != 0 {
 		app, err := env.Store.Application(ctx, appID)
 		if err != nil {
 			return fmt.Errorf("--install %s: %w", *install, err)

@@ -1,0 +1,11 @@
+// Package clienttest holds compatibility tests that drive slashd with real,
+// unmodified Discord client libraries (discordgo and disgo) instead of
+// hand-written HTTP requests. Each test starts the real API on a fresh
+// store (internal/testenv), aims a library at it the way a bot developer
+// would, and decodes every response through the library's own types, so a
+// wire-format difference from the real service (a snowflake sent as a
+// number, a null where a string is expected, a missing field, an error
+// envelope the library cannot read) fails here.
+//
+// The package has no non-test code besides this comment.
+package clienttest
