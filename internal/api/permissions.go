@@ -6,7 +6,6 @@ import (
 
 	"github.com/slashd/slashd/internal/auth"
 	"github.com/slashd/slashd/internal/command"
-	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 )
 
@@ -25,7 +24,9 @@ func (s *Server) listGuildPermissions(w http.ResponseWriter, r *http.Request) er
 	return nil
 }
 
-// getCommandPermissions returns one list; 10066 when none is set.
+// getCommandPermissions returns one list; 10066 when none is set, which is
+// also the case of a command that was deleted (its permissions went with
+// it) or never existed.
 func (s *Server) getCommandPermissions(w http.ResponseWriter, r *http.Request) error {
 	t, err := s.resolveGuild(r)
 	if err != nil {
@@ -33,9 +34,6 @@ func (s *Server) getCommandPermissions(w http.ResponseWriter, r *http.Request) e
 	}
 	id, err := pathID(r, "command_id")
 	if err != nil {
-		return err
-	}
-	if err := s.checkPermissionTarget(r, t, id); err != nil {
 		return err
 	}
 	gp, err := s.store.CommandPermissions(r.Context(), t.app.ID, t.scope.GuildID, id)
@@ -46,24 +44,6 @@ func (s *Server) getCommandPermissions(w http.ResponseWriter, r *http.Request) e
 		return err
 	}
 	writeJSON(w, http.StatusOK, gp)
-	return nil
-}
-
-// checkPermissionTarget: the id must be the app's id, one of its global
-// commands, or one of its commands in this guild.
-func (s *Server) checkPermissionTarget(r *http.Request, t target, id snowflake.ID) error {
-	if id == t.app.ID {
-		return nil
-	}
-	if _, err := s.store.Command(r.Context(), t.scope, id); err == nil {
-		return nil
-	} else if !errors.Is(err, store.ErrNotFound) {
-		return err
-	}
-	global := command.Scope{ApplicationID: t.app.ID}
-	if _, err := s.store.Command(r.Context(), global, id); err != nil {
-		return commandErr(err)
-	}
 	return nil
 }
 

@@ -45,6 +45,11 @@ func (s *Server) routes() {
 		s.handle(p, "GET", guild+"/commands/{command_id}/permissions", readRoute, s.getCommandPermissions)
 		s.handle(p, "PUT", guild+"/commands/{command_id}/permissions", writeRoute, s.editCommandPermissions)
 
+		// disgo (v0.19) fetches one command through a singular "command"
+		// segment; serving it too keeps unmodified disgo bots working.
+		s.handle(p, "GET", app+"/command/{command_id}", readRoute, s.getGlobalCommand)
+		s.handle(p, "GET", guild+"/command/{command_id}", readRoute, s.getGuildCommand)
+
 		s.handle(p, "POST", "/oauth2/token", publicRoute, s.token)
 	}
 	s.mux.Handle("GET /healthz", http.HandlerFunc(s.healthz))
