@@ -29,11 +29,35 @@ var migrations embed.FS
 
 // Open opens (creating if needed) the database file at path, applies
 // pending migrations and returns the store.
+//
+// Two processes opening a brand-new file at once (the server and the CLI)
+// can collide while the file switches to WAL mode, which SQLite reports
+// as SQLITE_BUSY without waiting; Open then retries for a few seconds.
 func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
+	var err error
+	for attempt := 0; attempt < 50; attempt++ {
+		var s *sqlstore.Store
+		s, err = open(ctx, path)
+		if err == nil {
+			return s, nil
+		}
+		if !isBusy(err) {
+			return nil, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(time.Duration(20+attempt*10) * time.Millisecond):
+		}
+	}
+	return nil, err
+}
+
+func open(ctx context.Context, path string) (*sqlstore.Store, error) {
 	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(15000)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "foreign_keys(1)")
-	q.Add("_pragma", "busy_timeout(15000)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	q.Set("_txlock", "immediate")
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
@@ -49,6 +73,15 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// isBusy reports whether err is SQLite's "database is locked".
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		return se.Code()&0xff == sqlite3.SQLITE_BUSY
+	}
+	return strings.Contains(err.Error(), "SQLITE_BUSY")
 }
 
 func migrate(ctx context.Context, s *sqlstore.Store) error {
