@@ -63,6 +63,16 @@ func (s *Server) deleteGuildCommand(w http.ResponseWriter, r *http.Request) erro
 
 type resolver func(*http.Request) (target, error)
 
+// resolveWrite resolves the target of a write and checks the caller may
+// change commands.
+func (s *Server) resolveWrite(r *http.Request, resolve resolver) (target, error) {
+	t, err := resolve(r)
+	if err != nil {
+		return t, err
+	}
+	return t, requireWriteScope(r)
+}
+
 // listCommands: by default the dictionaries are left out and
 // name_localized/description_localized carry the requester's locale;
 // with_localizations=true returns the dictionaries instead. The stored
@@ -170,11 +180,8 @@ func (s *Server) day() int64 { return s.now().UTC().Unix() / int64(24*time.Hour/
 func (s *Server) nextID() snowflake.ID { return s.ids.Next() }
 
 func (s *Server) createCommand(w http.ResponseWriter, r *http.Request, resolve resolver) error {
-	t, err := resolve(r)
+	t, err := s.resolveWrite(r, resolve)
 	if err != nil {
-		return err
-	}
-	if err := requireWriteScope(r); err != nil {
 		return err
 	}
 	body, err := s.readBody(w, r)
@@ -202,11 +209,8 @@ func (s *Server) createCommand(w http.ResponseWriter, r *http.Request, resolve r
 // editCommand lays the PATCH body over the stored command inside the
 // write transaction, so the edit always applies to the current version.
 func (s *Server) editCommand(w http.ResponseWriter, r *http.Request, resolve resolver) error {
-	t, err := resolve(r)
+	t, err := s.resolveWrite(r, resolve)
 	if err != nil {
-		return err
-	}
-	if err := requireWriteScope(r); err != nil {
 		return err
 	}
 	id, err := pathID(r, "command_id")
@@ -246,11 +250,8 @@ func (s *Server) editCommand(w http.ResponseWriter, r *http.Request, resolve res
 }
 
 func (s *Server) deleteCommand(w http.ResponseWriter, r *http.Request, resolve resolver) error {
-	t, err := resolve(r)
+	t, err := s.resolveWrite(r, resolve)
 	if err != nil {
-		return err
-	}
-	if err := requireWriteScope(r); err != nil {
 		return err
 	}
 	id, err := pathID(r, "command_id")
@@ -271,11 +272,8 @@ func (s *Server) deleteCommand(w http.ResponseWriter, r *http.Request, resolve r
 // validated first (errors nested under the element's index), then the
 // plan is applied in one transaction.
 func (s *Server) overwriteCommands(w http.ResponseWriter, r *http.Request, resolve resolver) error {
-	t, err := resolve(r)
+	t, err := s.resolveWrite(r, resolve)
 	if err != nil {
-		return err
-	}
-	if err := requireWriteScope(r); err != nil {
 		return err
 	}
 	body, err := s.readBody(w, r)

@@ -503,29 +503,33 @@ func parseChoiceValue(co obj, t OptionType, at *apierr.Fields) any {
 			return nil
 		}
 		return s
-	case Integer:
-		_, isNum := raw.(json.Number)
-		n, ok := toInt(raw)
-		if !isNum || !ok {
-			at.At("value").Add(codeCoerce, msgNotInt(raw))
-			return nil
-		}
-		if !intInRange(n, at.At("value")) {
-			return nil
-		}
-		return float64(n)
-	default: // Number
-		_, isNum := raw.(json.Number)
-		f, ok := toFloat(raw)
-		if !isNum || !ok {
-			at.At("value").Add(codeCoerce, msgNotNumber(raw))
-			return nil
-		}
-		if !floatInRange(f, at.At("value")) {
+	default: // INTEGER or NUMBER
+		f, ok := numericValue(raw, t, at.At("value"))
+		if !ok {
 			return nil
 		}
 		return f
 	}
+}
+
+// numericValue reads a JSON number for an INTEGER (integral, within
+// ±(2^53-1)) or NUMBER (within ±2^53) option, recording errors at at.
+func numericValue(raw any, t OptionType, at *apierr.Fields) (float64, bool) {
+	_, isNum := raw.(json.Number)
+	if t == Integer {
+		n, ok := toInt(raw)
+		if !isNum || !ok {
+			at.Add(codeCoerce, msgNotInt(raw))
+			return 0, false
+		}
+		return float64(n), intInRange(n, at)
+	}
+	f, ok := toFloat(raw)
+	if !isNum || !ok {
+		at.Add(codeCoerce, msgNotNumber(raw))
+		return 0, false
+	}
+	return f, floatInRange(f, at)
 }
 
 func intInRange(n int64, at *apierr.Fields) bool {
@@ -591,25 +595,8 @@ func parseValueRange(o obj, opt *Option, errs *apierr.Fields) {
 			errs.At(key).Add(codeValueRange, msgValueRange)
 			return nil
 		}
-		_, isNum := raw.(json.Number)
-		if opt.Type == Integer {
-			n, ok := toInt(raw)
-			if !isNum || !ok {
-				errs.At(key).Add(codeCoerce, msgNotInt(raw))
-				return nil
-			}
-			if !intInRange(n, errs.At(key)) {
-				return nil
-			}
-			f := float64(n)
-			return &f
-		}
-		f, ok := toFloat(raw)
-		if !isNum || !ok {
-			errs.At(key).Add(codeCoerce, msgNotNumber(raw))
-			return nil
-		}
-		if !floatInRange(f, errs.At(key)) {
+		f, ok := numericValue(raw, opt.Type, errs.At(key))
+		if !ok {
 			return nil
 		}
 		return &f
