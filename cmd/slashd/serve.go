@@ -130,6 +130,9 @@ func firstRun(ctx context.Context, env bootstrap.Env, dataDir, baseURL string, o
 	if err != nil {
 		return fmt.Errorf("bootstrap demo app: %w", err)
 	}
+	if creds.AdminToken, err = bootstrap.CreateAdminToken(ctx, env); err != nil {
+		return err
+	}
 	if err := bootstrap.WriteFile(dataDir, creds); err != nil {
 		return err
 	}

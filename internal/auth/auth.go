@@ -76,6 +76,13 @@ func NewAccessToken(rand io.Reader) (string, error) {
 	return s[:30], nil
 }
 
+// NewAdminToken mints an admin API token (43 characters).
+func NewAdminToken(rand io.Reader) (string, error) { return randomString(rand, 32) }
+
+// NewClientToken mints a user's client token (the bare Authorization a
+// chat client sends), 59 characters.
+func NewClientToken(rand io.Reader) (string, error) { return randomString(rand, 44) }
+
 // NewClientSecret mints a client secret (32 characters).
 func NewClientSecret(rand io.Reader) (string, error) { return randomString(rand, 24) }
 

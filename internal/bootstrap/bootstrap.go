@@ -36,6 +36,9 @@ type Credentials struct {
 	GuildID          string `json:"guild_id"`
 	OwnerUserID      string `json:"owner_user_id"`
 	OwnerBearerToken string `json:"owner_bearer_token"`
+	// AdminToken authorizes the admin API (Authorization: Admin …); only
+	// the first-run credentials carry one.
+	AdminToken string `json:"admin_token,omitempty"`
 }
 
 // Env is what creating things needs.
@@ -161,6 +164,18 @@ func createLaunchCommand(ctx context.Context, env Env, app store.Application) er
 		return fmt.Errorf("create launch command: %w", err)
 	}
 	return nil
+}
+
+// CreateAdminToken mints a token for the admin API.
+func CreateAdminToken(ctx context.Context, env Env) (string, error) {
+	tok, err := auth.NewAdminToken(env.Rand)
+	if err != nil {
+		return "", err
+	}
+	if err := env.Store.CreateAdminToken(ctx, auth.Hash(tok), env.Now().UTC()); err != nil {
+		return "", fmt.Errorf("store admin token: %w", err)
+	}
+	return tok, nil
 }
 
 // WriteFile writes credentials to dir/bootstrap.json, readable by the

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 
@@ -43,16 +44,12 @@ type User struct {
 	GlobalName string
 	Bot        bool
 	Locale     string
+	Adult      bool // 18 or older: may see age-restricted commands
 	CreatedAt  time.Time
 }
 
 // Guild is a server.
-type Guild struct {
-	ID        snowflake.ID
-	Name      string
-	OwnerID   snowflake.ID
-	CreatedAt time.Time
-}
+type Guild = guild.Guild
 
 // Installation records that an app was authorized in a guild, with scopes.
 type Installation struct {
@@ -150,5 +147,66 @@ type Store interface {
 	// transaction.
 	SetCommandPermissions(ctx context.Context, appID, guildID, commandID snowflake.ID, fn PermissionsFunc) (command.GuildPermissions, error)
 
+	World
+
 	Close() error
+}
+
+// World is the guild world commands apply to: guilds with their roles,
+// members and channels, users, installations and extra credentials.
+// Deleting a guild removes everything that belongs to it (roles, members,
+// channels, installations, its commands and every permission list kept
+// for it) in one transaction.
+type World interface {
+	UpdateUser(ctx context.Context, u User) error
+	DeleteUser(ctx context.Context, id snowflake.ID) error // also removes the user's memberships
+	Users(ctx context.Context) ([]User, error)
+
+	Guilds(ctx context.Context) ([]Guild, error)
+	UpdateGuild(ctx context.Context, g Guild) error
+	DeleteGuild(ctx context.Context, id snowflake.ID) error
+
+	// Roles: CreateGuild makes the @everyone role (id = guild id) with
+	// guild.DefaultEveryone and makes the owner a member.
+	CreateRole(ctx context.Context, r guild.Role) error
+	UpdateRole(ctx context.Context, r guild.Role) error
+	DeleteRole(ctx context.Context, guildID, roleID snowflake.ID) error // also takes it from members; @everyone cannot be deleted (ErrConflict)
+	Role(ctx context.Context, guildID, roleID snowflake.ID) (guild.Role, error)
+	Roles(ctx context.Context, guildID snowflake.ID) ([]guild.Role, error) // by position, then id
+
+	// Members: PutMember adds or replaces (roles must be the guild's, else ErrNotFound).
+	PutMember(ctx context.Context, m guild.Member) error
+	DeleteMember(ctx context.Context, guildID, userID snowflake.ID) error
+	Member(ctx context.Context, guildID, userID snowflake.ID) (guild.Member, error)
+	Members(ctx context.Context, guildID snowflake.ID) ([]guild.Member, error)
+
+	// Channels: a parent must be a channel of the same guild (ErrNotFound).
+	CreateChannel(ctx context.Context, c guild.Channel) error
+	UpdateChannel(ctx context.Context, c guild.Channel) error
+	DeleteChannel(ctx context.Context, guildID, channelID snowflake.ID) error // also deletes its threads
+	Channel(ctx context.Context, channelID snowflake.ID) (guild.Channel, error)
+	Channels(ctx context.Context, guildID snowflake.ID) ([]guild.Channel, error)
+
+	Installations(ctx context.Context, guildID snowflake.ID) ([]Installation, error)
+	Uninstall(ctx context.Context, guildID, appID snowflake.ID) error
+	Applications(ctx context.Context) ([]Application, error)
+
+	// Admin tokens (Authorization: Admin …) and users' client tokens
+	// (the bare Authorization a chat client sends), by SHA-256.
+	CreateAdminToken(ctx context.Context, hash []byte, createdAt time.Time) error
+	AdminTokenExists(ctx context.Context, hash []byte) (bool, error)
+	CreateClientToken(ctx context.Context, hash []byte, userID snowflake.ID, createdAt time.Time) error
+	ClientTokenUser(ctx context.Context, hash []byte) (snowflake.ID, error) // ErrNotFound if unknown
+
+	// Snapshot reads, in one consistent read, what deciding access in a
+	// guild needs.
+	Snapshot(ctx context.Context, guildID snowflake.ID) (Snapshot, error)
+}
+
+// Snapshot is a guild's state for access decisions.
+type Snapshot struct {
+	Guild         Guild
+	Roles         []guild.Role
+	Channels      []guild.Channel
+	Installations []Installation
 }

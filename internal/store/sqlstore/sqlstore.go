@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 )
@@ -115,6 +116,20 @@ func (s *Store) CreateApplication(ctx context.Context, app store.Application, bo
 
 // Application reads one application.
 func (s *Store) Application(ctx context.Context, id snowflake.ID) (store.Application, error) {
+	a, err := scanApplication(s.queryRow(ctx, `SELECT `+applicationColumns+` FROM applications WHERE id = $1`, id64(id)))
+	if err != nil {
+		return a, notFound(err, fmt.Sprintf("application %d", id))
+	}
+	return a, nil
+}
+
+const applicationColumns = `id, name, owner_id, flags, integration_types, client_secret_hash,
+	public_key, private_key, created_at`
+
+// scanner is a *sql.Row or *sql.Rows.
+type scanner interface{ Scan(dest ...any) error }
+
+func scanApplication(row scanner) (store.Application, error) {
 	var (
 		a          store.Application
 		appID, own int64
@@ -122,15 +137,12 @@ func (s *Store) Application(ctx context.Context, id snowflake.ID) (store.Applica
 		its        string
 		created    int64
 	)
-	err := s.queryRow(ctx, `SELECT id, name, owner_id, flags, integration_types, client_secret_hash,
-		public_key, private_key, created_at FROM applications WHERE id = $1`, id64(id)).
-		Scan(&appID, &a.Name, &own, &flags, &its, &a.ClientSecretHash, &a.PublicKey, &a.PrivateKey, &created)
-	if err != nil {
-		return a, notFound(err, fmt.Sprintf("application %d", id))
+	if err := row.Scan(&appID, &a.Name, &own, &flags, &its, &a.ClientSecretHash, &a.PublicKey, &a.PrivateKey, &created); err != nil {
+		return a, err
 	}
 	a.ID, a.OwnerID, a.Flags, a.CreatedAt = snowflake.ID(appID), snowflake.ID(own), uint64(flags), fromUnix(created)
 	if err := json.Unmarshal([]byte(its), &a.IntegrationTypes); err != nil {
-		return a, fmt.Errorf("application %d integration types: %w", id, err)
+		return a, fmt.Errorf("application %d integration types: %w", a.ID, err)
 	}
 	return a, nil
 }
@@ -145,8 +157,9 @@ func (s *Store) CountApplications(ctx context.Context) (int, error) {
 }
 
 func insertUser(ctx context.Context, tx *sql.Tx, u store.User) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO users (id, username, global_name, bot, locale, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6)`, id64(u.ID), u.Username, u.GlobalName, boolInt(u.Bot), u.Locale, unix(u.CreatedAt))
+	_, err := tx.ExecContext(ctx, `INSERT INTO users (id, username, global_name, bot, locale, adult, created_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+		id64(u.ID), u.Username, u.GlobalName, boolInt(u.Bot), u.Locale, boolInt(u.Adult), unix(u.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("insert user %d: %w", u.ID, err)
 	}
@@ -167,42 +180,74 @@ func (s *Store) CreateUser(ctx context.Context, u store.User) error {
 
 // User reads one user.
 func (s *Store) User(ctx context.Context, id snowflake.ID) (store.User, error) {
-	var (
-		u       store.User
-		uid     int64
-		bot     int
-		created int64
-	)
-	err := s.queryRow(ctx, `SELECT id, username, global_name, bot, locale, created_at FROM users WHERE id = $1`,
-		id64(id)).Scan(&uid, &u.Username, &u.GlobalName, &bot, &u.Locale, &created)
+	u, err := scanUser(s.queryRow(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id64(id)))
 	if err != nil {
 		return u, notFound(err, fmt.Sprintf("user %d", id))
 	}
-	u.ID, u.Bot, u.CreatedAt = snowflake.ID(uid), bot != 0, fromUnix(created)
 	return u, nil
 }
 
-// CreateGuild inserts a guild.
-func (s *Store) CreateGuild(ctx context.Context, g store.Guild) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO guilds (id, name, owner_id, created_at) VALUES ($1, $2, $3, $4)`,
-		id64(g.ID), g.Name, id64(g.OwnerID), unix(g.CreatedAt))
-	if err != nil {
-		return fmt.Errorf("insert guild %d: %w", g.ID, s.formatError(err))
+const userColumns = `id, username, global_name, bot, locale, adult, created_at`
+
+func scanUser(row scanner) (store.User, error) {
+	var (
+		u          store.User
+		uid        int64
+		bot, adult int
+		created    int64
+	)
+	if err := row.Scan(&uid, &u.Username, &u.GlobalName, &bot, &u.Locale, &adult, &created); err != nil {
+		return u, err
 	}
-	return nil
+	u.ID, u.Bot, u.Adult, u.CreatedAt = snowflake.ID(uid), bot != 0, adult != 0, fromUnix(created)
+	return u, nil
+}
+
+// CreateGuild inserts a guild with its @everyone role (id = guild id,
+// guild.DefaultEveryone) and makes the owner a member, joined when the
+// guild was created.
+func (s *Store) CreateGuild(ctx context.Context, g store.Guild) error {
+	if g.ID == 0 {
+		return errors.New("insert guild: id 0 is the global scope's")
+	}
+	return s.Tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO guilds (id, name, owner_id, created_at) VALUES ($1, $2, $3, $4)`,
+			id64(g.ID), g.Name, id64(g.OwnerID), unix(g.CreatedAt))
+		if err != nil {
+			return fmt.Errorf("insert guild %d: %w", g.ID, s.formatError(err))
+		}
+		everyone := guild.Role{ID: guild.EveryoneRoleID(g.ID), GuildID: g.ID, Name: "@everyone",
+			Permissions: guild.DefaultEveryone}
+		if err := s.insertRole(ctx, tx, everyone); err != nil {
+			return err
+		}
+		return s.putMember(ctx, tx, guild.Member{GuildID: g.ID, UserID: g.OwnerID, JoinedAt: g.CreatedAt})
+	})
 }
 
 // Guild reads one guild.
 func (s *Store) Guild(ctx context.Context, id snowflake.ID) (store.Guild, error) {
+	return readGuild(ctx, s.cached(), id)
+}
+
+const guildColumns = `id, name, owner_id, created_at`
+
+func readGuild(ctx context.Context, q reader, id snowflake.ID) (store.Guild, error) {
+	g, err := scanGuild(q.QueryRowContext(ctx, `SELECT `+guildColumns+` FROM guilds WHERE id = $1`, id64(id)))
+	if err != nil {
+		return g, notFound(err, fmt.Sprintf("guild %d", id))
+	}
+	return g, nil
+}
+
+func scanGuild(row scanner) (store.Guild, error) {
 	var (
 		g            store.Guild
 		gid, owner   int64
 		createdMilli int64
 	)
-	err := s.queryRow(ctx, `SELECT id, name, owner_id, created_at FROM guilds WHERE id = $1`, id64(id)).
-		Scan(&gid, &g.Name, &owner, &createdMilli)
-	if err != nil {
-		return g, notFound(err, fmt.Sprintf("guild %d", id))
+	if err := row.Scan(&gid, &g.Name, &owner, &createdMilli); err != nil {
+		return g, err
 	}
 	g.ID, g.OwnerID, g.CreatedAt = snowflake.ID(gid), snowflake.ID(owner), fromUnix(createdMilli)
 	return g, nil

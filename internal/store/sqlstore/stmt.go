@@ -58,3 +58,47 @@ func (c *stmtCache) close() {
 	}
 	c.stmts = nil
 }
+
+// reader runs the read path's queries: through the statement cache on
+// the pool (Store.cached), or inside a transaction with the cache's
+// statements (txReader).
+type reader interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+type cachedReader struct{ s *Store }
+
+func (s *Store) cached() reader { return cachedReader{s} }
+
+func (c cachedReader) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return c.s.query(ctx, query, args...)
+}
+
+func (c cachedReader) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return c.s.queryRow(ctx, query, args...)
+}
+
+// txReader runs cached statements inside tx (database/sql prepares each
+// once per connection and reuses it).
+type txReader struct {
+	s  *Store
+	tx *sql.Tx
+}
+
+func (r txReader) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := r.s.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return r.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+}
+
+func (r txReader) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	st, err := r.s.stmt(ctx, query)
+	if err != nil {
+		// Let database/sql report the error through Row.Scan.
+		return r.tx.QueryRowContext(ctx, query, args...)
+	}
+	return r.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+}

@@ -25,6 +25,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Identity", func(t *testing.T) { testIdentity(t, open) })
 	t.Run("Commands", func(t *testing.T) { testCommands(t, open) })
 	t.Run("Permissions", func(t *testing.T) { testPermissions(t, open) })
+	t.Run("World", func(t *testing.T) { testWorld(t, open) })
 }
 
 // Ids of the seeded fixture. Command ids come from counters far above

@@ -1,0 +1,82 @@
+// Package event is slashd's internal event bus: the API publishes what
+// happened (a command's permissions changed, an interaction was created)
+// and consumers (the gateway, webhook delivery) subscribe. The in-memory
+// Bus serves one process; a networked one can satisfy the same interface.
+package event
+
+import (
+	"context"
+	"sync"
+
+	"github.com/slashd/slashd/internal/snowflake"
+)
+
+// Event types, named as the real gateway's dispatch events.
+const (
+	ApplicationCommandPermissionsUpdate = "APPLICATION_COMMAND_PERMISSIONS_UPDATE"
+)
+
+// Event is one thing that happened to an application.
+type Event struct {
+	Type          string
+	ApplicationID snowflake.ID
+	GuildID       snowflake.ID
+	Data          any // the dispatch payload, as it goes on the wire
+}
+
+// Bus publishes events to subscribers.
+type Bus interface {
+	// Publish delivers e to every current subscriber; it never blocks on
+	// a slow one (see Subscribe).
+	Publish(ctx context.Context, e Event)
+	// Subscribe returns a channel of events until ctx ends, when it is
+	// closed. A subscriber that falls more than its buffer behind loses
+	// events rather than stalling publishers; consumers that must not
+	// lose any (gateway resume) keep their own replay buffer.
+	Subscribe(ctx context.Context, buffer int) <-chan Event
+}
+
+// Memory is the in-process Bus.
+type Memory struct {
+	mu   sync.Mutex
+	subs map[*subscriber]struct{}
+}
+
+type subscriber struct {
+	ch     chan Event
+	closed bool
+}
+
+// NewMemory returns an empty in-process bus.
+func NewMemory() *Memory { return &Memory{subs: map[*subscriber]struct{}{}} }
+
+// Publish implements Bus.
+func (b *Memory) Publish(_ context.Context, e Event) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for s := range b.subs {
+		select {
+		case s.ch <- e:
+		default: // full: drop for this subscriber
+		}
+	}
+}
+
+// Subscribe implements Bus.
+func (b *Memory) Subscribe(ctx context.Context, buffer int) <-chan Event {
+	if buffer < 1 {
+		buffer = 1
+	}
+	s := &subscriber{ch: make(chan Event, buffer)}
+	b.mu.Lock()
+	b.subs[s] = struct{}{}
+	b.mu.Unlock()
+	go func() {
+		<-ctx.Done()
+		b.mu.Lock()
+		delete(b.subs, s)
+		close(s.ch)
+		b.mu.Unlock()
+	}()
+	return s.ch
+}
