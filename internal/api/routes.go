@@ -52,6 +52,7 @@ func (s *Server) routes() {
 
 		s.handle(p, "POST", "/oauth2/token", publicRoute, s.token)
 	}
+	s.adminRoutes()
 	s.mux.Handle("GET /healthz", http.HandlerFunc(s.healthz))
 	s.mux.Handle("/", http.HandlerFunc(s.notFound))
 }

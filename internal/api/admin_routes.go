@@ -1,0 +1,4 @@
+package api
+
+// adminRoutes registers the admin API under /admin/v1.
+func (s *Server) adminRoutes() {}
