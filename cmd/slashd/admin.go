@@ -19,12 +19,21 @@ import (
 // a server runs on the same data dir never collide.
 func cliNode() uint16 { return uint16(1 + os.Getpid()%1023) }
 
+// cliEnv opens the store for a CLI verb. Its id generator starts after the
+// largest id in the store, so consecutive CLI runs never repeat an id.
 func cliEnv(ctx context.Context, dataDir string) (bootstrap.Env, func(), error) {
 	st, err := openStore(ctx, dataDir)
 	if err != nil {
 		return bootstrap.Env{}, nil, err
 	}
-	env := bootstrap.Env{Store: st, IDs: snowflake.NewGenerator(cliNode(), nil), Rand: rand.Reader, Now: time.Now}
+	ids := snowflake.NewGenerator(cliNode(), nil)
+	last, err := st.MaxID(ctx)
+	if err != nil {
+		st.Close()
+		return bootstrap.Env{}, nil, err
+	}
+	ids.After(last)
+	env := bootstrap.Env{Store: st, IDs: ids, Rand: rand.Reader, Now: time.Now}
 	return env, func() { st.Close() }, nil
 }
 

@@ -28,6 +28,11 @@ const usage = `usage:
   slashd serve [--addr ADDR] [--data DIR] [--ratelimit=BOOL] [--log-level LEVEL]
   slashd app create --data DIR --name NAME [--embedded] [--json]
   slashd guild create --data DIR --name NAME [--install APP_ID] [--json]
+  slashd user create --data DIR --name NAME [--global-name N] [--locale L] [--adult] [--json]
+  slashd role create --data DIR --guild ID --name NAME [--permissions BITS] [--position N] [--json]
+  slashd member add --data DIR --guild ID --user ID [--roles ID,ID] [--nick NICK] [--json]
+  slashd channel create --data DIR --guild ID --name NAME [--type 0] [--parent ID] [--nsfw] [--position N] [--json]
+  slashd token mint --data DIR --user ID [--app ID [--scopes "SCOPE …"]] [--json]
 
 environment: SLASHD_ADDR, SLASHD_DATA, SLASHD_RATELIMIT, SLASHD_LOG_LEVEL
 `
@@ -53,6 +58,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		if len(args) > 1 && args[1] == "create" {
 			return guildCreate(ctx, args[2:], getenv, stdout, stderr)
 		}
+	case "user", "role", "member", "channel", "token":
+		return worldVerb(ctx, args, getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -8,10 +8,12 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/slashd/slashd/internal/auth"
 	"github.com/slashd/slashd/internal/ratelimit"
+	"github.com/slashd/slashd/internal/store"
 )
 
 type principalKey struct{}
@@ -33,7 +35,15 @@ func (s *Server) wrap(template string, kind routeKind, h handlerFunc) http.Handl
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		who := "ip:" + clientIP(r)
-		if kind != publicRoute {
+		if kind == clientRoute {
+			p, err := s.authenticateClient(r)
+			if err != nil {
+				s.writeError(w, r, err)
+				return
+			}
+			r = r.WithContext(context.WithValue(r.Context(), principalKey{}, p))
+			who = "u:" + p.Token.UserID.String()
+		} else if kind != publicRoute {
 			p, err := auth.Authenticate(r.Context(), s.store, r.Header.Get("Authorization"), s.now())
 			if errors.Is(err, auth.ErrInvalidToken) {
 				s.writeError(w, r, errUnauthorized)
@@ -53,6 +63,23 @@ func (s *Server) wrap(template string, kind routeKind, h handlerFunc) http.Handl
 			s.writeError(w, r, err)
 		}
 	})
+}
+
+// authenticateClient reads a user's client token: the bare
+// Authorization value a chat client sends.
+func (s *Server) authenticateClient(r *http.Request) (auth.Principal, error) {
+	tok := strings.TrimSpace(r.Header.Get("Authorization"))
+	if tok == "" || strings.ContainsRune(tok, ' ') {
+		return auth.Principal{}, errUnauthorized
+	}
+	user, err := s.store.ClientTokenUser(r.Context(), auth.Hash(tok))
+	if errors.Is(err, store.ErrNotFound) {
+		return auth.Principal{}, errUnauthorized
+	}
+	if err != nil {
+		return auth.Principal{}, err
+	}
+	return auth.Principal{Token: store.Token{Kind: "client", UserID: user}}, nil
 }
 
 // allow applies the global and the route limits, sets the X-RateLimit-*

@@ -3,7 +3,9 @@ package api_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/slashd/slashd/internal/guild"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/slashd/slashd/internal/auth"
@@ -53,12 +55,13 @@ func TestPermissionsReadAndWrite(t *testing.T) {
 
 	// The constants (@everyone = guild id, all channels = guild id − 1)
 	// and plain ids of each type.
+	role, channel := newRole(t, e, guild, 1), newChannel(t, e, guild)
 	entries := []jsonObj{
 		entry(guild, 1, false),
 		entry(allChannels(t, guild), 3, false),
-		entry("1111111111111111111", 1, true),
+		entry(role, 1, true),
 		entry(e.App.OwnerUserID, 2, true),
-		entry("2222222222222222222", 3, true),
+		entry(channel, 3, true),
 	}
 	r := mustDo(t, e, "PUT", p.cmdPerms(id), e.Owner(), permsBody(entries...), 200)
 	want := guildPerms(id, app, guild, entries...)
@@ -79,11 +82,11 @@ func TestPermissionsReadAndWrite(t *testing.T) {
 	wantError(t, mustDo(t, e, "GET", p.cmdPerms(str(other, "id")), e.Bot(), nil, 404), 404, bodyUnknownPerms)
 
 	// PUT replaces the whole list; a later entry for the same target wins.
-	repl := permsBody(entry(guild, 1, true), entry("1111111111111111111", 1, true), entry(guild, 1, false))
+	repl := permsBody(entry(guild, 1, true), entry(role, 1, true), entry(guild, 1, false))
 	wantJSON(t, mustDo(t, e, "PUT", p.cmdPerms(id), e.Owner(), repl, 200).Body,
-		guildPerms(id, app, guild, entry(guild, 1, false), entry("1111111111111111111", 1, true)))
+		guildPerms(id, app, guild, entry(guild, 1, false), entry(role, 1, true)))
 	wantJSON(t, mustDo(t, e, "GET", p.cmdPerms(id), e.Bot(), nil, 200).Body,
-		guildPerms(id, app, guild, entry(guild, 1, false), entry("1111111111111111111", 1, true)))
+		guildPerms(id, app, guild, entry(guild, 1, false), entry(role, 1, true)))
 
 	// Numeric ids and string types are coerced.
 	num := jsonObj{"permissions": []any{map[string]any{"id": json.Number(e.App.OwnerUserID), "type": "2", "permission": true}}}
@@ -98,7 +101,7 @@ func TestPermissionsReadAndWrite(t *testing.T) {
 	// Exactly 100 entries is fine.
 	hundred := make([]jsonObj, 100)
 	for i := range hundred {
-		hundred[i] = entry(strconv.Itoa(1000000000000000000+i), 2, i%2 == 0)
+		hundred[i] = entry(newRole(t, e, guild, 1), 1, i%2 == 0)
 	}
 	mustDo(t, e, "PUT", p.cmdPerms(id), e.Owner(), permsBody(hundred...), 200)
 	wantJSON(t, mustDo(t, e, "GET", p.cmdPerms(id), e.Bot(), nil, 200).Body, guildPerms(id, app, guild, hundred...))
@@ -187,6 +190,7 @@ func TestPermissionsAuthorization(t *testing.T) {
 	clientCred := clientCredentials(t, e, e.App, "applications.commands.update identify")
 	identify := clientCredentials(t, e, e.App, "identify")
 
+	foreignBody := permsBody(entry(foreign, 1, false)) // @everyone of that guild
 	cases := []struct {
 		name   string
 		path   string
@@ -211,7 +215,11 @@ func TestPermissionsAuthorization(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			r := mustDo(t, e, "PUT", c.path, c.auth, body, c.status)
+			b := body
+			if strings.Contains(c.path, "/guilds/"+foreign+"/") {
+				b = foreignBody
+			}
+			r := mustDo(t, e, "PUT", c.path, c.auth, b, c.status)
 			if c.want != "" {
 				wantError(t, r, c.status, c.want)
 			}
@@ -221,7 +229,7 @@ func TestPermissionsAuthorization(t *testing.T) {
 	wantError(t, mustDo(t, e, "GET", p.cmdPerms(id), e.Bot(), nil, 404), 404, bodyUnknownPerms)
 	wantJSON(t, mustDo(t, e, "GET", p.allPerms(), e.Bot(), nil, 200).Body, "[]")
 	wantJSON(t, mustDo(t, e, "GET", p.withGuild(foreign).allPerms(), e.Bot(), nil, 200).Body,
-		"["+guildPerms(str(global, "id"), e.App.ApplicationID, foreign, entry(e.App.GuildID, 1, false))+"]")
+		"["+guildPerms(str(global, "id"), e.App.ApplicationID, foreign, entry(foreign, 1, false))+"]")
 }
 
 // TestGlobalCommandPermissionsPerGuild: a global command has one list per
@@ -273,4 +281,25 @@ func TestBatchPermissionsDisabled(t *testing.T) {
 		}
 	}
 	wantError(t, mustDo(t, e, "GET", p.cmdPerms(id), e.Bot(), nil, 404), 404, bodyUnknownPerms)
+}
+
+// newRole creates a role in a guild through the store and returns its id.
+func newRole(t testing.TB, e *testenv.Env, guildID string, position int) string {
+	t.Helper()
+	id := e.IDs.Next()
+	if err := e.Store.CreateRole(context.Background(), guild.Role{ID: id, GuildID: mustID(t, guildID), Name: "role",
+		Position: position}); err != nil {
+		t.Fatal(err)
+	}
+	return id.String()
+}
+
+// newChannel creates a text channel in a guild through the store.
+func newChannel(t testing.TB, e *testenv.Env, guildID string) string {
+	t.Helper()
+	id := e.IDs.Next()
+	if err := e.Store.CreateChannel(context.Background(), guild.Channel{ID: id, GuildID: mustID(t, guildID), Name: "general"}); err != nil {
+		t.Fatal(err)
+	}
+	return id.String()
 }

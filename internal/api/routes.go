@@ -16,6 +16,7 @@ const (
 	publicRoute routeKind = iota // no Authorization needed
 	readRoute                    // authenticated, read bucket
 	writeRoute                   // authenticated, write bucket
+	clientRoute                  // a user's client token (bare Authorization), read bucket
 )
 
 // routes registers every endpoint. This list is the API: the README's
@@ -51,6 +52,9 @@ func (s *Server) routes() {
 		s.handle(p, "GET", guild+"/command/{command_id}", readRoute, s.getGuildCommand)
 
 		s.handle(p, "POST", "/oauth2/token", publicRoute, s.token)
+
+		// The command picker, as a chat client asks for it.
+		s.handle(p, "GET", "/channels/{channel_id}/application-command-index", clientRoute, s.commandIndex)
 	}
 	s.adminRoutes()
 	s.mux.Handle("GET /healthz", http.HandlerFunc(s.healthz))

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/ratelimit"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
@@ -52,6 +53,9 @@ type Deps struct {
 	Now    func() time.Time
 	Rand   io.Reader
 	Logger *slog.Logger
+	// Events receives what the API publishes (permission updates); nil
+	// means an in-memory bus nobody listens to yet.
+	Events event.Bus
 }
 
 // Server serves the API.
@@ -64,6 +68,7 @@ type Server struct {
 	log     *slog.Logger
 	limiter *ratelimit.Limiter
 	renders *renderCache
+	events  event.Bus
 	mux     *http.ServeMux
 }
 
@@ -75,12 +80,16 @@ func New(cfg Config, d Deps) *Server {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	if d.Events == nil {
+		d.Events = event.NewMemory()
+	}
 	if cfg.MaxBodyBytes == 0 {
 		cfg.MaxBodyBytes = DefaultConfig().MaxBodyBytes
 	}
 	s := &Server{
 		cfg: cfg, store: d.Store, ids: d.IDs, now: d.Now, rand: d.Rand, log: d.Logger,
-		limiter: ratelimit.New(d.Now), renders: newRenderCache(cfg.RenderCache), mux: http.NewServeMux(),
+		limiter: ratelimit.New(d.Now), renders: newRenderCache(cfg.RenderCache), events: d.Events,
+		mux: http.NewServeMux(),
 	}
 	s.routes()
 	return s

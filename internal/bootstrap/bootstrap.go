@@ -67,7 +67,9 @@ var OwnerTokenScopes = []string{auth.ScopeIdentify, auth.ScopeCommandsPermission
 // credentials) and a guild owned by them with the app installed.
 func CreateApp(ctx context.Context, env Env, opt AppOptions) (Credentials, error) {
 	now := env.Now().UTC()
-	owner := store.User{ID: env.IDs.Next(), Username: "owner", GlobalName: opt.Name + " owner", Locale: "en-US", CreatedAt: now}
+	// The owner is an adult, so age-restricted commands can be tried.
+	owner := store.User{ID: env.IDs.Next(), Username: "owner", GlobalName: opt.Name + " owner", Locale: "en-US",
+		Adult: true, CreatedAt: now}
 	if err := env.Store.CreateUser(ctx, owner); err != nil {
 		return Credentials{}, fmt.Errorf("create owner: %w", err)
 	}

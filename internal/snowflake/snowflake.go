@@ -119,3 +119,14 @@ func (g *Generator) Next() ID {
 	}
 	return ID(uint64(ms)<<22 | g.node<<12 | g.seq)
 }
+
+// After makes every later ID of g greater than id, so that a short-lived
+// process (the CLI) sharing a store with others never reissues an id it
+// may have issued in an earlier run within the same millisecond.
+func (g *Generator) After(id ID) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if ms := int64(id >> 22); ms >= g.lastMS {
+		g.lastMS, g.seq = ms+1, 0
+	}
+}

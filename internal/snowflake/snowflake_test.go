@@ -83,3 +83,14 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestAfter(t *testing.T) {
+	frozen := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	g := NewGenerator(5, func() time.Time { return frozen })
+	first := g.Next()
+	h := NewGenerator(5, func() time.Time { return frozen }) // same node, same millisecond
+	h.After(first)
+	if next := h.Next(); next <= first {
+		t.Fatalf("After(%d) then Next() = %d", first, next)
+	}
+}

@@ -198,6 +198,11 @@ type World interface {
 	CreateClientToken(ctx context.Context, hash []byte, userID snowflake.ID, createdAt time.Time) error
 	ClientTokenUser(ctx context.Context, hash []byte) (snowflake.ID, error) // ErrNotFound if unknown
 
+	// MaxID is the largest snowflake in use (users, guilds, roles,
+	// channels, commands), for id generators of processes that start and
+	// stop while others use the same store.
+	MaxID(ctx context.Context) (snowflake.ID, error)
+
 	// Snapshot reads, in one consistent read, what deciding access in a
 	// guild needs.
 	Snapshot(ctx context.Context, guildID snowflake.ID) (Snapshot, error)

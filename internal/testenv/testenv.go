@@ -30,6 +30,7 @@ type Env struct {
 	IDs    *snowflake.Generator
 	Server *httptest.Server
 	App    bootstrap.Credentials // the first app, its guild and its owner
+	Admin  string                // an admin API token (Authorization: Admin …)
 }
 
 // Option adjusts the server configuration.
@@ -66,6 +67,9 @@ func New(t testing.TB, opts ...Option) *Env {
 	})
 	e := &Env{T: t, URL: srv.URL, Store: st, IDs: ids, Server: srv}
 	e.App = e.NewApp(bootstrap.AppOptions{Name: "testapp"})
+	if e.Admin, err = bootstrap.CreateAdminToken(ctx, e.Bootstrap()); err != nil {
+		t.Fatalf("create admin token: %v", err)
+	}
 	return e
 }
 
@@ -146,3 +150,6 @@ func (e *Env) Bot() string { return "Bot " + e.App.BotToken }
 
 // Owner is the Authorization value of the first app owner's Bearer token.
 func (e *Env) Owner() string { return "Bearer " + e.App.OwnerBearerToken }
+
+// AdminAuth is the Authorization value of the admin API token.
+func (e *Env) AdminAuth() string { return "Admin " + e.Admin }

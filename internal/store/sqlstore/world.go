@@ -724,3 +724,19 @@ func (s *Store) Snapshot(ctx context.Context, guildID snowflake.ID) (store.Snaps
 	}
 	return snap, nil
 }
+
+// MaxID is the largest id in use across the id-bearing tables.
+func (s *Store) MaxID(ctx context.Context) (snowflake.ID, error) {
+	var max int64
+	err := s.queryRow(ctx, `SELECT COALESCE(MAX(id), 0) FROM (
+		SELECT MAX(id) AS id FROM users UNION ALL
+		SELECT MAX(id) FROM guilds UNION ALL
+		SELECT MAX(id) FROM roles UNION ALL
+		SELECT MAX(id) FROM channels UNION ALL
+		SELECT MAX(id) FROM commands UNION ALL
+		SELECT MAX(version) FROM commands) AS ids`).Scan(&max)
+	if err != nil {
+		return 0, fmt.Errorf("max id: %w", err)
+	}
+	return snowflake.ID(max), nil
+}

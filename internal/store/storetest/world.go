@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"errors"
 	"reflect"
 	"slices"
@@ -184,6 +185,21 @@ func testWorld(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("installations and applications", func(t *testing.T) { testInstallations(t, open) })
 	t.Run("admin and client tokens", func(t *testing.T) { testWorldTokens(t, open) })
 	t.Run("Snapshot", func(t *testing.T) { testSnapshot(t, open) })
+	t.Run("MaxID", func(t *testing.T) { testMaxID(t, open) })
+}
+
+func testMaxID(t *testing.T, open func(t *testing.T) store.Store) {
+	s := open(t)
+	ctx := context.Background()
+	if id, err := s.MaxID(ctx); err != nil || id != 0 {
+		t.Fatalf("MaxID of an empty store = %d, %v; want 0", id, err)
+	}
+	must(t, s.CreateUser(ctx, store.User{ID: 50, Username: "u"}))
+	must(t, s.CreateGuild(ctx, store.Guild{ID: 70, Name: "g", OwnerID: 50}))
+	must(t, s.CreateChannel(ctx, guild.Channel{ID: 90, GuildID: 70, Name: "c"}))
+	if id, err := s.MaxID(ctx); err != nil || id != 90 {
+		t.Fatalf("MaxID = %d, %v; want 90 (the channel)", id, err)
+	}
 }
 
 func testCreateGuild(t *testing.T, open func(t *testing.T) store.Store) {

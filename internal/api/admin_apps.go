@@ -1,0 +1,111 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/slashd/slashd/internal/bootstrap"
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store"
+)
+
+// adminApp is an application on the wire: never its secrets.
+type adminApp struct {
+	ID               snowflake.ID `json:"id"`
+	Name             string       `json:"name"`
+	OwnerID          snowflake.ID `json:"owner_id"`
+	Flags            uint64       `json:"flags"`
+	IntegrationTypes []int        `json:"integration_types"`
+	PublicKey        string       `json:"public_key"`
+}
+
+func adminAppOf(a store.Application) adminApp {
+	its := a.IntegrationTypes
+	if its == nil {
+		its = []int{}
+	}
+	return adminApp{ID: a.ID, Name: a.Name, OwnerID: a.OwnerID, Flags: a.Flags, IntegrationTypes: its, PublicKey: a.PublicKey}
+}
+
+// adminCreateApp is POST /admin/v1/applications {name, embedded?}: what
+// `slashd app create` makes (an owner, the app with its bot user and
+// credentials, and a guild of the owner's where it is installed), plus
+// the bot's membership of that guild with its managed role. The answer
+// is the credentials object of bootstrap.json, base_url included.
+func (s *Server) adminCreateApp(w http.ResponseWriter, r *http.Request) error {
+	f, err := s.adminBody(w, r, false)
+	if err != nil {
+		return err
+	}
+	f.require("name")
+	// The bot user takes the app's name: a username's length.
+	name, _ := f.str("name", 2, adminMaxUsername)
+	embedded, _ := f.boolean("embedded")
+	if err := f.err(); err != nil {
+		return err
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	env := bootstrap.Env{Store: s.store, IDs: s.ids, Rand: s.rand, Now: s.now}
+	creds, err := bootstrap.CreateApp(r.Context(), env, bootstrap.AppOptions{
+		Name: name, BaseURL: scheme + "://" + r.Host, Embedded: embedded,
+	})
+	if err != nil {
+		return err
+	}
+	appID, err := snowflake.Parse(creds.ApplicationID)
+	if err != nil {
+		return err
+	}
+	guildID, err := snowflake.Parse(creds.GuildID)
+	if err != nil {
+		return err
+	}
+	app, err := s.store.Application(r.Context(), appID)
+	if err != nil {
+		return err
+	}
+	if err := s.adminSyncBot(r.Context(), guildID, app, true, 0); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, creds)
+	return nil
+}
+
+func (s *Server) adminListApps(w http.ResponseWriter, r *http.Request) error {
+	apps, err := s.store.Applications(r.Context())
+	if err != nil {
+		return err
+	}
+	out := make([]adminApp, len(apps))
+	for i, a := range apps {
+		out[i] = adminAppOf(a)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// adminPathApp reads the application named by the application_id path
+// parameter.
+func (s *Server) adminPathApp(r *http.Request) (store.Application, error) {
+	id, err := pathID(r, "application_id")
+	if err != nil {
+		return store.Application{}, err
+	}
+	a, err := s.store.Application(r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) {
+		return a, errUnknownApp
+	}
+	return a, err
+}
+
+func (s *Server) adminGetApp(w http.ResponseWriter, r *http.Request) error {
+	a, err := s.adminPathApp(r)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, adminAppOf(a))
+	return nil
+}

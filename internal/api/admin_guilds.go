@@ -1,0 +1,482 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"math"
+	"net/http"
+	"time"
+
+	"github.com/slashd/slashd/internal/guild"
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store"
+)
+
+// Name lengths (the real service's).
+const (
+	adminMinGuildName = 2
+	adminMaxGuildName = 100
+	adminMaxRoleName  = 100
+	adminMaxNick      = 32
+	adminMaxPosition  = math.MaxInt32
+)
+
+// adminGuildDetail is GET /admin/v1/guilds/{guild_id}: the guild with
+// everything in it.
+type adminGuildDetail struct {
+	guild.Guild
+	Roles         []guild.Role        `json:"roles"`
+	Channels      []adminChannel      `json:"channels"`
+	Members       []adminMember       `json:"members"`
+	Installations []adminInstallation `json:"installations"`
+}
+
+// adminPathGuild reads the guild named by the guild_id path parameter.
+func (s *Server) adminPathGuild(r *http.Request) (store.Guild, error) {
+	id, err := pathID(r, "guild_id")
+	if err != nil {
+		return store.Guild{}, err
+	}
+	g, err := s.store.Guild(r.Context(), id)
+	if errors.Is(err, store.ErrNotFound) {
+		return g, errUnknownGuild
+	}
+	return g, err
+}
+
+// adminOwner checks owner_id names a user who is not a bot.
+func (s *Server) adminOwner(ctx context.Context, f adminForm, id snowflake.ID) error {
+	u, err := s.store.User(ctx, id)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		f.errs.At("owner_id").Add(fcUnknownUser, "Unknown User")
+	case err != nil:
+		return err
+	case u.Bot:
+		f.errs.At("owner_id").Add(fcGuildOwner, "A bot user cannot own a guild")
+	}
+	return nil
+}
+
+func (s *Server) adminCreateGuild(w http.ResponseWriter, r *http.Request) error {
+	f, err := s.adminBody(w, r, false)
+	if err != nil {
+		return err
+	}
+	f.require("name")
+	name, _ := f.str("name", adminMinGuildName, adminMaxGuildName)
+	f.require("owner_id")
+	owner, ownerOK := f.id("owner_id")
+	if err := f.err(); err != nil {
+		return err
+	}
+	if ownerOK {
+		if err := s.adminOwner(r.Context(), f, owner); err != nil {
+			return err
+		}
+	}
+	if err := f.err(); err != nil {
+		return err
+	}
+	g := store.Guild{ID: s.nextID(), Name: name, OwnerID: owner, CreatedAt: s.now().UTC()}
+	if err := s.store.CreateGuild(r.Context(), g); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, g)
+	return nil
+}
+
+func (s *Server) adminListGuilds(w http.ResponseWriter, r *http.Request) error {
+	gs, err := s.store.Guilds(r.Context())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, gs)
+	return nil
+}
+
+func (s *Server) adminGetGuild(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.adminPathGuild(r)
+	if err != nil {
+		return err
+	}
+	snap, err := s.store.Snapshot(r.Context(), g.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return errUnknownGuild
+	}
+	if err != nil {
+		return err
+	}
+	members, err := s.store.Members(r.Context(), g.ID)
+	if err != nil {
+		return err
+	}
+	out := adminGuildDetail{Guild: snap.Guild, Roles: snap.Roles,
+		Channels: make([]adminChannel, len(snap.Channels)), Members: make([]adminMember, len(members)),
+		Installations: adminInstallationsOf(snap.Installations, snap.Roles, members)}
+	for i, c := range snap.Channels {
+		out.Channels[i] = adminChannelOf(c)
+	}
+	for i, m := range members {
+		out.Members[i] = adminMemberOf(m)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) adminEditGuild(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.adminPathGuild(r)
+	if err != nil {
+		return err
+	}
+	f, err := s.adminBody(w, r, false)
+	if err != nil {
+		return err
+	}
+	for _, k := range []string{"name", "owner_id"} {
+		if f.null(k) {
+			f.errs.At(k).Add(fcRequired, fmRequired)
+		}
+	}
+	if name, ok := f.str("name", adminMinGuildName, adminMaxGuildName); ok {
+		g.Name = name
+	}
+	owner, ownerOK := f.id("owner_id")
+	if err := f.err(); err != nil {
+		return err
+	}
+	if ownerOK {
+		if err := s.adminOwner(r.Context(), f, owner); err != nil {
+			return err
+		}
+		g.OwnerID = owner
+	}
+	if err := f.err(); err != nil {
+		return err
+	}
+	if err := s.store.UpdateGuild(r.Context(), g); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return errUnknownGuild
+		}
+		return err
+	}
+	writeJSON(w, http.StatusOK, g)
+	return nil
+}
+
+// adminDeleteGuild deletes the guild with its roles, members, channels,
+// installations, commands and permission lists, in one transaction.
+func (s *Server) adminDeleteGuild(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "guild_id")
+	if err != nil {
+		return err
+	}
+	if err := s.store.DeleteGuild(r.Context(), id); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return errUnknownGuild
+		}
+		return err
+	}
+	writeNoContent(w)
+	return nil
+}
+
+// ---- roles ----
+
+// adminPathRole reads the role named by the role_id path parameter in g.
+func (s *Server) adminPathRole(r *http.Request, g store.Guild) (guild.Role, error) {
+	id, err := pathID(r, "role_id")
+	if err != nil {
+		return guild.Role{}, err
+	}
+	role, err := s.store.Role(r.Context(), g.ID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return role, adminErrUnknownRole
+	}
+	return role, err
+}
+
+// adminRoleFields reads a role's writable fields into role.
+func adminRoleFields(f adminForm, role *guild.Role, creating bool) {
+	everyone := !creating && role.ID == guild.EveryoneRoleID(role.GuildID)
+	if creating {
+		f.require("name")
+	}
+	for _, k := range []string{"name", "permissions", "position"} {
+		if !creating && f.null(k) {
+			f.errs.At(k).Add(fcRequired, fmRequired)
+		}
+	}
+	if name, ok := f.str("name", 1, adminMaxRoleName); ok {
+		if everyone && name != role.Name {
+			f.errs.At("name").Add(fcEveryone, "The @everyone role cannot be renamed")
+		}
+		role.Name = name
+	}
+	if p, ok := f.perms("permissions"); ok {
+		role.Permissions = p
+	}
+	if everyone {
+		if pos, ok := f.integer("position", 0, adminMaxPosition); ok && pos != 0 {
+			f.errs.At("position").Add(fcEveryone, "The @everyone role is always at position 0")
+		}
+	} else if pos, ok := f.integer("position", 1, adminMaxPosition); ok {
+		role.Position = int(pos)
+	}
+}
+
+func (s *Server) adminCreateRole(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.adminPathGuild(r)
+	if err != nil {
+		return err
+	}
+	f, err := s.adminBody(w, r, false)
+	if err != nil {
+		return err
+	}
+	role := guild.Role{GuildID: g.ID, Position: 1}
+	adminRoleFields(f, &role, true)
+	if err := f.err(); err != nil {
+		return err
+	}
+	role.ID = s.nextID()
+	if err := s.store.CreateRole(r.Context(), role); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return errUnknownGuild
+		}
+		return err
+	}
+	writeJSON(w, http.StatusCreated, role)
+	return nil
+}
+
+func (s *Server) adminListRoles(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.adminPathGuild(r)
+	if err != nil {
+		return err
+	}
+	roles, err := s.store.Roles(r.Context(), g.ID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, roles)
+	return nil
+}
+
+func (s *Server) adminGetRole(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.adminPathGuild(r)
+	if err != nil {
+		return err
+	}
+	role, err := s.adminPathRole(r, g)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, role)
+	return nil
+}
+
+func (s *Server) adminEditRole(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.adminPathGuild(r)
+	if err != nil {
+		return err
+	}
+	role, err := s.adminPathRole(r, g)
+	if err != nil {
+		return err
+	}
+	f, err := s.adminBody(w, r, false)
+	if err != nil {
+		return err
+	}
+	adminRoleFields(f, &role, false)
+	if err := f.err(); err != nil {
+		return err
+	}
+	if err := s.store.UpdateRole(r.Context(), role); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return adminErrUnknownRole
+		}
+		return err
+	}
+	writeJSON(w, http.StatusOK, role)
+	return nil
+}
+
+func (s *Server) adminDeleteRole(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.adminPathGuild(r)
+	if err != nil {
+		return err
+	}
+	role, err := s.adminPathRole(r, g)
+	if err != nil {
+		return err
+	}
+	switch {
+	case role.ID == guild.EveryoneRoleID(g.ID):
+		return adminErrDeleteEveryone
+	case role.Managed:
+		return adminErrDeleteManaged
+	}
+	err = s.store.DeleteRole(r.Context(), g.ID, role.ID)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return adminErrUnknownRole
+	case errors.Is(err, store.ErrConflict):
+		return adminErrDeleteEveryone
+	case err != nil:
+		return err
+	}
+	writeNoContent(w)
+	return nil
+}
+
+// ---- members ----
+
+// adminMember is a membership on the wire.
+type adminMember struct {
+	GuildID  snowflake.ID   `json:"guild_id"`
+	UserID   snowflake.ID   `json:"user_id"`
+	Nick     *string        `json:"nick"`
+	Roles    []snowflake.ID `json:"roles"`
+	JoinedAt time.Time      `json:"joined_at"`
+}
+
+func adminMemberOf(m guild.Member) adminMember {
+	roles := m.Roles
+	if roles == nil {
+		roles = []snowflake.ID{}
+	}
+	return adminMember{GuildID: m.GuildID, UserID: m.UserID, Nick: adminNullable(m.Nick), Roles: roles,
+		JoinedAt: m.JoinedAt.UTC()}
+}
+
+// adminPutMember is PUT /admin/v1/guilds/{guild_id}/members/{user_id}
+// {roles?, nick?}: adds the user to the guild (201) or replaces their
+// roles and nick (200; joined_at is kept). The body may be left out.
+func (s *Server) adminPutMember(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.adminPathGuild(r)
+	if err != nil {
+		return err
+	}
+	u, err := s.adminPathUser(r)
+	if err != nil {
+		return err
+	}
+	f, err := s.adminBody(w, r, true)
+	if err != nil {
+		return err
+	}
+	m := guild.Member{GuildID: g.ID, UserID: u.ID, Roles: []snowflake.ID{}, JoinedAt: s.now().UTC()}
+	roles, rolesOK := f.idList("roles")
+	if nick, ok := f.str("nick", 0, adminMaxNick); ok {
+		m.Nick = nick
+	}
+	if err := f.err(); err != nil {
+		return err
+	}
+	if rolesOK && len(roles) > 0 {
+		have, err := s.store.Roles(r.Context(), g.ID)
+		if err != nil {
+			return err
+		}
+		known := make(map[snowflake.ID]bool, len(have))
+		for _, role := range have {
+			known[role.ID] = true
+		}
+		for i, id := range roles {
+			if !known[id] {
+				f.errs.At("roles", i).Add(fcUnknownRole, "Unknown Role")
+			}
+		}
+		if err := f.err(); err != nil {
+			return err
+		}
+		m.Roles = roles
+	}
+	status := http.StatusCreated
+	old, err := s.store.Member(r.Context(), g.ID, u.ID)
+	switch {
+	case err == nil:
+		status, m.JoinedAt = http.StatusOK, old.JoinedAt
+	case !errors.Is(err, store.ErrNotFound):
+		return err
+	}
+	if err := s.store.PutMember(r.Context(), m); err != nil {
+		return err
+	}
+	m, err = s.store.Member(r.Context(), g.ID, u.ID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, status, adminMemberOf(m))
+	return nil
+}
+
+func (s *Server) adminListMembers(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.adminPathGuild(r)
+	if err != nil {
+		return err
+	}
+	members, err := s.store.Members(r.Context(), g.ID)
+	if err != nil {
+		return err
+	}
+	out := make([]adminMember, len(members))
+	for i, m := range members {
+		out[i] = adminMemberOf(m)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// adminPathMember reads the membership of the user_id path parameter in g.
+func (s *Server) adminPathMember(r *http.Request, g store.Guild) (guild.Member, error) {
+	id, err := pathID(r, "user_id")
+	if err != nil {
+		return guild.Member{}, err
+	}
+	m, err := s.store.Member(r.Context(), g.ID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return m, adminErrUnknownMember
+	}
+	return m, err
+}
+
+func (s *Server) adminGetMember(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.adminPathGuild(r)
+	if err != nil {
+		return err
+	}
+	m, err := s.adminPathMember(r, g)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, adminMemberOf(m))
+	return nil
+}
+
+func (s *Server) adminDeleteMember(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.adminPathGuild(r)
+	if err != nil {
+		return err
+	}
+	m, err := s.adminPathMember(r, g)
+	if err != nil {
+		return err
+	}
+	if m.UserID == g.OwnerID {
+		return adminErrRemoveOwner
+	}
+	err = s.store.DeleteMember(r.Context(), g.ID, m.UserID)
+	switch {
+	case errors.Is(err, store.ErrConflict):
+		return adminErrRemoveOwner
+	case errors.Is(err, store.ErrNotFound):
+		return adminErrUnknownMember
+	case err != nil:
+		return err
+	}
+	writeNoContent(w)
+	return nil
+}

@@ -1,0 +1,246 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+
+	"github.com/slashd/slashd/internal/auth"
+	"github.com/slashd/slashd/internal/guild"
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store"
+)
+
+// adminInstallScopes are the scopes an installation may grant.
+var adminInstallScopes = []string{auth.ScopeApplicationsCommands, auth.ScopeBot}
+
+// adminInstallation is an installation on the wire. With the bot scope,
+// role_id is the bot's managed role and permissions its bits; both are
+// null otherwise.
+type adminInstallation struct {
+	GuildID       snowflake.ID       `json:"guild_id"`
+	ApplicationID snowflake.ID       `json:"application_id"`
+	Scopes        []string           `json:"scopes"`
+	RoleID        *snowflake.ID      `json:"role_id"`
+	Permissions   *guild.Permissions `json:"permissions"`
+}
+
+// adminBotRole finds the managed role of an app's bot among a guild's
+// members and roles.
+func adminBotRole(appID snowflake.ID, roles []guild.Role, members []guild.Member) (guild.Role, bool) {
+	for _, m := range members {
+		if m.UserID != appID {
+			continue
+		}
+		for _, id := range m.Roles {
+			for _, r := range roles {
+				if r.ID == id && r.Managed {
+					return r, true
+				}
+			}
+		}
+	}
+	return guild.Role{}, false
+}
+
+func adminInstallationsOf(insts []store.Installation, roles []guild.Role, members []guild.Member) []adminInstallation {
+	out := make([]adminInstallation, len(insts))
+	for i, inst := range insts {
+		out[i] = adminInstallationOf(inst, roles, members)
+	}
+	return out
+}
+
+func adminInstallationOf(inst store.Installation, roles []guild.Role, members []guild.Member) adminInstallation {
+	scopes := inst.Scopes
+	if scopes == nil {
+		scopes = []string{}
+	}
+	out := adminInstallation{GuildID: inst.GuildID, ApplicationID: inst.ApplicationID, Scopes: scopes}
+	if r, ok := adminBotRole(inst.ApplicationID, roles, members); ok && inst.HasScope(auth.ScopeBot) {
+		id, p := r.ID, r.Permissions
+		out.RoleID, out.Permissions = &id, &p
+	}
+	return out
+}
+
+// adminSyncBot makes the world match an installation: with bot, the
+// app's bot user is a member of the guild with a managed role named after
+// the app that carries perms (created, or updated when it exists);
+// without, the bot's membership and managed role are removed.
+func (s *Server) adminSyncBot(ctx context.Context, guildID snowflake.ID, app store.Application, bot bool, perms guild.Permissions) error {
+	m, err := s.store.Member(ctx, guildID, app.ID)
+	member := err == nil
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	var managed *guild.Role
+	for _, id := range m.Roles {
+		r, err := s.store.Role(ctx, guildID, id)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if r.Managed {
+			managed = &r
+			break
+		}
+	}
+	if !bot {
+		if managed != nil {
+			if err := s.store.DeleteRole(ctx, guildID, managed.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+		}
+		if member {
+			if err := s.store.DeleteMember(ctx, guildID, app.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+		}
+		return nil
+	}
+	if managed != nil {
+		managed.Name, managed.Permissions = app.Name, perms
+		if err := s.store.UpdateRole(ctx, *managed); err != nil {
+			return err
+		}
+	} else {
+		managed = &guild.Role{ID: s.nextID(), GuildID: guildID, Name: app.Name, Permissions: perms, Position: 1, Managed: true}
+		if err := s.store.CreateRole(ctx, *managed); err != nil {
+			return err
+		}
+	}
+	if !member {
+		m = guild.Member{GuildID: guildID, UserID: app.ID, JoinedAt: s.now().UTC()}
+	}
+	if slices.Contains(m.Roles, managed.ID) {
+		return nil
+	}
+	m.Roles = append(slices.Clone(m.Roles), managed.ID)
+	return s.store.PutMember(ctx, m)
+}
+
+// adminInstall is PUT /admin/v1/guilds/{guild_id}/installations/{application_id}
+// {scopes, permissions?}: installs the app (201) or replaces its
+// installation (200). With the bot scope the app's bot joins the guild
+// with a managed role carrying permissions (default "0"); without it, a
+// bot membership left from an earlier installation is removed.
+func (s *Server) adminInstall(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.adminPathGuild(r)
+	if err != nil {
+		return err
+	}
+	app, err := s.adminPathApp(r)
+	if err != nil {
+		return err
+	}
+	f, err := s.adminBody(w, r, false)
+	if err != nil {
+		return err
+	}
+	var scopes []string
+	if f.require("scopes") {
+		if l, ok := f.list("scopes"); ok {
+			if len(l) == 0 {
+				f.errs.At("scopes").Add(fcMinLength, fmMinLength(1))
+			}
+			for i, item := range l {
+				sc, ok := item.(string)
+				switch {
+				case !ok:
+					f.errs.At("scopes", i).Add(fcStringConvert, fmNotString(item))
+				case !slices.Contains(adminInstallScopes, sc):
+					f.errs.At("scopes", i).Add(fcChoices, fmChoices(adminInstallScopes))
+				case !slices.Contains(scopes, sc):
+					scopes = append(scopes, sc)
+				}
+			}
+		}
+	}
+	perms, _ := f.perms("permissions")
+	bot := slices.Contains(scopes, auth.ScopeBot)
+	if f.has("permissions") && !bot && len(scopes) > 0 {
+		f.errs.At("permissions").Add(fcInstallPerms, "Permissions are only granted with the bot scope")
+	}
+	if err := f.err(); err != nil {
+		return err
+	}
+	status := http.StatusCreated
+	if _, err := s.store.Installation(r.Context(), g.ID, app.ID); err == nil {
+		status = http.StatusOK
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	inst := store.Installation{GuildID: g.ID, ApplicationID: app.ID, Scopes: scopes, CreatedAt: s.now().UTC()}
+	if err := s.store.Install(r.Context(), inst); err != nil {
+		return err
+	}
+	if err := s.adminSyncBot(r.Context(), g.ID, app, bot, perms); err != nil {
+		return err
+	}
+	snap, err := s.store.Snapshot(r.Context(), g.ID)
+	if err != nil {
+		return err
+	}
+	members, err := s.store.Members(r.Context(), g.ID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, status, adminInstallationOf(inst, snap.Roles, members))
+	return nil
+}
+
+func (s *Server) adminListInstallations(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.adminPathGuild(r)
+	if err != nil {
+		return err
+	}
+	snap, err := s.store.Snapshot(r.Context(), g.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return errUnknownGuild
+	}
+	if err != nil {
+		return err
+	}
+	members, err := s.store.Members(r.Context(), g.ID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, adminInstallationsOf(snap.Installations, snap.Roles, members))
+	return nil
+}
+
+// adminUninstall removes the installation with the bot's membership and
+// managed role. The app's commands and permission lists in the guild are
+// kept, as the store keeps them.
+func (s *Server) adminUninstall(w http.ResponseWriter, r *http.Request) error {
+	g, err := s.adminPathGuild(r)
+	if err != nil {
+		return err
+	}
+	appID, err := pathID(r, "application_id")
+	if err != nil {
+		return err
+	}
+	app, err := s.store.Application(r.Context(), appID)
+	if errors.Is(err, store.ErrNotFound) {
+		return errUnknownApp
+	}
+	if err != nil {
+		return err
+	}
+	if err := s.store.Uninstall(r.Context(), g.ID, app.ID); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return adminErrUnknownIntegration
+		}
+		return err
+	}
+	if err := s.adminSyncBot(r.Context(), g.ID, app, false, 0); err != nil {
+		return err
+	}
+	writeNoContent(w)
+	return nil
+}

@@ -1,0 +1,113 @@
+package api
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/slashd/slashd/internal/access"
+	"github.com/slashd/slashd/internal/apierr"
+	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store"
+)
+
+var errUnknownMember = apierr.New(http.StatusNotFound, 10007, "Unknown Member")
+
+// explainAccess is GET /admin/v1/guilds/{guild_id}/commands/{command_id}/access?user_id=…&channel_id=…:
+// whether a member may see and use a command in a channel, and why. The
+// command may be a guild command of that guild or a global one (of any
+// app installed there).
+func (s *Server) explainAccess(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	guildID, err := pathID(r, "guild_id")
+	if err != nil {
+		return err
+	}
+	commandID, err := pathID(r, "command_id")
+	if err != nil {
+		return err
+	}
+	userID, err := queryID(r, "user_id")
+	if err != nil {
+		return err
+	}
+	channelID, err := queryID(r, "channel_id")
+	if err != nil {
+		return err
+	}
+	if _, err := s.store.Guild(ctx, guildID); errors.Is(err, store.ErrNotFound) {
+		return errUnknownGuild
+	} else if err != nil {
+		return err
+	}
+	ch, err := s.store.Channel(ctx, channelID)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && ch.GuildID != guildID) {
+		return errUnknownChannel
+	}
+	if err != nil {
+		return err
+	}
+	view, err := s.loadMemberView(ctx, guildID, userID)
+	if errors.Is(err, errNotMember) {
+		return errUnknownMember
+	}
+	if err != nil {
+		return err
+	}
+	cmd, err := s.findCommand(r, view, guildID, commandID)
+	if err != nil {
+		return err
+	}
+	ac, err := s.loadAppCommands(ctx, cmd.ApplicationID, guildID)
+	if err != nil {
+		return err
+	}
+	d := access.NewViewer(view.context(ch, cmd.ApplicationID)).Decide(ac.index, cmd)
+	if d.Allowed && cmd.GuildID == 0 && shadowed(ac.commands, cmd) {
+		d = access.Decision{Allowed: false, Rule: "shadowed_by_guild_command",
+			Reason: "a guild command of the same type and name replaces this global command in this guild"}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"allowed": d.Allowed, "reason": d.Reason, "rule": d.Rule})
+	return nil
+}
+
+// findCommand finds a command by id among the guild's commands and the
+// global commands of the apps installed there.
+func (s *Server) findCommand(r *http.Request, view memberView, guildID, id snowflake.ID) (command.Command, error) {
+	for _, inst := range view.snap.Installations {
+		for _, scope := range []command.Scope{{ApplicationID: inst.ApplicationID, GuildID: guildID}, {ApplicationID: inst.ApplicationID}} {
+			c, err := s.store.Command(r.Context(), scope, id)
+			if err == nil {
+				return c, nil
+			}
+			if !errors.Is(err, store.ErrNotFound) {
+				return c, err
+			}
+		}
+	}
+	return command.Command{}, errUnknownCommand
+}
+
+// shadowed reports whether a global command is hidden by a guild command
+// (the visible list does not contain it).
+func shadowed(visible []command.Command, global command.Command) bool {
+	for _, c := range visible {
+		if c.ID == global.ID {
+			return false
+		}
+	}
+	return true
+}
+
+// queryID reads a required snowflake query parameter.
+func queryID(r *http.Request, name string) (snowflake.ID, error) {
+	raw := r.URL.Query().Get(name)
+	if raw == "" {
+		return 0, apierr.Invalid("BASE_TYPE_REQUIRED", "This field is required", name)
+	}
+	id, err := snowflake.Parse(raw)
+	if err != nil {
+		return 0, apierr.Invalid("NUMBER_TYPE_COERCE", `Value "`+raw+`" is not snowflake.`, name)
+	}
+	return id, nil
+}

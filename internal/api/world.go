@@ -1,0 +1,129 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/slashd/slashd/internal/access"
+	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/guild"
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store"
+)
+
+// memberView is what deciding access for one member of one guild needs,
+// read once per request.
+type memberView struct {
+	snap     store.Snapshot
+	roles    guild.Roles
+	channels map[snowflake.ID]guild.Channel
+	member   guild.Member
+	user     store.User
+}
+
+// errNotMember: the user is not in the guild.
+var errNotMember = errors.New("not a member of the guild")
+
+// loadMemberView reads a guild's snapshot and one member of it. It
+// returns errNotMember when the user has no membership.
+func (s *Server) loadMemberView(ctx context.Context, guildID, userID snowflake.ID) (memberView, error) {
+	var v memberView
+	snap, err := s.store.Snapshot(ctx, guildID)
+	if err != nil {
+		return v, fmt.Errorf("snapshot of guild %d: %w", guildID, err)
+	}
+	m, err := s.store.Member(ctx, guildID, userID)
+	if errors.Is(err, store.ErrNotFound) {
+		return v, errNotMember
+	}
+	if err != nil {
+		return v, err
+	}
+	u, err := s.store.User(ctx, userID)
+	if err != nil {
+		return v, err
+	}
+	v = memberView{snap: snap, member: m, user: u,
+		roles: make(guild.Roles, len(snap.Roles)), channels: make(map[snowflake.ID]guild.Channel, len(snap.Channels))}
+	for _, r := range snap.Roles {
+		v.roles[r.ID] = r
+	}
+	for _, c := range snap.Channels {
+		v.channels[c.ID] = c
+	}
+	return v, nil
+}
+
+// installed reports whether app may have commands in the guild.
+func (v memberView) installed(appID snowflake.ID) bool {
+	for _, inst := range v.snap.Installations {
+		if inst.ApplicationID == appID && (inst.HasScope("applications.commands") || inst.HasScope("bot")) {
+			return true
+		}
+	}
+	return false
+}
+
+// context is the access context of the member in channel ch (zero for a
+// guild-wide check, where no channel-specific overwrite applies) for app.
+func (v memberView) context(ch guild.Channel, appID snowflake.ID) access.Context {
+	ctx := access.Context{Guild: v.snap.Guild, Roles: v.roles, Member: v.member, Adult: v.user.Adult,
+		Channel: ch, Installed: v.installed(appID)}
+	if guild.IsThread(ch.Type) {
+		if p, ok := v.channels[ch.ParentID]; ok {
+			ctx.Parent = &p
+		}
+	}
+	return ctx
+}
+
+// basePermissions is the member's guild-wide permissions.
+func (v memberView) basePermissions() guild.Permissions {
+	return guild.BasePermissions(v.snap.Guild, v.roles, v.member)
+}
+
+// appCommands are an app's commands visible in a guild, with the
+// permission index for them.
+type appCommands struct {
+	app      store.Application
+	commands []command.Command // guild commands first shadow global ones of the same type and name
+	index    *access.Index
+}
+
+// loadAppCommands reads an app's global and guild commands and its
+// permission lists in the guild. A guild command shadows a global one of
+// the same type and name.
+func (s *Server) loadAppCommands(ctx context.Context, appID, guildID snowflake.ID) (appCommands, error) {
+	app, err := s.store.Application(ctx, appID)
+	if err != nil {
+		return appCommands{}, err
+	}
+	local, err := s.store.Commands(ctx, command.Scope{ApplicationID: appID, GuildID: guildID})
+	if err != nil {
+		return appCommands{}, err
+	}
+	global, err := s.store.Commands(ctx, command.Scope{ApplicationID: appID})
+	if err != nil {
+		return appCommands{}, err
+	}
+	lists, err := s.store.GuildPermissions(ctx, appID, guildID)
+	if err != nil {
+		return appCommands{}, err
+	}
+	type key struct {
+		t    command.Type
+		name string
+	}
+	shadowed := make(map[key]bool, len(local))
+	for _, c := range local {
+		shadowed[key{c.Type, c.Name}] = true
+	}
+	cmds := append([]command.Command(nil), local...)
+	for _, c := range global {
+		if !shadowed[key{c.Type, c.Name}] {
+			cmds = append(cmds, c)
+		}
+	}
+	return appCommands{app: app, commands: cmds, index: access.NewIndex(appID, lists)}, nil
+}
