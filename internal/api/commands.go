@@ -127,9 +127,9 @@ func (s *Server) renderListItem(rc store.RawCommand, locale string) ([]byte, err
 	if b, ok := s.renders.get(key); ok {
 		return b, nil
 	}
-	var c command.Command
-	if err := json.Unmarshal(rc.Body, &c); err != nil {
-		return nil, fmt.Errorf("decode stored command %d: %w", rc.ID, err)
+	c, err := s.decodeCommand(rc)
+	if err != nil {
+		return nil, err
 	}
 	b, err := json.Marshal(command.Localized(&c, locale))
 	if err != nil {
@@ -137,6 +137,20 @@ func (s *Server) renderListItem(rc store.RawCommand, locale string) ([]byte, err
 	}
 	s.renders.put(key, b)
 	return b, nil
+}
+
+// decodeCommand decodes a stored body, once per command version.
+func (s *Server) decodeCommand(rc store.RawCommand) (command.Command, error) {
+	key := versionKey{id: rc.ID, version: rc.Version}
+	if c, ok := s.decoded.get(key); ok {
+		return c, nil
+	}
+	var c command.Command
+	if err := json.Unmarshal(rc.Body, &c); err != nil {
+		return c, fmt.Errorf("decode stored command %d: %w", rc.ID, err)
+	}
+	s.decoded.put(key, c)
+	return c, nil
 }
 
 func queryBool(r *http.Request, name string) (bool, error) {

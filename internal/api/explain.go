@@ -15,8 +15,9 @@ var errUnknownMember = apierr.New(http.StatusNotFound, 10007, "Unknown Member")
 
 // explainAccess is GET /admin/v1/guilds/{guild_id}/commands/{command_id}/access?user_id=…&channel_id=…:
 // whether a member may see and use a command in a channel, and why. The
-// command may be a guild command of that guild or a global one (of any
-// app installed there).
+// command may be a guild command of that guild or a global command, of
+// any app: one not installed there is explained as not_installed (an
+// uninstall keeps the app's guild commands).
 func (s *Server) explainAccess(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	guildID, err := pathID(r, "guild_id")
@@ -72,17 +73,40 @@ func (s *Server) explainAccess(w http.ResponseWriter, r *http.Request) error {
 }
 
 // findCommand finds a command by id among the guild's commands and the
-// global commands of the apps installed there.
+// global commands of every app, those installed in the guild first. Apps
+// that are not installed are searched too, so that the decision can say
+// not_installed rather than the command being unknown.
 func (s *Server) findCommand(r *http.Request, view memberView, guildID, id snowflake.ID) (command.Command, error) {
-	for _, inst := range view.snap.Installations {
-		for _, scope := range []command.Scope{{ApplicationID: inst.ApplicationID, GuildID: guildID}, {ApplicationID: inst.ApplicationID}} {
-			c, err := s.store.Command(r.Context(), scope, id)
+	ctx := r.Context()
+	find := func(appID snowflake.ID) (command.Command, bool, error) {
+		for _, scope := range []command.Scope{{ApplicationID: appID, GuildID: guildID}, {ApplicationID: appID}} {
+			c, err := s.store.Command(ctx, scope, id)
 			if err == nil {
-				return c, nil
+				return c, true, nil
 			}
 			if !errors.Is(err, store.ErrNotFound) {
-				return c, err
+				return c, false, err
 			}
+		}
+		return command.Command{}, false, nil
+	}
+	seen := make(map[snowflake.ID]bool, len(view.snap.Installations))
+	for _, inst := range view.snap.Installations {
+		seen[inst.ApplicationID] = true
+		if c, ok, err := find(inst.ApplicationID); ok || err != nil {
+			return c, err
+		}
+	}
+	apps, err := s.store.Applications(ctx)
+	if err != nil {
+		return command.Command{}, err
+	}
+	for _, a := range apps {
+		if seen[a.ID] {
+			continue
+		}
+		if c, ok, err := find(a.ID); ok || err != nil {
+			return c, err
 		}
 	}
 	return command.Command{}, errUnknownCommand

@@ -1,12 +1,12 @@
 package api
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 
 	"github.com/slashd/slashd/internal/access"
 	"github.com/slashd/slashd/internal/apierr"
-	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 )
@@ -48,13 +48,17 @@ func (s *Server) commandIndex(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if !view.canView(ch) {
+		return errMissingAccess // the real client shows no picker where it cannot see
+	}
 	locale := s.requestLocale(r)
-	out := struct {
-		Applications []indexApplication `json:"applications"`
-		Commands     []command.ListItem `json:"application_commands"`
-		Version      snowflake.ID       `json:"version"`
-	}{Applications: []indexApplication{}, Commands: []command.ListItem{}}
-	var decisions []access.Decision
+	var (
+		apps     []indexApplication
+		items    [][]byte
+		version  snowflake.ID
+		decided  []access.Decision
+		itemSize int
+	)
 	for _, inst := range view.snap.Installations {
 		if !view.installed(inst.ApplicationID) {
 			continue
@@ -64,21 +68,45 @@ func (s *Server) commandIndex(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		viewer := access.NewViewer(view.context(ch, inst.ApplicationID))
-		decisions = viewer.DecideAll(ac.index, ac.commands, decisions[:0])
+		decided = viewer.DecideAll(ac.index, ac.commands, decided[:0])
 		shown := 0
 		for i := range ac.commands {
-			if !decisions[i].Allowed {
+			if !decided[i].Allowed {
 				continue
 			}
-			c := &ac.commands[i]
-			out.Commands = append(out.Commands, command.Localized(c, locale))
-			out.Version = max(out.Version, c.Version)
+			item, err := s.renderListItem(ac.raw[i], locale)
+			if err != nil {
+				return err
+			}
+			items = append(items, item)
+			itemSize += len(item) + 1
+			version = max(version, ac.commands[i].Version)
 			shown++
 		}
 		if shown > 0 {
-			out.Applications = append(out.Applications, indexApplication{ID: ac.app.ID, Name: ac.app.Name, BotID: ac.app.ID})
+			apps = append(apps, indexApplication{ID: ac.app.ID, Name: ac.app.Name, BotID: ac.app.ID})
 		}
 	}
-	writeJSON(w, http.StatusOK, out)
+	head, err := json.Marshal(struct {
+		Applications []indexApplication `json:"applications"`
+		Version      snowflake.ID       `json:"version"`
+	}{Applications: append([]indexApplication{}, apps...), Version: version})
+	if err != nil {
+		return err
+	}
+	// {"applications":[…],"version":"…","application_commands":[items…]}
+	out := make([]byte, 0, len(head)+itemSize+32)
+	out = append(out, head[:len(head)-1]...)
+	out = append(out, `,"application_commands":[`...)
+	for i, item := range items {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, item...)
+	}
+	out = append(out, "]}"...)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(out)
 	return nil
 }

@@ -136,8 +136,11 @@ func (s *Server) checkPermissionEditor(r *http.Request, t target, userID, comman
 }
 
 // checkEditorCanUse: the editor must be able to use the command, judged
-// guild-wide (no channel-specific overwrite applies, and the channel
-// part of the age restriction is left out; the user's age is not).
+// guild-wide: no channel entry applies (neither a channel's nor All
+// Channels: they only say where the command may be used, and an editor
+// who restricted a command to one channel must still be able to edit
+// it), no channel's permission overwrites count, and the channel part of
+// the age restriction is left out (the user's age is not).
 func (s *Server) checkEditorCanUse(ctx context.Context, t target, view memberView, commandID snowflake.ID) error {
 	if commandID == t.app.ID {
 		return nil // the app-level list
@@ -154,10 +157,25 @@ func (s *Server) checkEditorCanUse(ctx context.Context, t target, view memberVie
 		return err
 	}
 	vw := access.NewViewer(view.context(guild.Channel{NSFW: true}, t.app.ID))
-	if !vw.Decide(access.NewIndex(t.app.ID, lists), cmd).Allowed {
+	if !vw.Decide(access.NewIndex(t.app.ID, withoutChannelEntries(lists)), cmd).Allowed {
 		return errMissingPerms
 	}
 	return nil
+}
+
+// withoutChannelEntries copies lists without their channel entries.
+func withoutChannelEntries(lists []command.GuildPermissions) []command.GuildPermissions {
+	out := make([]command.GuildPermissions, len(lists))
+	for i, l := range lists {
+		out[i] = l
+		out[i].Permissions = make([]command.Permission, 0, len(l.Permissions))
+		for _, p := range l.Permissions {
+			if p.Type != command.PermissionChannel {
+				out[i].Permissions = append(out[i].Permissions, p)
+			}
+		}
+	}
+	return out
 }
 
 // checkTargetsExist: every role, user and channel named must exist in the

@@ -14,49 +14,53 @@ type renderKey struct {
 	locale      string
 }
 
-// renderCache keeps recently rendered list items. It is a two-generation
-// cache: lookups check the current and the previous generation (promoting
-// hits); when the current one fills half the capacity it becomes the
-// previous one. Memory stays bounded with no per-entry bookkeeping.
-type renderCache struct {
+// versionKey names one version of one command.
+type versionKey struct{ id, version snowflake.ID }
+
+// cache keeps recently used immutable values. It has two generations:
+// lookups check the current and the previous one (promoting hits); when
+// the current one fills half the capacity it becomes the previous one.
+// Memory stays bounded with no per-entry bookkeeping.
+type cache[K comparable, V any] struct {
 	mu       sync.Mutex
 	capacity int
-	cur      map[renderKey][]byte
-	prev     map[renderKey][]byte
+	cur      map[K]V
+	prev     map[K]V
 }
 
-func newRenderCache(capacity int) *renderCache {
-	return &renderCache{capacity: capacity, cur: map[renderKey][]byte{}}
+func newCache[K comparable, V any](capacity int) *cache[K, V] {
+	return &cache[K, V]{capacity: capacity, cur: map[K]V{}}
 }
 
-func (c *renderCache) get(k renderKey) ([]byte, bool) {
+func (c *cache[K, V]) get(k K) (V, bool) {
+	var zero V
 	if c.capacity <= 0 {
-		return nil, false
+		return zero, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if b, ok := c.cur[k]; ok {
-		return b, true
+	if v, ok := c.cur[k]; ok {
+		return v, true
 	}
-	if b, ok := c.prev[k]; ok {
-		c.putLocked(k, b)
-		return b, true
+	if v, ok := c.prev[k]; ok {
+		c.putLocked(k, v)
+		return v, true
 	}
-	return nil, false
+	return zero, false
 }
 
-func (c *renderCache) put(k renderKey, b []byte) {
+func (c *cache[K, V]) put(k K, v V) {
 	if c.capacity <= 0 {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.putLocked(k, b)
+	c.putLocked(k, v)
 }
 
-func (c *renderCache) putLocked(k renderKey, b []byte) {
+func (c *cache[K, V]) putLocked(k K, v V) {
 	if len(c.cur) >= c.capacity/2 {
-		c.prev, c.cur = c.cur, make(map[renderKey][]byte, c.capacity/2)
+		c.prev, c.cur = c.cur, make(map[K]V, c.capacity/2)
 	}
-	c.cur[k] = b
+	c.cur[k] = v
 }

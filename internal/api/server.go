@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/ratelimit"
 	"github.com/slashd/slashd/internal/snowflake"
@@ -29,7 +30,8 @@ type Config struct {
 	WriteLimit ratelimit.Limit
 	// MaxBodyBytes caps request bodies.
 	MaxBodyBytes int64
-	// RenderCache is how many rendered list items are kept (0 disables).
+	// RenderCache is how many rendered list items (and, separately,
+	// decoded commands) are kept (0 disables).
 	RenderCache int
 }
 
@@ -67,7 +69,8 @@ type Server struct {
 	rand    io.Reader
 	log     *slog.Logger
 	limiter *ratelimit.Limiter
-	renders *renderCache
+	renders *cache[renderKey, []byte]
+	decoded *cache[versionKey, command.Command]
 	events  event.Bus
 	mux     *http.ServeMux
 }
@@ -88,7 +91,8 @@ func New(cfg Config, d Deps) *Server {
 	}
 	s := &Server{
 		cfg: cfg, store: d.Store, ids: d.IDs, now: d.Now, rand: d.Rand, log: d.Logger,
-		limiter: ratelimit.New(d.Now), renders: newRenderCache(cfg.RenderCache), events: d.Events,
+		limiter: ratelimit.New(d.Now), renders: newCache[renderKey, []byte](cfg.RenderCache),
+		decoded: newCache[versionKey, command.Command](cfg.RenderCache), events: d.Events,
 		mux: http.NewServeMux(),
 	}
 	s.routes()

@@ -78,6 +78,17 @@ func (v memberView) context(ch guild.Channel, appID snowflake.ID) access.Context
 	return ctx
 }
 
+// canView reports whether the member may see channel ch (a thread: its
+// parent).
+func (v memberView) canView(ch guild.Channel) bool {
+	if guild.IsThread(ch.Type) {
+		if p, ok := v.channels[ch.ParentID]; ok {
+			ch = p
+		}
+	}
+	return guild.ChannelPermissions(v.snap.Guild, v.roles, v.member, ch).Has(guild.ViewChannel)
+}
+
 // basePermissions is the member's guild-wide permissions.
 func (v memberView) basePermissions() guild.Permissions {
 	return guild.BasePermissions(v.snap.Guild, v.roles, v.member)
@@ -87,11 +98,12 @@ func (v memberView) basePermissions() guild.Permissions {
 // permission index for them.
 type appCommands struct {
 	app      store.Application
-	commands []command.Command // guild commands first shadow global ones of the same type and name
+	commands []command.Command // decoded: shared with the cache, read only
+	raw      []store.RawCommand
 	index    *access.Index
 }
 
-// loadAppCommands reads an app's global and guild commands and its
+// loadAppCommands reads an app's guild and global commands and its
 // permission lists in the guild. A guild command shadows a global one of
 // the same type and name.
 func (s *Server) loadAppCommands(ctx context.Context, appID, guildID snowflake.ID) (appCommands, error) {
@@ -99,11 +111,11 @@ func (s *Server) loadAppCommands(ctx context.Context, appID, guildID snowflake.I
 	if err != nil {
 		return appCommands{}, err
 	}
-	local, err := s.store.Commands(ctx, command.Scope{ApplicationID: appID, GuildID: guildID})
+	local, err := s.store.RawCommands(ctx, command.Scope{ApplicationID: appID, GuildID: guildID})
 	if err != nil {
 		return appCommands{}, err
 	}
-	global, err := s.store.Commands(ctx, command.Scope{ApplicationID: appID})
+	global, err := s.store.RawCommands(ctx, command.Scope{ApplicationID: appID})
 	if err != nil {
 		return appCommands{}, err
 	}
@@ -115,15 +127,22 @@ func (s *Server) loadAppCommands(ctx context.Context, appID, guildID snowflake.I
 		t    command.Type
 		name string
 	}
+	ac := appCommands{app: app, index: access.NewIndex(appID, lists)}
 	shadowed := make(map[key]bool, len(local))
-	for _, c := range local {
-		shadowed[key{c.Type, c.Name}] = true
-	}
-	cmds := append([]command.Command(nil), local...)
-	for _, c := range global {
-		if !shadowed[key{c.Type, c.Name}] {
-			cmds = append(cmds, c)
+	for _, scope := range [][]store.RawCommand{local, global} {
+		for _, rc := range scope {
+			c, err := s.decodeCommand(rc)
+			if err != nil {
+				return appCommands{}, err
+			}
+			k := key{c.Type, c.Name}
+			if c.GuildID == 0 && shadowed[k] {
+				continue
+			}
+			shadowed[k] = true
+			ac.commands = append(ac.commands, c)
+			ac.raw = append(ac.raw, rc)
 		}
 	}
-	return appCommands{app: app, commands: cmds, index: access.NewIndex(appID, lists)}, nil
+	return ac, nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/slashd/slashd/internal/api"
 	"github.com/slashd/slashd/internal/bootstrap"
+	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store/sqlite"
 	"github.com/slashd/slashd/internal/store/sqlstore"
@@ -31,6 +32,9 @@ type Env struct {
 	Server *httptest.Server
 	App    bootstrap.Credentials // the first app, its guild and its owner
 	Admin  string                // an admin API token (Authorization: Admin …)
+	// Events is the server's event bus: Subscribe before a request to see
+	// what it publishes.
+	Events *event.Memory
 }
 
 // Option adjusts the server configuration.
@@ -60,12 +64,13 @@ func New(t testing.TB, opts ...Option) *Env {
 		o(&cfg)
 	}
 	ids := snowflake.NewGenerator(0, nil)
-	srv := httptest.NewServer(api.New(cfg, api.Deps{Store: st, IDs: ids, Now: time.Now, Rand: rand.Reader}))
+	events := event.NewMemory()
+	srv := httptest.NewServer(api.New(cfg, api.Deps{Store: st, IDs: ids, Now: time.Now, Rand: rand.Reader, Events: events}))
 	t.Cleanup(func() {
 		srv.Close()
 		st.Close()
 	})
-	e := &Env{T: t, URL: srv.URL, Store: st, IDs: ids, Server: srv}
+	e := &Env{T: t, URL: srv.URL, Store: st, IDs: ids, Server: srv, Events: events}
 	e.App = e.NewApp(bootstrap.AppOptions{Name: "testapp"})
 	if e.Admin, err = bootstrap.CreateAdminToken(ctx, e.Bootstrap()); err != nil {
 		t.Fatalf("create admin token: %v", err)

@@ -185,7 +185,8 @@ func (s *Store) GuildPermissions(ctx context.Context, appID, guildID snowflake.I
 			return nil, fmt.Errorf("scan permissions: %w", err)
 		}
 		gp := command.GuildPermissions{ID: snowflake.ID(cmd), ApplicationID: appID, GuildID: guildID}
-		if err := json.Unmarshal(body, &gp.Permissions); err != nil {
+		var err error
+		if gp.Permissions, err = command.DecodePermissions(body); err != nil {
 			return nil, fmt.Errorf("decode permissions: %w", err)
 		}
 		out = append(out, gp)
@@ -202,7 +203,7 @@ func (s *Store) CommandPermissions(ctx context.Context, appID, guildID, commandI
 	if err != nil {
 		return gp, notFound(err, fmt.Sprintf("permissions of command %d", commandID))
 	}
-	if err := json.Unmarshal(body, &gp.Permissions); err != nil {
+	if gp.Permissions, err = command.DecodePermissions(body); err != nil {
 		return gp, fmt.Errorf("decode permissions: %w", err)
 	}
 	return gp, nil
@@ -234,7 +235,7 @@ func (s *Store) SetCommandPermissions(ctx context.Context, appID, guildID, comma
 		case err != nil:
 			return fmt.Errorf("read permissions: %w", err)
 		default:
-			if err := json.Unmarshal(body, &cur); err != nil {
+			if cur, err = command.DecodePermissions(body); err != nil {
 				return fmt.Errorf("decode permissions: %w", err)
 			}
 		}
