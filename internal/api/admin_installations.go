@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/slashd/slashd/internal/auth"
+	"github.com/slashd/slashd/internal/bootstrap"
 	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
@@ -65,62 +66,10 @@ func adminInstallationOf(inst store.Installation, roles []guild.Role, members []
 	return out
 }
 
-// adminSyncBot makes the world match an installation: with bot, the
-// app's bot user is a member of the guild with a managed role named after
-// the app that carries perms (created, or updated when it exists);
-// without, the bot's membership and managed role are removed.
+// adminSyncBot makes the world match an installation (see bootstrap.SyncBot).
 func (s *Server) adminSyncBot(ctx context.Context, guildID snowflake.ID, app store.Application, bot bool, perms guild.Permissions) error {
-	m, err := s.store.Member(ctx, guildID, app.ID)
-	member := err == nil
-	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return err
-	}
-	var managed *guild.Role
-	for _, id := range m.Roles {
-		r, err := s.store.Role(ctx, guildID, id)
-		if errors.Is(err, store.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		if r.Managed {
-			managed = &r
-			break
-		}
-	}
-	if !bot {
-		if managed != nil {
-			if err := s.store.DeleteRole(ctx, guildID, managed.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
-				return err
-			}
-		}
-		if member {
-			if err := s.store.DeleteMember(ctx, guildID, app.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
-				return err
-			}
-		}
-		return nil
-	}
-	if managed != nil {
-		managed.Name, managed.Permissions = app.Name, perms
-		if err := s.store.UpdateRole(ctx, *managed); err != nil {
-			return err
-		}
-	} else {
-		managed = &guild.Role{ID: s.nextID(), GuildID: guildID, Name: app.Name, Permissions: perms, Position: 1, Managed: true}
-		if err := s.store.CreateRole(ctx, *managed); err != nil {
-			return err
-		}
-	}
-	if !member {
-		m = guild.Member{GuildID: guildID, UserID: app.ID, JoinedAt: s.now().UTC()}
-	}
-	if slices.Contains(m.Roles, managed.ID) {
-		return nil
-	}
-	m.Roles = append(slices.Clone(m.Roles), managed.ID)
-	return s.store.PutMember(ctx, m)
+	env := bootstrap.Env{Store: s.store, IDs: s.ids, Rand: s.rand, Now: s.now}
+	return bootstrap.SyncBot(ctx, env, guildID, app, bot, perms)
 }
 
 // adminInstall is PUT /admin/v1/guilds/{guild_id}/installations/{application_id}

@@ -9,14 +9,17 @@ import (
 	"crypto/ed25519"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/slashd/slashd/internal/auth"
 	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 )
@@ -142,6 +145,13 @@ func CreateGuild(ctx context.Context, env Env, name string, owner, install snowf
 			Scopes: []string{auth.ScopeApplicationsCommands, auth.ScopeBot}, CreatedAt: now}); err != nil {
 			return 0, fmt.Errorf("install app %d: %w", install, err)
 		}
+		app, err := env.Store.Application(ctx, install)
+		if err != nil {
+			return 0, err
+		}
+		if err := SyncBot(ctx, env, g.ID, app, true, 0); err != nil {
+			return 0, fmt.Errorf("add the bot of app %d to guild %d: %w", install, g.ID, err)
+		}
 	}
 	return g.ID, nil
 }
@@ -197,4 +207,62 @@ func WriteFile(dir string, c Credentials) error {
 // NewOwner returns a plain user record to own a guild.
 func NewOwner(id snowflake.ID, now time.Time) store.User {
 	return store.User{ID: id, Username: "owner", Locale: "en-US", CreatedAt: now.UTC()}
+}
+
+// SyncBot makes the world match an installation: with bot, the
+// app's bot user is a member of the guild with a managed role named after
+// the app that carries perms (created, or updated when it exists);
+// without, the bot's membership and managed role are removed.
+func SyncBot(ctx context.Context, env Env, guildID snowflake.ID, app store.Application, bot bool, perms guild.Permissions) error {
+	m, err := env.Store.Member(ctx, guildID, app.ID)
+	member := err == nil
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	var managed *guild.Role
+	for _, id := range m.Roles {
+		r, err := env.Store.Role(ctx, guildID, id)
+		if errors.Is(err, store.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if r.Managed {
+			managed = &r
+			break
+		}
+	}
+	if !bot {
+		if managed != nil {
+			if err := env.Store.DeleteRole(ctx, guildID, managed.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+		}
+		if member {
+			if err := env.Store.DeleteMember(ctx, guildID, app.ID); err != nil && !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+		}
+		return nil
+	}
+	if managed != nil {
+		managed.Name, managed.Permissions = app.Name, perms
+		if err := env.Store.UpdateRole(ctx, *managed); err != nil {
+			return err
+		}
+	} else {
+		managed = &guild.Role{ID: env.IDs.Next(), GuildID: guildID, Name: app.Name, Permissions: perms, Position: 1, Managed: true}
+		if err := env.Store.CreateRole(ctx, *managed); err != nil {
+			return err
+		}
+	}
+	if !member {
+		m = guild.Member{GuildID: guildID, UserID: app.ID, JoinedAt: env.Now().UTC()}
+	}
+	if slices.Contains(m.Roles, managed.ID) {
+		return nil
+	}
+	m.Roles = append(slices.Clone(m.Roles), managed.ID)
+	return env.Store.PutMember(ctx, m)
 }
