@@ -55,21 +55,7 @@ func (s *Server) adminCreateApp(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	appID, err := snowflake.Parse(creds.ApplicationID)
-	if err != nil {
-		return err
-	}
-	guildID, err := snowflake.Parse(creds.GuildID)
-	if err != nil {
-		return err
-	}
-	app, err := s.store.Application(r.Context(), appID)
-	if err != nil {
-		return err
-	}
-	if err := s.adminSyncBot(r.Context(), guildID, app, true, 0); err != nil {
-		return err
-	}
+	// bootstrap.CreateApp installs the app with its bot member and role.
 	writeJSON(w, http.StatusCreated, creds)
 	return nil
 }
