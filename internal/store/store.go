@@ -84,6 +84,7 @@ type Token struct {
 	Scopes        []string
 	ExpiresAt     time.Time // zero: never
 	CreatedAt     time.Time
+	GrantID       snowflake.ID // the OAuth2 grant that issued it (0: none)
 }
 
 // HasScope reports whether the token carries scope.
@@ -214,4 +215,98 @@ type Snapshot struct {
 	Roles         []guild.Role
 	Channels      []guild.Channel
 	Installations []Installation
+}
+
+// OAuth is what the OAuth2 server keeps: users' logins and browser
+// sessions, apps' OAuth2 settings, grants with their authorization codes,
+// access tokens (in the tokens table, tagged with their grant) and
+// refresh tokens. Every secret is stored as its SHA-256, except password
+// hashes, which are a memory-hard KDF's output.
+type OAuth interface {
+	// Logins: a unique login name and a password hash for a user.
+	SetLogin(ctx context.Context, l Login) error // replaces; ErrConflict if the name belongs to another user
+	LoginByName(ctx context.Context, name string) (Login, error)
+	LoginOfUser(ctx context.Context, userID snowflake.ID) (Login, error)
+
+	// Browser sessions of the consent page.
+	CreateSession(ctx context.Context, s Session) error
+	SessionByHash(ctx context.Context, hash []byte) (Session, error) // ErrNotFound if unknown or expired is the caller's check
+	DeleteSession(ctx context.Context, hash []byte) error
+
+	// OAuth2 settings of an app (defaults when never set: no redirect
+	// URIs, confidential client).
+	SetOAuthSettings(ctx context.Context, s OAuthSettings) error
+	OAuthSettings(ctx context.Context, appID snowflake.ID) (OAuthSettings, error)
+
+	// Grants: what a user authorized an app to do.
+	CreateGrant(ctx context.Context, g Grant) error
+	Grant(ctx context.Context, id snowflake.ID) (Grant, error)
+	// RevokeGrant deletes the grant with its codes, access and refresh
+	// tokens, in one transaction.
+	RevokeGrant(ctx context.Context, id snowflake.ID) error
+
+	// Authorization codes: single use. UseCode marks the code used and
+	// returns it; a second use returns the code with Used set (the caller
+	// then revokes the grant) and ErrConflict.
+	CreateCode(ctx context.Context, c AuthCode) error
+	UseCode(ctx context.Context, hash []byte) (AuthCode, error)
+
+	// Refresh tokens rotate: UseRefreshToken marks one used and returns
+	// it (ErrConflict with the token on reuse, ErrNotFound if unknown).
+	CreateRefreshToken(ctx context.Context, r RefreshToken) error
+	UseRefreshToken(ctx context.Context, hash []byte) (RefreshToken, error)
+}
+
+// Login is a user's password login.
+type Login struct {
+	UserID       snowflake.ID
+	Name         string // unique
+	PasswordHash []byte // the KDF's encoded output (parameters, salt, key)
+}
+
+// Session is a logged-in browser on the consent page.
+type Session struct {
+	Hash      []byte // SHA-256 of the cookie value
+	UserID    snowflake.ID
+	CSRF      string // the token every form of this session carries
+	ExpiresAt time.Time
+	CreatedAt time.Time
+}
+
+// OAuthSettings are an app's OAuth2 client settings.
+type OAuthSettings struct {
+	ApplicationID snowflake.ID
+	RedirectURIs  []string
+	PublicClient  bool // may exchange codes without a secret (with PKCE)
+}
+
+// Grant is a user's authorization of an app for scopes (and, for
+// guild installs, a guild).
+type Grant struct {
+	ID            snowflake.ID
+	ApplicationID snowflake.ID
+	UserID        snowflake.ID
+	Scopes        []string
+	GuildID       snowflake.ID // 0 unless the grant installed the app in a guild
+	CreatedAt     time.Time
+}
+
+// AuthCode is an authorization code waiting to be exchanged.
+type AuthCode struct {
+	Hash                []byte
+	GrantID             snowflake.ID
+	RedirectURI         string // as sent to /authorize ("" if none was sent)
+	CodeChallenge       string
+	CodeChallengeMethod string
+	Nonce               string
+	ExpiresAt           time.Time
+	Used                bool
+}
+
+// RefreshToken renews access for a grant.
+type RefreshToken struct {
+	Hash      []byte
+	GrantID   snowflake.ID
+	CreatedAt time.Time
+	Used      bool
 }
