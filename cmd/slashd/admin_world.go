@@ -20,6 +20,7 @@ import (
 	"github.com/slashd/slashd/internal/bootstrap"
 	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/guild"
+	"github.com/slashd/slashd/internal/oauth"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 )
@@ -77,7 +78,7 @@ type worldFlags struct {
 	adult, nsfw              bool
 	guild, user, app, parent string
 	permissions, roles, nick string
-	scopes                   string
+	scopes, password         string
 	position, channelType    int
 }
 
@@ -93,6 +94,7 @@ func newWorldFlags(verb string, getenv func(string) string, stderr io.Writer) *w
 		fs.StringVar(&wf.globalName, "global-name", "", "display name")
 		fs.StringVar(&wf.locale, "locale", "en-US", "locale (en-US, fr, …)")
 		fs.BoolVar(&wf.adult, "adult", false, "the user is 18 or older (may see age-restricted commands)")
+		fs.StringVar(&wf.password, "password", "", "also give the user a login for the OAuth2 consent page, named after --name, with this password (8 to 128 characters)")
 	case "role create":
 		fs.StringVar(&wf.guild, "guild", "", "guild id (required)")
 		fs.StringVar(&wf.name, "name", "", "role name (required)")
@@ -216,13 +218,34 @@ func userCreate(ctx context.Context, env bootstrap.Env, wf *worldFlags) (any, st
 	if !command.IsLocale(wf.locale) {
 		return nil, "", fmt.Errorf("--locale %q: not a supported locale (%s)", wf.locale, strings.Join(command.Locales(), ", "))
 	}
+	var hash []byte
+	if wf.password != "" {
+		var err error
+		if hash, err = oauth.HashPassword(env.Rand, wf.password); err != nil {
+			return nil, "", fmt.Errorf("--password: %w", err)
+		}
+		if _, err := env.Store.LoginByName(ctx, wf.name); err == nil {
+			return nil, "", fmt.Errorf("--name %q: another user has this login name", wf.name)
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return nil, "", err
+		}
+	}
 	u := store.User{ID: env.IDs.Next(), Username: wf.name, GlobalName: wf.globalName, Locale: wf.locale,
 		Adult: wf.adult, CreatedAt: env.Now().UTC()}
 	if err := env.Store.CreateUser(ctx, u); err != nil {
 		return nil, "", err
 	}
+	text := fmt.Sprintf("user %s created", u.ID)
+	if hash != nil {
+		if err := env.Store.SetLogin(ctx, store.Login{UserID: u.ID, Name: wf.name, PasswordHash: hash}); err != nil {
+			// Leave nothing half made: the user goes with the failed login.
+			_ = env.Store.DeleteUser(ctx, u.ID)
+			return nil, "", fmt.Errorf("set login %q: %w", wf.name, err)
+		}
+		text += fmt.Sprintf(", with the login %q", wf.name)
+	}
 	out := cliUser{ID: u.ID, Username: u.Username, GlobalName: orNull(u.GlobalName), Locale: orNull(u.Locale), Adult: u.Adult}
-	return out, fmt.Sprintf("user %s created", u.ID), nil
+	return out, text, nil
 }
 
 func roleCreate(ctx context.Context, env bootstrap.Env, wf *worldFlags) (any, string, error) {

@@ -28,7 +28,7 @@ const usage = `usage:
   slashd serve [--addr ADDR] [--data DIR] [--ratelimit=BOOL] [--log-level LEVEL]
   slashd app create --data DIR --name NAME [--embedded] [--json]
   slashd guild create --data DIR --name NAME [--install APP_ID] [--json]
-  slashd user create --data DIR --name NAME [--global-name N] [--locale L] [--adult] [--json]
+  slashd user create --data DIR --name NAME [--global-name N] [--locale L] [--adult] [--password PW] [--json]
   slashd role create --data DIR --guild ID --name NAME [--permissions BITS] [--position N] [--json]
   slashd member add --data DIR --guild ID --user ID [--roles ID,ID] [--nick NICK] [--json]
   slashd channel create --data DIR --guild ID --name NAME [--type 0] [--parent ID] [--nsfw] [--position N] [--json]

@@ -28,10 +28,13 @@ func (s *Server) adminRoutes() {
 	s.adminHandle("PATCH", user, s.adminEditUser)
 	s.adminHandle("DELETE", user, s.adminDeleteUser)
 	s.adminHandle("POST", user+"/tokens", s.adminMintToken)
+	s.adminHandle("PUT", user+"/login", s.adminPutLogin)
 
 	s.adminHandle("POST", "/applications", s.adminCreateApp)
 	s.adminHandle("GET", "/applications", s.adminListApps)
 	s.adminHandle("GET", "/applications/{application_id}", s.adminGetApp)
+	s.adminHandle("GET", "/applications/{application_id}/oauth", s.adminGetOAuth)
+	s.adminHandle("PUT", "/applications/{application_id}/oauth", s.adminPutOAuth)
 
 	s.adminHandle("POST", "/guilds", s.adminCreateGuild)
 	s.adminHandle("GET", "/guilds", s.adminListGuilds)

@@ -321,7 +321,7 @@ func TestTokenEndpointErrors(t *testing.T) {
 		{"wrong secret in the form", form("grant_type", "client_credentials", "scope", "identify",
 			"client_id", e.App.ClientID, "client_secret", "nope"), "", "", 401, "invalid_client"},
 		{"unsupported grant", form("grant_type", "password", "scope", "identify"), e.App.ClientID, e.App.ClientSecret, 400, "unsupported_grant_type"},
-		{"authorization_code grant", form("grant_type", "authorization_code", "code", "x"), e.App.ClientID, e.App.ClientSecret, 400, "unsupported_grant_type"},
+		{"unknown authorization code", form("grant_type", "authorization_code", "code", "x"), e.App.ClientID, e.App.ClientSecret, 400, "invalid_grant"},
 		{"missing grant", form("scope", "identify"), e.App.ClientID, e.App.ClientSecret, 400, "invalid_request"},
 		{"permissions scope not allowed", form("grant_type", "client_credentials", "scope", "applications.commands.permissions.update"),
 			e.App.ClientID, e.App.ClientSecret, 400, "invalid_scope"},

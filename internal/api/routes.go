@@ -51,11 +51,12 @@ func (s *Server) routes() {
 		s.handle(p, "GET", app+"/command/{command_id}", readRoute, s.getGlobalCommand)
 		s.handle(p, "GET", guild+"/command/{command_id}", readRoute, s.getGuildCommand)
 
-		s.handle(p, "POST", "/oauth2/token", publicRoute, s.token)
-
 		// The command picker, as a chat client asks for it.
 		s.handle(p, "GET", "/channels/{channel_id}/application-command-index", clientRoute, s.commandIndex)
 	}
+	// OAuth2: the token endpoint, revocation, @me, the keys and the
+	// consent page under each prefix, and the discovery document.
+	s.oauth.Routes(s.mux, apiPrefixes)
 	s.adminRoutes()
 	s.mux.Handle("GET /healthz", http.HandlerFunc(s.healthz))
 	s.mux.Handle("/", http.HandlerFunc(s.notFound))

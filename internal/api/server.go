@@ -1,8 +1,9 @@
 // Package api is slashd's HTTP interface: the commands API under /api/v10
-// (also /api/v9 and /api, which libraries use), the client-credentials
-// token endpoint, and health. Handlers decode, call the domain and store,
-// and render; every error goes through one function, so that all of them
-// carry the real service's JSON envelope.
+// (also /api/v9 and /api, which libraries use), the OAuth2 server
+// (internal/oauth) mounted under the same prefixes, and health. Handlers
+// decode, call the domain and store, and render; every error goes through
+// one function, so that all of them carry the real service's JSON
+// envelope.
 package api
 
 import (
@@ -14,6 +15,7 @@ import (
 
 	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/event"
+	"github.com/slashd/slashd/internal/oauth"
 	"github.com/slashd/slashd/internal/ratelimit"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
@@ -72,6 +74,7 @@ type Server struct {
 	renders *cache[renderKey, []byte]
 	decoded *cache[versionKey, command.Command]
 	events  event.Bus
+	oauth   *oauth.Server
 	mux     *http.ServeMux
 }
 
@@ -95,8 +98,23 @@ func New(cfg Config, d Deps) *Server {
 		decoded: newCache[versionKey, command.Command](cfg.RenderCache), events: d.Events,
 		mux: http.NewServeMux(),
 	}
+	s.oauth = oauth.New(oauth.Deps{Store: d.Store, IDs: d.IDs, Now: d.Now, Rand: d.Rand, Logger: d.Logger,
+		Wrap: s.wrapPublic})
 	s.routes()
 	return s
+}
+
+// OAuth is the OAuth2 server the API mounts (its consent page issues
+// codes through it).
+func (s *Server) OAuth() *oauth.Server { return s.oauth }
+
+// wrapPublic puts a handler another package serves (the OAuth2
+// endpoints) behind the rate limiter of unauthenticated routes.
+func (s *Server) wrapPublic(pattern string, h http.Handler) http.Handler {
+	return s.wrap(pattern, publicRoute, func(w http.ResponseWriter, r *http.Request) error {
+		h.ServeHTTP(w, r)
+		return nil
+	})
 }
 
 // ServeHTTP implements http.Handler.

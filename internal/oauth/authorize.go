@@ -1,6 +1,565 @@
 package oauth
 
-import "net/http"
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"embed"
+	"encoding/base64"
+	"errors"
+	"html/template"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
 
-// authorizeRoutes registers the consent page (GET and its form POSTs).
-func (s *Server) authorizeRoutes(mux *http.ServeMux, prefix string) {}
+	"github.com/slashd/slashd/internal/auth"
+	"github.com/slashd/slashd/internal/bootstrap"
+	"github.com/slashd/slashd/internal/guild"
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store"
+)
+
+//go:embed templates/*.html
+var templateFiles embed.FS
+
+// pages are parsed once at start; templates are immutable afterwards.
+var pages = template.Must(template.ParseFS(templateFiles, "templates/*.html"))
+
+const (
+	sessionCookie   = "slashd_session"
+	loginCSRFCookie = "slashd_login_csrf"
+	sessionLifetime = 12 * time.Hour
+)
+
+// authorizeRoutes registers the consent page: GET shows login or consent,
+// POST decides, POST …/login logs in. The real service serves the page
+// without the API prefix too.
+func (s *Server) authorizeRoutes(mux *http.ServeMux, prefix string) {
+	paths := []string{prefix + "/oauth2/authorize"}
+	if prefix == "/api/v10" {
+		paths = append(paths, "/oauth2/authorize")
+	}
+	for _, p := range paths {
+		base := p
+		s.handle(mux, "GET", "", base, func(w http.ResponseWriter, r *http.Request) { s.showAuthorize(w, r, base) })
+		s.handle(mux, "POST", "", base, func(w http.ResponseWriter, r *http.Request) { s.decideAuthorize(w, r, base) })
+		s.handle(mux, "POST", "", base+"/login", func(w http.ResponseWriter, r *http.Request) { s.login(w, r, base) })
+	}
+}
+
+// authRequest is a validated authorization request.
+type authRequest struct {
+	app             store.Application
+	redirectURI     string // where to send the browser
+	sentRedirectURI string // as the client sent it ("" if it sent none): the token request must repeat it
+	scopes          []string
+	state, nonce    string
+	challenge       string
+	method          string
+	integrationType int // -1 when not given
+	permissions     guild.Permissions
+	guildID         snowflake.ID
+	lockGuild       bool
+	raw             url.Values // the parameters, carried through the consent form
+}
+
+// install reports whether the request adds the app to a guild.
+func (a authRequest) install() bool {
+	return a.integrationType != 1 && (slices.Contains(a.scopes, auth.ScopeApplicationsCommands) || slices.Contains(a.scopes, auth.ScopeBot))
+}
+
+// authError is a failed request: shown as a page when the client or
+// redirect URI cannot be trusted, else sent back to the client.
+type authError struct {
+	page        string // message of an error page (no redirect)
+	code, descr string // RFC 6749 error for the redirect
+}
+
+func pageError(msg string) *authError { return &authError{page: msg} }
+
+func redirectError(code, descr string) *authError { return &authError{code: code, descr: descr} }
+
+// authParams are the parameters the consent form carries through.
+var authParams = []string{"client_id", "response_type", "redirect_uri", "scope", "state", "prompt", "nonce",
+	"code_challenge", "code_challenge_method", "integration_type", "permissions", "disable_guild_select"}
+
+// parseAuthRequest validates the parameters of /oauth2/authorize in the
+// order RFC 6749 §4.1.2.1 asks: the client and redirect URI first (an
+// error page, never a redirect), then everything else (an error sent to
+// the client).
+func (s *Server) parseAuthRequest(ctx context.Context, q url.Values) (authRequest, *authError, error) {
+	a := authRequest{raw: url.Values{}, integrationType: -1}
+	for _, k := range authParams {
+		if v := q.Get(k); v != "" {
+			a.raw.Set(k, v)
+		}
+	}
+	appID, err := snowflake.Parse(q.Get("client_id"))
+	if err != nil {
+		return a, pageError("Invalid client_id"), nil
+	}
+	app, err := s.store.Application(ctx, appID)
+	if errors.Is(err, store.ErrNotFound) {
+		return a, pageError("Unknown application"), nil
+	}
+	if err != nil {
+		return a, nil, err
+	}
+	a.app = app
+	settings, err := s.store.OAuthSettings(ctx, appID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return a, nil, err
+	}
+	a.challenge, a.method = q.Get("code_challenge"), q.Get("code_challenge_method")
+	a.sentRedirectURI = q.Get("redirect_uri")
+	requested := a.sentRedirectURI
+	if requested == "" && len(settings.RedirectURIs) == 1 {
+		requested = settings.RedirectURIs[0] // the real service falls back to the only registered URI
+	}
+	uri, ok := MatchRedirectURI(settings.RedirectURIs, requested, appID, settings.PublicClient, a.challenge != "")
+	if !ok {
+		return a, pageError("Invalid OAuth2 redirect_uri"), nil
+	}
+	a.redirectURI = uri
+	a.state, a.nonce = q.Get("state"), q.Get("nonce")
+
+	if rt := q.Get("response_type"); rt != "code" {
+		return a, redirectError("unsupported_response_type", `Unsupported "response_type"`), nil
+	}
+	if e := CheckCodeChallenge(a.challenge, a.method); e != nil {
+		return a, redirectError(e.Code, e.Description), nil
+	}
+	a.scopes = strings.Fields(q.Get("scope"))
+	if e := CheckScopes(a.scopes); e != nil {
+		return a, redirectError(e.Code, e.Description), nil
+	}
+	switch it := q.Get("integration_type"); it {
+	case "":
+	case "0", "1":
+		a.integrationType, _ = strconv.Atoi(it)
+	default:
+		return a, redirectError("invalid_request", `Invalid "integration_type"`), nil
+	}
+	if p := q.Get("permissions"); p != "" {
+		bits, ok := guild.ParsePermissions(p)
+		if !ok {
+			return a, redirectError("invalid_request", `Invalid "permissions"`), nil
+		}
+		a.permissions = bits
+	}
+	if g := q.Get("guild_id"); g != "" {
+		id, err := snowflake.Parse(g)
+		if err != nil {
+			return a, redirectError("invalid_request", `Invalid "guild_id"`), nil
+		}
+		a.guildID = id
+	}
+	a.lockGuild = a.guildID != 0 && q.Get("disable_guild_select") == "true"
+	return a, nil, nil
+}
+
+// sendBack redirects the browser to the client with params (and state).
+func sendBack(w http.ResponseWriter, r *http.Request, a authRequest, params url.Values) {
+	u, err := url.Parse(a.redirectURI)
+	if err != nil { // matched URIs always parse; be safe anyway
+		renderPage(w, http.StatusBadRequest, "error", pageData{Title: "Error", Error: "Invalid OAuth2 redirect_uri"})
+		return
+	}
+	q := u.Query()
+	for k, vs := range params {
+		for _, v := range vs {
+			q.Add(k, v)
+		}
+	}
+	if a.state != "" {
+		q.Set("state", a.state)
+	}
+	u.RawQuery = q.Encode()
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, u.String(), http.StatusFound)
+}
+
+// fail renders or redirects an authError.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, a authRequest, e *authError) {
+	if e.page != "" {
+		renderPage(w, http.StatusBadRequest, "error", pageData{Title: "Error", Error: e.page})
+		return
+	}
+	p := url.Values{"error": {e.code}}
+	if e.descr != "" {
+		p.Set("error_description", e.descr)
+	}
+	sendBack(w, r, a, p)
+}
+
+// showAuthorize is GET /oauth2/authorize: the login form, or the consent
+// page for a logged-in user.
+func (s *Server) showAuthorize(w http.ResponseWriter, r *http.Request, action string) {
+	ctx := r.Context()
+	a, aerr, err := s.parseAuthRequest(ctx, r.URL.Query())
+	if err != nil {
+		s.internalError(w, err)
+		return
+	}
+	if aerr != nil {
+		s.fail(w, r, a, aerr)
+		return
+	}
+	sess, ok, err := s.currentSession(r)
+	if err != nil {
+		s.internalError(w, err)
+		return
+	}
+	if !ok {
+		s.showLogin(w, r, a, action, r.URL.RequestURI(), "", "", http.StatusOK)
+		return
+	}
+	s.showConsent(w, r, a, sess, action, "", http.StatusOK)
+}
+
+func (s *Server) showLogin(w http.ResponseWriter, r *http.Request, a authRequest, action, cont, name, msg string, status int) {
+	token, err := randomToken(s.rand)
+	if err != nil {
+		s.internalError(w, err)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: loginCSRFCookie, Value: token, Path: "/", HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil, MaxAge: 3600})
+	renderPage(w, status, "login", pageData{Title: "Log in", AppName: a.app.Name, Action: action + "/login",
+		CSRF: token, Continue: cont, Name: name, Error: msg})
+}
+
+// guildChoice is a guild in the picker.
+type guildChoice struct {
+	ID       snowflake.ID
+	Name     string
+	Selected bool
+}
+
+// manageableGuilds are the guilds where the user has MANAGE_GUILD.
+func (s *Server) manageableGuilds(ctx context.Context, userID snowflake.ID) ([]store.Guild, error) {
+	gs, err := s.store.MemberGuilds(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	var out []store.Guild
+	for _, g := range gs {
+		ok, err := s.canManageGuild(ctx, g, userID)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, g)
+		}
+	}
+	return out, nil
+}
+
+func (s *Server) canManageGuild(ctx context.Context, g store.Guild, userID snowflake.ID) (bool, error) {
+	m, err := s.store.Member(ctx, g.ID, userID)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	roles, err := s.store.Roles(ctx, g.ID)
+	if err != nil {
+		return false, err
+	}
+	byID := make(guild.Roles, len(roles))
+	for _, r := range roles {
+		byID[r.ID] = r
+	}
+	return guild.BasePermissions(g, byID, m).Has(guild.ManageGuild), nil
+}
+
+func (s *Server) showConsent(w http.ResponseWriter, r *http.Request, a authRequest, sess store.Session, action, msg string, status int) {
+	ctx := r.Context()
+	user, err := s.store.User(ctx, sess.UserID)
+	if err != nil {
+		s.internalError(w, err)
+		return
+	}
+	d := pageData{Title: "Authorize " + a.app.Name, AppName: a.app.Name, UserName: displayName(user), Action: action,
+		CSRF: sess.CSRF, Error: msg, Scopes: DescribeScopes(a.scopes), RedirectHost: redirectHost(a.redirectURI)}
+	for _, k := range authParams {
+		if v := a.raw.Get(k); v != "" {
+			d.Hidden = append(d.Hidden, hiddenField{Name: k, Value: v})
+		}
+	}
+	if a.install() {
+		d.PickGuild = true
+		gs, err := s.manageableGuilds(ctx, user.ID)
+		if err != nil {
+			s.internalError(w, err)
+			return
+		}
+		for _, g := range gs {
+			if a.lockGuild && g.ID != a.guildID {
+				continue
+			}
+			d.Guilds = append(d.Guilds, guildChoice{ID: g.ID, Name: g.Name, Selected: g.ID == a.guildID})
+		}
+		if a.lockGuild && len(d.Guilds) == 1 {
+			d.GuildLocked, d.LockedGuild = true, a.guildID
+		}
+		d.Blocked = len(d.Guilds) == 0
+	}
+	renderPage(w, status, "consent", d)
+}
+
+// decideAuthorize is POST /oauth2/authorize: Cancel sends access_denied
+// back; Authorize installs the app when asked, records the grant and
+// sends a code back.
+func (s *Server) decideAuthorize(w http.ResponseWriter, r *http.Request, action string) {
+	ctx := r.Context()
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		renderPage(w, http.StatusBadRequest, "error", pageData{Title: "Error", Error: "Malformed form"})
+		return
+	}
+	sess, ok, err := s.currentSession(r)
+	if err != nil {
+		s.internalError(w, err)
+		return
+	}
+	if !ok {
+		renderPage(w, http.StatusUnauthorized, "error", pageData{Title: "Error", Error: "Your session has expired; start again from the application."})
+		return
+	}
+	if subtle.ConstantTimeCompare([]byte(r.PostForm.Get("csrf")), []byte(sess.CSRF)) != 1 {
+		renderPage(w, http.StatusForbidden, "error", pageData{Title: "Error", Error: "This form has expired; start again from the application."})
+		return
+	}
+	a, aerr, err := s.parseAuthRequest(ctx, r.PostForm)
+	if err != nil {
+		s.internalError(w, err)
+		return
+	}
+	if aerr != nil {
+		s.fail(w, r, a, aerr)
+		return
+	}
+	if r.PostForm.Get("action") != "approve" {
+		sendBack(w, r, a, url.Values{"error": {"access_denied"}, "error_description": {"The resource owner denied the request"}})
+		return
+	}
+	grant := store.Grant{ID: s.ids.Next(), ApplicationID: a.app.ID, UserID: sess.UserID, Scopes: Expand(a.scopes),
+		CreatedAt: s.now().UTC()}
+	extra := url.Values{}
+	if a.install() {
+		guildID, err := snowflake.Parse(r.PostForm.Get("guild_id"))
+		if err != nil || (a.lockGuild && guildID != a.guildID) {
+			s.showConsent(w, r, a, sess, action, "Choose a server to add the app to.", http.StatusBadRequest)
+			return
+		}
+		if msg, err := s.installFromConsent(ctx, a, sess.UserID, guildID); err != nil {
+			s.internalError(w, err)
+			return
+		} else if msg != "" {
+			s.showConsent(w, r, a, sess, action, msg, http.StatusForbidden)
+			return
+		}
+		grant.GuildID = guildID
+		if slices.Contains(a.scopes, auth.ScopeBot) {
+			extra.Set("guild_id", guildID.String())
+			extra.Set("permissions", a.permissions.String())
+		}
+	}
+	code, err := s.IssueCode(ctx, grant, a.sentRedirectURI, a.challenge, a.method, a.nonce)
+	var oe *Error
+	if errors.As(err, &oe) {
+		s.fail(w, r, a, redirectError(oe.Code, oe.Description))
+		return
+	}
+	if err != nil {
+		s.internalError(w, err)
+		return
+	}
+	extra.Set("code", code)
+	sendBack(w, r, a, extra)
+}
+
+// installFromConsent adds the app to the guild the user picked, where
+// they must hold MANAGE_GUILD. It returns a message for the user when
+// that is refused.
+func (s *Server) installFromConsent(ctx context.Context, a authRequest, userID, guildID snowflake.ID) (string, error) {
+	g, err := s.store.Guild(ctx, guildID)
+	if errors.Is(err, store.ErrNotFound) {
+		return "That server does not exist.", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	ok, err := s.canManageGuild(ctx, g, userID)
+	if err != nil || !ok {
+		return "You need the Manage Server permission there.", err
+	}
+	scopes := []string{}
+	if prev, err := s.store.Installation(ctx, guildID, a.app.ID); err == nil {
+		scopes = append(scopes, prev.Scopes...)
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return "", err
+	}
+	for _, sc := range []string{auth.ScopeApplicationsCommands, auth.ScopeBot} {
+		// bot includes applications.commands (spec §5)
+		if (slices.Contains(a.scopes, sc) || slices.Contains(a.scopes, auth.ScopeBot)) && !slices.Contains(scopes, sc) {
+			scopes = append(scopes, sc)
+		}
+	}
+	if err := s.store.Install(ctx, store.Installation{GuildID: guildID, ApplicationID: a.app.ID, Scopes: scopes,
+		CreatedAt: s.now().UTC()}); err != nil {
+		return "", err
+	}
+	if slices.Contains(a.scopes, auth.ScopeBot) {
+		env := bootstrap.Env{Store: s.store, IDs: s.ids, Rand: s.rand, Now: s.now}
+		if err := bootstrap.SyncBot(ctx, env, guildID, a.app, true, a.permissions); err != nil {
+			return "", err
+		}
+	}
+	return "", nil
+}
+
+// login is POST /oauth2/authorize/login.
+func (s *Server) login(w http.ResponseWriter, r *http.Request, action string) {
+	ctx := r.Context()
+	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+	if err := r.ParseForm(); err != nil {
+		renderPage(w, http.StatusBadRequest, "error", pageData{Title: "Error", Error: "Malformed form"})
+		return
+	}
+	cookie, err := r.Cookie(loginCSRFCookie)
+	if err != nil || subtle.ConstantTimeCompare([]byte(cookie.Value), []byte(r.PostForm.Get("csrf"))) != 1 {
+		renderPage(w, http.StatusForbidden, "error", pageData{Title: "Error", Error: "This form has expired; start again from the application."})
+		return
+	}
+	cont := r.PostForm.Get("continue")
+	target, err := url.Parse(cont)
+	if err != nil || target.IsAbs() || target.Host != "" || target.Path != action {
+		renderPage(w, http.StatusBadRequest, "error", pageData{Title: "Error", Error: "Invalid continuation"})
+		return
+	}
+	a, aerr, err := s.parseAuthRequest(ctx, target.Query())
+	if err != nil {
+		s.internalError(w, err)
+		return
+	}
+	if aerr != nil {
+		s.fail(w, r, a, aerr)
+		return
+	}
+	name := r.PostForm.Get("name")
+	l, err := s.store.LoginByName(ctx, name)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		s.internalError(w, err)
+		return
+	}
+	// A password check runs even for unknown names, so timing does not
+	// tell which names exist.
+	valid := CheckPassword(l.PasswordHash, r.PostForm.Get("password")) && err == nil
+	if !valid {
+		s.showLogin(w, r, a, action, cont, name, "Login or password is invalid.", http.StatusUnauthorized)
+		return
+	}
+	token, err := randomToken(s.rand)
+	if err != nil {
+		s.internalError(w, err)
+		return
+	}
+	csrf, err := randomToken(s.rand)
+	if err != nil {
+		s.internalError(w, err)
+		return
+	}
+	now := s.now().UTC()
+	if err := s.store.CreateSession(ctx, store.Session{Hash: auth.Hash(token), UserID: l.UserID, CSRF: csrf,
+		ExpiresAt: now.Add(sessionLifetime), CreatedAt: now}); err != nil {
+		s.internalError(w, err)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: token, Path: "/", HttpOnly: true,
+		SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil, Expires: now.Add(sessionLifetime)})
+	http.SetCookie(w, &http.Cookie{Name: loginCSRFCookie, Value: "", Path: "/", MaxAge: -1})
+	http.Redirect(w, r, target.String(), http.StatusSeeOther)
+}
+
+// currentSession reads the session cookie.
+func (s *Server) currentSession(r *http.Request) (store.Session, bool, error) {
+	c, err := r.Cookie(sessionCookie)
+	if err != nil || c.Value == "" {
+		return store.Session{}, false, nil
+	}
+	sess, err := s.store.SessionByHash(r.Context(), auth.Hash(c.Value))
+	if errors.Is(err, store.ErrNotFound) {
+		return sess, false, nil
+	}
+	if err != nil {
+		return sess, false, err
+	}
+	if !s.now().Before(sess.ExpiresAt) {
+		return sess, false, nil
+	}
+	return sess, true, nil
+}
+
+func randomToken(r io.Reader) (string, error) {
+	if r == nil {
+		r = rand.Reader
+	}
+	b := make([]byte, 32)
+	if _, err := io.ReadFull(r, b); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+func displayName(u store.User) string {
+	if u.GlobalName != "" {
+		return u.GlobalName
+	}
+	return u.Username
+}
+
+func redirectHost(uri string) string {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return uri
+	}
+	if u.Host != "" {
+		return u.Host
+	}
+	return u.Scheme + ":"
+}
+
+// pageData feeds the templates.
+type pageData struct {
+	Title, AppName, UserName, Action, CSRF, Continue, Name, Error, RedirectHost string
+	Scopes                                                                      []string
+	Hidden                                                                      []hiddenField
+	PickGuild, GuildLocked, Blocked                                             bool
+	Guilds                                                                      []guildChoice
+	LockedGuild                                                                 snowflake.ID
+}
+
+type hiddenField struct{ Name, Value string }
+
+func renderPage(w http.ResponseWriter, status int, name string, d pageData) {
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+	w.WriteHeader(status)
+	_ = pages.ExecuteTemplate(w, name+".html", d)
+}
+
+func (s *Server) internalError(w http.ResponseWriter, err error) {
+	s.log.Error("oauth2 authorize", "err", err)
+	renderPage(w, http.StatusInternalServerError, "error", pageData{Title: "Error", Error: "Internal error; try again."})
+}

@@ -10,6 +10,7 @@
 package oauth
 
 import (
+	"crypto/rand"
 	"io"
 	"log/slog"
 	"net/http"
@@ -30,8 +31,12 @@ type Deps struct {
 	Store  Store
 	IDs    *snowflake.Generator
 	Now    func() time.Time
-	Rand   io.Reader
+	Rand   io.Reader // crypto/rand when nil
 	Logger *slog.Logger
+	// Wrap, when set, wraps every handler the token side registers (the
+	// API uses it for its rate limiter); pattern is the route without the
+	// API prefix, as "POST /oauth2/token".
+	Wrap func(pattern string, h http.Handler) http.Handler
 }
 
 // Server serves the OAuth2 endpoints.
@@ -41,6 +46,8 @@ type Server struct {
 	now   func() time.Time
 	rand  io.Reader
 	log   *slog.Logger
+	wrap  func(pattern string, h http.Handler) http.Handler
+	keys  keyring // id_token signing keys, loaded or made on first use
 }
 
 // New builds the server.
@@ -51,14 +58,28 @@ func New(d Deps) *Server {
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Server{store: d.Store, ids: d.IDs, now: d.Now, rand: d.Rand, log: d.Logger}
+	if d.Rand == nil {
+		d.Rand = rand.Reader
+	}
+	if d.Wrap == nil {
+		d.Wrap = func(_ string, h http.Handler) http.Handler { return h }
+	}
+	return &Server{store: d.Store, ids: d.IDs, now: d.Now, rand: d.Rand, log: d.Logger, wrap: d.Wrap}
 }
 
-// Routes registers the endpoints on mux under each API prefix ("" for the
-// unprefixed /oauth2/authorize the real service also serves).
+// Routes registers the endpoints on mux under each API prefix
+// ("/api/v10", …), and the unprefixed ones: /oauth2/authorize (which the
+// real service also serves there) and the OpenID Connect discovery
+// document.
 func (s *Server) Routes(mux *http.ServeMux, prefixes []string) {
 	for _, p := range prefixes {
 		s.tokenRoutes(mux, p)
 		s.authorizeRoutes(mux, p)
 	}
+	s.handle(mux, "GET", "", "/.well-known/openid-configuration", s.discovery)
+}
+
+// handle registers h for method and prefix+path, wrapped in Deps.Wrap.
+func (s *Server) handle(mux *http.ServeMux, method, prefix, path string, h http.HandlerFunc) {
+	mux.Handle(method+" "+prefix+path, s.wrap(method+" "+path, h))
 }

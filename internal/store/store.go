@@ -149,6 +149,7 @@ type Store interface {
 	SetCommandPermissions(ctx context.Context, appID, guildID, commandID snowflake.ID, fn PermissionsFunc) (command.GuildPermissions, error)
 
 	World
+	OAuth
 
 	Close() error
 }
@@ -180,6 +181,8 @@ type World interface {
 	DeleteMember(ctx context.Context, guildID, userID snowflake.ID) error
 	Member(ctx context.Context, guildID, userID snowflake.ID) (guild.Member, error)
 	Members(ctx context.Context, guildID snowflake.ID) ([]guild.Member, error)
+	// MemberGuilds lists the guilds a user is a member of, by id.
+	MemberGuilds(ctx context.Context, userID snowflake.ID) ([]Guild, error)
 
 	// Channels: a parent must be a channel of the same guild (ErrNotFound).
 	CreateChannel(ctx context.Context, c guild.Channel) error
@@ -224,37 +227,62 @@ type Snapshot struct {
 // hashes, which are a memory-hard KDF's output.
 type OAuth interface {
 	// Logins: a unique login name and a password hash for a user.
-	SetLogin(ctx context.Context, l Login) error // replaces; ErrConflict if the name belongs to another user
-	LoginByName(ctx context.Context, name string) (Login, error)
-	LoginOfUser(ctx context.Context, userID snowflake.ID) (Login, error)
+	// SetLogin adds or replaces a user's login: ErrConflict if the name
+	// belongs to another user, ErrNotFound if the user does not exist.
+	// Names match exactly (case included). Deleting the user deletes it.
+	SetLogin(ctx context.Context, l Login) error
+	LoginByName(ctx context.Context, name string) (Login, error)         // ErrNotFound if unknown
+	LoginOfUser(ctx context.Context, userID snowflake.ID) (Login, error) // ErrNotFound if none
 
-	// Browser sessions of the consent page.
+	// Browser sessions of the consent page. SessionByHash returns
+	// ErrNotFound for an unknown hash; it returns expired sessions too:
+	// checking ExpiresAt is the caller's job. DeleteSession of an unknown
+	// hash is not an error.
 	CreateSession(ctx context.Context, s Session) error
-	SessionByHash(ctx context.Context, hash []byte) (Session, error) // ErrNotFound if unknown or expired is the caller's check
+	SessionByHash(ctx context.Context, hash []byte) (Session, error)
 	DeleteSession(ctx context.Context, hash []byte) error
 
 	// OAuth2 settings of an app (defaults when never set: no redirect
-	// URIs, confidential client).
+	// URIs, confidential client). Both return ErrNotFound for an unknown
+	// app; RedirectURIs is never nil.
 	SetOAuthSettings(ctx context.Context, s OAuthSettings) error
 	OAuthSettings(ctx context.Context, appID snowflake.ID) (OAuthSettings, error)
 
-	// Grants: what a user authorized an app to do.
+	// Grants: what a user authorized an app to do. CreateGrant returns
+	// ErrNotFound if the app or the user does not exist.
 	CreateGrant(ctx context.Context, g Grant) error
-	Grant(ctx context.Context, id snowflake.ID) (Grant, error)
+	Grant(ctx context.Context, id snowflake.ID) (Grant, error) // ErrNotFound if unknown or revoked
 	// RevokeGrant deletes the grant with its codes, access and refresh
-	// tokens, in one transaction.
+	// tokens, in one transaction; ErrNotFound if there is no such grant.
 	RevokeGrant(ctx context.Context, id snowflake.ID) error
 
 	// Authorization codes: single use. UseCode marks the code used and
-	// returns it; a second use returns the code with Used set (the caller
-	// then revokes the grant) and ErrConflict.
+	// returns it as it was found (Used false); a second use returns the
+	// code with Used set (the caller then revokes the grant) and
+	// ErrConflict; an unknown hash is ErrNotFound. Expired codes are
+	// returned like any other: checking ExpiresAt is the caller's job.
+	// Marking is atomic: of concurrent uses exactly one succeeds.
 	CreateCode(ctx context.Context, c AuthCode) error
 	UseCode(ctx context.Context, hash []byte) (AuthCode, error)
 
 	// Refresh tokens rotate: UseRefreshToken marks one used and returns
-	// it (ErrConflict with the token on reuse, ErrNotFound if unknown).
+	// it (ErrConflict with the token, Used set, on reuse; ErrNotFound if
+	// unknown), atomically as UseCode.
 	CreateRefreshToken(ctx context.Context, r RefreshToken) error
 	UseRefreshToken(ctx context.Context, hash []byte) (RefreshToken, error)
+
+	// Keys that sign OpenID Connect id_tokens, newest first (empty until
+	// the server makes its first). Every stored key stays published, so
+	// that tokens signed by any process sharing the store verify.
+	SigningKeys(ctx context.Context) ([]SigningKey, error)
+	CreateSigningKey(ctx context.Context, k SigningKey) error // ErrConflict if the id is taken
+}
+
+// SigningKey is a private key that signs id_tokens.
+type SigningKey struct {
+	ID         string // the JWK "kid"
+	PrivateKey []byte // PKCS #8 DER
+	CreatedAt  time.Time
 }
 
 // Login is a user's password login.

@@ -11,14 +11,18 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/slashd/slashd/internal/api"
 	"github.com/slashd/slashd/internal/bootstrap"
 	"github.com/slashd/slashd/internal/event"
+	"github.com/slashd/slashd/internal/oauth"
 	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store"
 	"github.com/slashd/slashd/internal/store/sqlite"
 	"github.com/slashd/slashd/internal/store/sqlstore"
 )
@@ -35,6 +39,10 @@ type Env struct {
 	// Events is the server's event bus: Subscribe before a request to see
 	// what it publishes.
 	Events *event.Memory
+	// OAuth is the server's OAuth2 server (IssueCode stands in for an
+	// approval on the consent page).
+	OAuth *oauth.Server
+	cfg   api.Config
 }
 
 // Option adjusts the server configuration.
@@ -65,12 +73,13 @@ func New(t testing.TB, opts ...Option) *Env {
 	}
 	ids := snowflake.NewGenerator(0, nil)
 	events := event.NewMemory()
-	srv := httptest.NewServer(api.New(cfg, api.Deps{Store: st, IDs: ids, Now: time.Now, Rand: rand.Reader, Events: events}))
+	handler := api.New(cfg, api.Deps{Store: st, IDs: ids, Now: time.Now, Rand: rand.Reader, Events: events})
+	srv := httptest.NewServer(handler)
 	t.Cleanup(func() {
 		srv.Close()
 		st.Close()
 	})
-	e := &Env{T: t, URL: srv.URL, Store: st, IDs: ids, Server: srv, Events: events}
+	e := &Env{T: t, URL: srv.URL, Store: st, IDs: ids, Server: srv, Events: events, OAuth: handler.OAuth(), cfg: cfg}
 	e.App = e.NewApp(bootstrap.AppOptions{Name: "testapp"})
 	if e.Admin, err = bootstrap.CreateAdminToken(ctx, e.Bootstrap()); err != nil {
 		t.Fatalf("create admin token: %v", err)
@@ -158,3 +167,72 @@ func (e *Env) Owner() string { return "Bearer " + e.App.OwnerBearerToken }
 
 // AdminAuth is the Authorization value of the admin API token.
 func (e *Env) AdminAuth() string { return "Admin " + e.Admin }
+
+// PostForm sends a form-encoded POST (as OAuth2 clients do); user and
+// pass, when user is set, go in HTTP Basic authentication.
+func (e *Env) PostForm(path string, form url.Values, user, pass string) Response {
+	e.T.Helper()
+	req, err := http.NewRequest("POST", e.URL+path, strings.NewReader(form.Encode()))
+	if err != nil {
+		e.T.Fatalf("new request: %v", err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if user != "" {
+		req.SetBasicAuth(user, pass)
+	}
+	resp, err := e.Server.Client().Do(req)
+	if err != nil {
+		e.T.Fatalf("POST %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		e.T.Fatalf("read body: %v", err)
+	}
+	return Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
+}
+
+// NewUser creates a person (not a bot) named name, with a consent-page
+// login of the same name when password is set.
+func (e *Env) NewUser(name, password string) store.User {
+	e.T.Helper()
+	ctx := context.Background()
+	u := store.User{ID: e.IDs.Next(), Username: name, Locale: "en-US", CreatedAt: time.Now().UTC()}
+	if err := e.Store.CreateUser(ctx, u); err != nil {
+		e.T.Fatalf("create user %s: %v", name, err)
+	}
+	if password != "" {
+		hash, err := oauth.HashPassword(rand.Reader, password)
+		if err != nil {
+			e.T.Fatalf("hash password: %v", err)
+		}
+		if err := e.Store.SetLogin(ctx, store.Login{UserID: u.ID, Name: name, PasswordHash: hash}); err != nil {
+			e.T.Fatalf("set login %s: %v", name, err)
+		}
+	}
+	return u
+}
+
+// SetOAuth replaces an app's OAuth2 settings.
+func (e *Env) SetOAuth(appID snowflake.ID, public bool, redirectURIs ...string) {
+	e.T.Helper()
+	err := e.Store.SetOAuthSettings(context.Background(),
+		store.OAuthSettings{ApplicationID: appID, RedirectURIs: redirectURIs, PublicClient: public})
+	if err != nil {
+		e.T.Fatalf("set OAuth2 settings of app %s: %v", appID, err)
+	}
+}
+
+// Restart starts a second server on e's store, as a restarted process
+// would be: nothing held in memory carries over. The new Env shares e's
+// store, ids, app and admin token; e keeps running.
+func (e *Env) Restart() *Env {
+	e.T.Helper()
+	events := event.NewMemory()
+	handler := api.New(e.cfg, api.Deps{Store: e.Store, IDs: e.IDs, Now: time.Now, Rand: rand.Reader, Events: events})
+	srv := httptest.NewServer(handler)
+	e.T.Cleanup(srv.Close)
+	r := *e
+	r.URL, r.Server, r.Events, r.OAuth = srv.URL, srv, events, handler.OAuth()
+	return &r
+}

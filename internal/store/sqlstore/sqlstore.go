@@ -283,9 +283,10 @@ func (s *Store) Installation(ctx context.Context, guildID, appID snowflake.ID) (
 
 // CreateToken stores a token by its hash.
 func (s *Store) CreateToken(ctx context.Context, t store.Token) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO tokens (hash, kind, application_id, user_id, scopes, expires_at, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		t.Hash, t.Kind, id64(t.ApplicationID), id64(t.UserID), joinScopes(t.Scopes), unix(t.ExpiresAt), unix(t.CreatedAt))
+	_, err := s.db.ExecContext(ctx, `INSERT INTO tokens (hash, kind, application_id, user_id, scopes, expires_at, created_at, grant_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		t.Hash, t.Kind, id64(t.ApplicationID), id64(t.UserID), joinScopes(t.Scopes), unix(t.ExpiresAt), unix(t.CreatedAt),
+		id64(t.GrantID))
 	if err != nil {
 		return fmt.Errorf("insert token: %w", s.formatError(err))
 	}
@@ -296,16 +297,16 @@ func (s *Store) CreateToken(ctx context.Context, t store.Token) error {
 func (s *Store) TokenByHash(ctx context.Context, hash []byte) (store.Token, error) {
 	var (
 		t                store.Token
-		app, user        int64
+		app, user, grant int64
 		scopes           string
 		expires, created int64
 	)
-	err := s.queryRow(ctx, `SELECT hash, kind, application_id, user_id, scopes, expires_at, created_at
-		FROM tokens WHERE hash = $1`, hash).Scan(&t.Hash, &t.Kind, &app, &user, &scopes, &expires, &created)
+	err := s.queryRow(ctx, `SELECT hash, kind, application_id, user_id, scopes, expires_at, created_at, grant_id
+		FROM tokens WHERE hash = $1`, hash).Scan(&t.Hash, &t.Kind, &app, &user, &scopes, &expires, &created, &grant)
 	if err != nil {
 		return t, notFound(err, "token")
 	}
-	t.ApplicationID, t.UserID, t.Scopes = snowflake.ID(app), snowflake.ID(user), splitScopes(scopes)
+	t.ApplicationID, t.UserID, t.GrantID, t.Scopes = snowflake.ID(app), snowflake.ID(user), snowflake.ID(grant), splitScopes(scopes)
 	t.ExpiresAt, t.CreatedAt = fromUnix(expires), fromUnix(created)
 	return t, nil
 }

@@ -122,6 +122,12 @@ func (s *Store) Guilds(ctx context.Context) ([]store.Guild, error) {
 	return list(ctx, s.cached(), "list guilds", scanGuild, `SELECT `+guildColumns+` FROM guilds ORDER BY id`)
 }
 
+// MemberGuilds lists the guilds a user is a member of, by id.
+func (s *Store) MemberGuilds(ctx context.Context, userID snowflake.ID) ([]store.Guild, error) {
+	return list(ctx, s.cached(), "list guilds of user", scanGuild, `SELECT g.id, g.name, g.owner_id, g.created_at
+		FROM guilds g JOIN members m ON m.guild_id = g.id WHERE m.user_id = $1 ORDER BY g.id`, id64(userID))
+}
+
 // UpdateGuild renames a guild and sets its owner, who must be a user; a
 // new owner who is not a member joins now. CreatedAt is fixed.
 func (s *Store) UpdateGuild(ctx context.Context, g store.Guild) error {

@@ -186,6 +186,34 @@ func testWorld(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("admin and client tokens", func(t *testing.T) { testWorldTokens(t, open) })
 	t.Run("Snapshot", func(t *testing.T) { testSnapshot(t, open) })
 	t.Run("MaxID", func(t *testing.T) { testMaxID(t, open) })
+	t.Run("MemberGuilds", func(t *testing.T) { testMemberGuilds(t, open) })
+}
+
+func testMemberGuilds(t *testing.T, open func(t *testing.T) store.Store) {
+	s := open(t)
+	ctx := context.Background()
+	must(t, s.CreateUser(ctx, store.User{ID: 1, Username: "owner"}))
+	must(t, s.CreateUser(ctx, store.User{ID: 2, Username: "member"}))
+	must(t, s.CreateGuild(ctx, store.Guild{ID: 20, Name: "b", OwnerID: 1}))
+	must(t, s.CreateGuild(ctx, store.Guild{ID: 10, Name: "a", OwnerID: 1}))
+	must(t, s.CreateGuild(ctx, store.Guild{ID: 30, Name: "c", OwnerID: 1}))
+	must(t, s.PutMember(ctx, guild.Member{GuildID: 30, UserID: 2}))
+	for _, c := range []struct {
+		user snowflake.ID
+		want []snowflake.ID
+	}{{1, []snowflake.ID{10, 20, 30}}, {2, []snowflake.ID{30}}, {3, nil}} {
+		gs, err := s.MemberGuilds(ctx, c.user)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []snowflake.ID
+		for _, g := range gs {
+			got = append(got, g.ID)
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("MemberGuilds(%d) = %v, want %v", c.user, got, c.want)
+		}
+	}
 }
 
 func testMaxID(t *testing.T, open func(t *testing.T) store.Store) {

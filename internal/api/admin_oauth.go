@@ -1,0 +1,150 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/slashd/slashd/internal/apierr"
+	"github.com/slashd/slashd/internal/oauth"
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store"
+)
+
+// Field error codes of the OAuth2 admin routes.
+const (
+	fcLoginTaken     = "LOGIN_NAME_TAKEN"
+	fcRedirectURI    = "REDIRECT_URI_INVALID"
+	fcMaxLength      = "BASE_TYPE_MAX_LENGTH"
+	adminMaxLoginLen = 32
+)
+
+var adminErrBotLogin = apierr.New(http.StatusBadRequest, apierr.CodeGeneral,
+	"Bot users cannot log in: they act through their application's bot token")
+
+// adminLogin is a login on the wire: never the password or its hash.
+type adminLogin struct {
+	UserID snowflake.ID `json:"user_id"`
+	Name   string       `json:"name"`
+}
+
+// adminPutLogin is PUT /admin/v1/users/{user_id}/login {name, password}:
+// the user's login for the consent page, the password hashed with
+// argon2id (oauth.HashPassword). 201 when the user had no login, 200 when
+// it is replaced.
+func (s *Server) adminPutLogin(w http.ResponseWriter, r *http.Request) error {
+	u, err := s.adminPathUser(r)
+	if err != nil {
+		return err
+	}
+	f, err := s.adminBody(w, r, false)
+	if err != nil {
+		return err
+	}
+	f.require("name")
+	f.require("password")
+	name, _ := f.str("name", 1, adminMaxLoginLen)
+	password, _ := f.str("password", oauth.MinPasswordLength, oauth.MaxPasswordLength)
+	if err := f.err(); err != nil {
+		return err
+	}
+	if u.Bot {
+		return adminErrBotLogin
+	}
+	_, err = s.store.LoginOfUser(r.Context(), u.ID)
+	created := errors.Is(err, store.ErrNotFound)
+	if err != nil && !created {
+		return err
+	}
+	hash, err := oauth.HashPassword(s.rand, password)
+	if err != nil {
+		return err
+	}
+	err = s.store.SetLogin(r.Context(), store.Login{UserID: u.ID, Name: name, PasswordHash: hash})
+	switch {
+	case errors.Is(err, store.ErrConflict):
+		return apierr.Invalid(fcLoginTaken, "This login name belongs to another user", "name")
+	case errors.Is(err, store.ErrNotFound):
+		return adminErrUnknownUser
+	case err != nil:
+		return err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	writeJSON(w, status, adminLogin{UserID: u.ID, Name: name})
+	return nil
+}
+
+// adminOAuthSettings are an app's OAuth2 settings on the wire.
+type adminOAuthSettings struct {
+	ApplicationID snowflake.ID `json:"application_id"`
+	RedirectURIs  []string     `json:"redirect_uris"`
+	PublicClient  bool         `json:"public_client"`
+}
+
+// adminGetOAuth is GET /admin/v1/applications/{application_id}/oauth.
+func (s *Server) adminGetOAuth(w http.ResponseWriter, r *http.Request) error {
+	app, err := s.adminPathApp(r)
+	if err != nil {
+		return err
+	}
+	o, err := s.store.OAuthSettings(r.Context(), app.ID)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, adminOAuthSettings(o))
+	return nil
+}
+
+// adminPutOAuth is PUT /admin/v1/applications/{application_id}/oauth
+// {redirect_uris?, public_client?}: replaces the app's OAuth2 settings
+// (absent fields, or no body, take the defaults: no URIs, confidential). Each URI
+// must pass oauth.ValidateRedirectURI; repeats are dropped.
+func (s *Server) adminPutOAuth(w http.ResponseWriter, r *http.Request) error {
+	app, err := s.adminPathApp(r)
+	if err != nil {
+		return err
+	}
+	f, err := s.adminBody(w, r, true)
+	if err != nil {
+		return err
+	}
+	o := store.OAuthSettings{ApplicationID: app.ID, RedirectURIs: []string{}}
+	if list, ok := f.list("redirect_uris"); ok {
+		if len(list) > oauth.MaxRedirectURIs {
+			f.errs.At("redirect_uris").Add(fcMaxLength, fmt.Sprintf("Must be %d or fewer in length.", oauth.MaxRedirectURIs))
+		}
+		for i, v := range list {
+			uri, isString := v.(string)
+			if !isString {
+				f.errs.At("redirect_uris", i).Add(fcStringConvert, fmNotString(v))
+				continue
+			}
+			if err := oauth.ValidateRedirectURI(uri); err != nil {
+				f.errs.At("redirect_uris", i).Add(fcRedirectURI, "Invalid redirect URI: "+err.Error())
+				continue
+			}
+			dup := false
+			for _, seen := range o.RedirectURIs {
+				dup = dup || seen == uri
+			}
+			if !dup {
+				o.RedirectURIs = append(o.RedirectURIs, uri)
+			}
+		}
+	}
+	o.PublicClient, _ = f.boolean("public_client")
+	if err := f.err(); err != nil {
+		return err
+	}
+	if err := s.store.SetOAuthSettings(r.Context(), o); err != nil {
+		if errors.Is(err, store.ErrNotFound) {
+			return errUnknownApp
+		}
+		return err
+	}
+	writeJSON(w, http.StatusOK, adminOAuthSettings(o))
+	return nil
+}
