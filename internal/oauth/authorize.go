@@ -87,6 +87,26 @@ func redirectError(code, descr string) *authError { return &authError{code: code
 var authParams = []string{"client_id", "response_type", "redirect_uri", "scope", "state", "prompt", "nonce",
 	"code_challenge", "code_challenge_method", "integration_type", "permissions", "disable_guild_select"}
 
+// requestedGuildField carries the request's guild_id through the consent
+// form, whose own guild_id field is the guild the user picks: the two
+// must not be confused, or a posted choice would pass for the guild the
+// client locked the request to (disable_guild_select).
+const requestedGuildField = "requested_guild_id"
+
+// consentParams are the authorization parameters of a posted consent form.
+func consentParams(form url.Values) url.Values {
+	q := url.Values{}
+	for _, k := range authParams {
+		if v := form.Get(k); v != "" {
+			q.Set(k, v)
+		}
+	}
+	if g := form.Get(requestedGuildField); g != "" {
+		q.Set("guild_id", g)
+	}
+	return q
+}
+
 // parseAuthRequest validates the parameters of /oauth2/authorize in the
 // order RFC 6749 §4.1.2.1 asks: the client and redirect URI first (an
 // error page, never a redirect), then everything else (an error sent to
@@ -260,22 +280,29 @@ func (s *Server) manageableGuilds(ctx context.Context, userID snowflake.ID) ([]s
 }
 
 func (s *Server) canManageGuild(ctx context.Context, g store.Guild, userID snowflake.ID) (bool, error) {
+	p, err := s.guildPermissions(ctx, g, userID)
+	return p.Has(guild.ManageGuild), err
+}
+
+// guildPermissions are the user's base permissions in g (none when they
+// are not a member).
+func (s *Server) guildPermissions(ctx context.Context, g store.Guild, userID snowflake.ID) (guild.Permissions, error) {
 	m, err := s.store.Member(ctx, g.ID, userID)
 	if errors.Is(err, store.ErrNotFound) {
-		return false, nil
+		return 0, nil
 	}
 	if err != nil {
-		return false, err
+		return 0, err
 	}
 	roles, err := s.store.Roles(ctx, g.ID)
 	if err != nil {
-		return false, err
+		return 0, err
 	}
 	byID := make(guild.Roles, len(roles))
 	for _, r := range roles {
 		byID[r.ID] = r
 	}
-	return guild.BasePermissions(g, byID, m).Has(guild.ManageGuild), nil
+	return guild.BasePermissions(g, byID, m), nil
 }
 
 func (s *Server) showConsent(w http.ResponseWriter, r *http.Request, a authRequest, sess store.Session, action, msg string, status int) {
@@ -291,6 +318,9 @@ func (s *Server) showConsent(w http.ResponseWriter, r *http.Request, a authReque
 		if v := a.raw.Get(k); v != "" {
 			d.Hidden = append(d.Hidden, hiddenField{Name: k, Value: v})
 		}
+	}
+	if a.guildID != 0 {
+		d.Hidden = append(d.Hidden, hiddenField{Name: requestedGuildField, Value: a.guildID.String()})
 	}
 	if a.install() {
 		d.PickGuild = true
@@ -336,7 +366,7 @@ func (s *Server) decideAuthorize(w http.ResponseWriter, r *http.Request, action 
 		renderPage(w, http.StatusForbidden, "error", pageData{Title: "Error", Error: "This form has expired; start again from the application."})
 		return
 	}
-	a, aerr, err := s.parseAuthRequest(ctx, r.PostForm)
+	a, aerr, err := s.parseAuthRequest(ctx, consentParams(r.PostForm))
 	if err != nil {
 		s.internalError(w, err)
 		return
@@ -386,8 +416,10 @@ func (s *Server) decideAuthorize(w http.ResponseWriter, r *http.Request, action 
 }
 
 // installFromConsent adds the app to the guild the user picked, where
-// they must hold MANAGE_GUILD. It returns a message for the user when
-// that is refused.
+// they must hold MANAGE_GUILD and, for a bot, every permission the bot's
+// role would get (else a user could hand their own app's bot more than
+// they have, ADMINISTRATOR included). It returns a message for the user
+// when that is refused.
 func (s *Server) installFromConsent(ctx context.Context, a authRequest, userID, guildID snowflake.ID) (string, error) {
 	g, err := s.store.Guild(ctx, guildID)
 	if errors.Is(err, store.ErrNotFound) {
@@ -396,9 +428,15 @@ func (s *Server) installFromConsent(ctx context.Context, a authRequest, userID, 
 	if err != nil {
 		return "", err
 	}
-	ok, err := s.canManageGuild(ctx, g, userID)
-	if err != nil || !ok {
-		return "You need the Manage Server permission there.", err
+	perms, err := s.guildPermissions(ctx, g, userID)
+	if err != nil {
+		return "", err
+	}
+	if !perms.Has(guild.ManageGuild) {
+		return "You need the Manage Server permission there.", nil
+	}
+	if slices.Contains(a.scopes, auth.ScopeBot) && !perms.Has(a.permissions) {
+		return "You cannot give the bot permissions you do not have in that server.", nil
 	}
 	scopes := []string{}
 	if prev, err := s.store.Installation(ctx, guildID, a.app.ID); err == nil {
