@@ -37,11 +37,11 @@ func (s *Server) adminCreateApp(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f.require("name")
+	f.Require("name")
 	// The bot user takes the app's name: a username's length.
-	name, _ := f.str("name", 2, adminMaxUsername)
-	embedded, _ := f.boolean("embedded")
-	if err := f.err(); err != nil {
+	name, _ := f.StrLen("name", 2, adminMaxUsername)
+	embedded, _ := f.Bool("embedded")
+	if err := f.Err(); err != nil {
 		return err
 	}
 	scheme := "http"

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
@@ -49,39 +50,39 @@ var (
 // invalid input; other errors are the store's.
 func (s *Server) adminChannelFields(ctx context.Context, f adminForm, c *guild.Channel, creating bool) error {
 	if creating {
-		f.require("name")
+		f.Require("name")
 	}
 	for _, k := range []string{"name", "type", "nsfw", "position", "permission_overwrites"} {
-		if !creating && f.null(k) {
-			f.errs.At(k).Add(fcRequired, fmRequired)
+		if !creating && f.Null(k) {
+			f.At(k).Add(form.CodeRequired, form.MsgRequired)
 		}
 	}
-	if name, ok := f.str("name", 1, adminMaxChannelName); ok {
+	if name, ok := f.StrLen("name", 1, adminMaxChannelName); ok {
 		c.Name = name
 	}
 	if t, ok := f.choice("type", guild.GuildChannelTypes); ok {
 		convertible := func(t int) bool { return t == guild.ChannelText || t == guild.ChannelAnnouncement }
 		if !creating && t != c.Type && !(convertible(t) && convertible(c.Type)) {
-			f.errs.At("type").Add(fcChannelType, "Only text and announcement channels can be converted into each other")
+			f.At("type").Add(fcChannelType, "Only text and announcement channels can be converted into each other")
 		}
 		c.Type = t
 	}
-	if f.null("parent_id") {
+	if f.Null("parent_id") {
 		c.ParentID = 0
 	} else if p, ok := f.id("parent_id"); ok {
 		c.ParentID = p
 	}
-	if nsfw, ok := f.boolean("nsfw"); ok {
+	if nsfw, ok := f.Bool("nsfw"); ok {
 		c.NSFW = nsfw
 	}
 	if pos, ok := f.integer("position", 0, adminMaxPosition); ok {
 		c.Position = int(pos)
 	}
 	var at []int // each overwrite's index in the request
-	if l, ok := f.list("permission_overwrites"); ok {
+	if l, ok := f.List("permission_overwrites"); ok {
 		c.Overwrites, at = adminOverwrites(f, l)
 	}
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return err
 	}
 	if err := s.adminCheckParent(ctx, f, *c); err != nil {
@@ -90,7 +91,7 @@ func (s *Server) adminChannelFields(ctx context.Context, f adminForm, c *guild.C
 	if err := s.adminCheckOverwrites(ctx, f, c.GuildID, c.Overwrites, at); err != nil {
 		return err
 	}
-	return f.err()
+	return f.Err()
 }
 
 // adminOverwrites reads permission_overwrites, with the index in l of
@@ -100,22 +101,22 @@ func adminOverwrites(f adminForm, l []any) ([]guild.Overwrite, []int) {
 	out := make([]guild.Overwrite, 0, len(l))
 	at := make([]int, 0, len(l))
 	for i, item := range l {
-		o, ok := adminSubForm(item, f.errs.At("permission_overwrites", i))
+		o, ok := adminSubForm(item, f.At("permission_overwrites", i))
 		if !ok {
 			continue
 		}
 		var ow guild.Overwrite
-		idOK := o.require("id")
+		idOK := o.Require("id")
 		if idOK {
 			ow.ID, idOK = o.id("id")
 		}
-		typeOK := o.require("type")
+		typeOK := o.Require("type")
 		if typeOK {
 			ow.Type, typeOK = o.choice("type", adminOverwriteTypes)
 		}
 		allow, allowOK := o.perms("allow")
 		deny, denyOK := o.perms("deny")
-		if !idOK || !typeOK || (!allowOK && o.has("allow")) || (!denyOK && o.has("deny")) {
+		if !idOK || !typeOK || (!allowOK && o.Present("allow")) || (!denyOK && o.Present("deny")) {
 			continue
 		}
 		ow.Allow, ow.Deny = allow, deny
@@ -136,17 +137,17 @@ func (s *Server) adminCheckParent(ctx context.Context, f adminForm, c guild.Chan
 	thread := guild.IsThread(c.Type)
 	switch {
 	case thread && c.ParentID == 0:
-		f.errs.At("parent_id").Add(fcRequired, fmRequired)
+		f.At("parent_id").Add(form.CodeRequired, form.MsgRequired)
 		return nil
 	case c.ParentID == 0:
 		return nil
 	case c.Type == guild.ChannelCategory:
-		f.errs.At("parent_id").Add(fcParent, "A category cannot have a parent")
+		f.At("parent_id").Add(fcParent, "A category cannot have a parent")
 		return nil
 	}
 	p, err := s.store.Channel(ctx, c.ParentID)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && p.GuildID != c.GuildID) {
-		f.errs.At("parent_id").Add(fcUnknownChannel, "Unknown Channel")
+		f.At("parent_id").Add(fcUnknownChannel, "Unknown Channel")
 		return nil
 	}
 	if err != nil {
@@ -154,9 +155,9 @@ func (s *Server) adminCheckParent(ctx context.Context, f adminForm, c guild.Chan
 	}
 	switch {
 	case thread && !slices.Contains(adminThreadParents, p.Type):
-		f.errs.At("parent_id").Add(fcParent, "A thread's parent must be a text, announcement, forum or media channel")
+		f.At("parent_id").Add(fcParent, "A thread's parent must be a text, announcement, forum or media channel")
 	case !thread && p.Type != guild.ChannelCategory:
-		f.errs.At("parent_id").Add(fcParent, "A channel's parent must be a category")
+		f.At("parent_id").Add(fcParent, "A channel's parent must be a category")
 	}
 	return nil
 }
@@ -182,12 +183,12 @@ func (s *Server) adminCheckOverwrites(ctx context.Context, f adminForm, guildID 
 		switch ow.Type {
 		case guild.OverwriteRole:
 			if !known[ow.ID] {
-				f.errs.At("permission_overwrites", at[i], "id").Add(fcUnknownRole, "Unknown Role")
+				f.At("permission_overwrites", at[i], "id").Add(fcUnknownRole, "Unknown Role")
 			}
 		case guild.OverwriteMember:
 			_, err := s.store.User(ctx, ow.ID)
 			if errors.Is(err, store.ErrNotFound) {
-				f.errs.At("permission_overwrites", at[i], "id").Add(fcUnknownUser, "Unknown User")
+				f.At("permission_overwrites", at[i], "id").Add(fcUnknownUser, "Unknown User")
 			} else if err != nil {
 				return err
 			}

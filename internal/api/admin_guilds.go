@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
@@ -49,11 +50,11 @@ func (s *Server) adminOwner(ctx context.Context, f adminForm, id snowflake.ID) e
 	u, err := s.store.User(ctx, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		f.errs.At("owner_id").Add(fcUnknownUser, "Unknown User")
+		f.At("owner_id").Add(fcUnknownUser, "Unknown User")
 	case err != nil:
 		return err
 	case u.Bot:
-		f.errs.At("owner_id").Add(fcGuildOwner, "A bot user cannot own a guild")
+		f.At("owner_id").Add(fcGuildOwner, "A bot user cannot own a guild")
 	}
 	return nil
 }
@@ -63,11 +64,11 @@ func (s *Server) adminCreateGuild(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	f.require("name")
-	name, _ := f.str("name", adminMinGuildName, adminMaxGuildName)
-	f.require("owner_id")
+	f.Require("name")
+	name, _ := f.StrLen("name", adminMinGuildName, adminMaxGuildName)
+	f.Require("owner_id")
 	owner, ownerOK := f.id("owner_id")
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return err
 	}
 	if ownerOK {
@@ -75,7 +76,7 @@ func (s *Server) adminCreateGuild(w http.ResponseWriter, r *http.Request) error 
 			return err
 		}
 	}
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return err
 	}
 	g := store.Guild{ID: s.nextID(), Name: name, OwnerID: owner, CreatedAt: s.now().UTC()}
@@ -134,15 +135,15 @@ func (s *Server) adminEditGuild(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	for _, k := range []string{"name", "owner_id"} {
-		if f.null(k) {
-			f.errs.At(k).Add(fcRequired, fmRequired)
+		if f.Null(k) {
+			f.At(k).Add(form.CodeRequired, form.MsgRequired)
 		}
 	}
-	if name, ok := f.str("name", adminMinGuildName, adminMaxGuildName); ok {
+	if name, ok := f.StrLen("name", adminMinGuildName, adminMaxGuildName); ok {
 		g.Name = name
 	}
 	owner, ownerOK := f.id("owner_id")
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return err
 	}
 	if ownerOK {
@@ -151,7 +152,7 @@ func (s *Server) adminEditGuild(w http.ResponseWriter, r *http.Request) error {
 		}
 		g.OwnerID = owner
 	}
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return err
 	}
 	if err := s.store.UpdateGuild(r.Context(), g); err != nil {
@@ -200,16 +201,16 @@ func (s *Server) adminPathRole(r *http.Request, g store.Guild) (guild.Role, erro
 func adminRoleFields(f adminForm, role *guild.Role, creating bool) {
 	everyone := !creating && role.ID == guild.EveryoneRoleID(role.GuildID)
 	if creating {
-		f.require("name")
+		f.Require("name")
 	}
 	for _, k := range []string{"name", "permissions", "position"} {
-		if !creating && f.null(k) {
-			f.errs.At(k).Add(fcRequired, fmRequired)
+		if !creating && f.Null(k) {
+			f.At(k).Add(form.CodeRequired, form.MsgRequired)
 		}
 	}
-	if name, ok := f.str("name", 1, adminMaxRoleName); ok {
+	if name, ok := f.StrLen("name", 1, adminMaxRoleName); ok {
 		if everyone && name != role.Name {
-			f.errs.At("name").Add(fcEveryone, "The @everyone role cannot be renamed")
+			f.At("name").Add(fcEveryone, "The @everyone role cannot be renamed")
 		}
 		role.Name = name
 	}
@@ -218,7 +219,7 @@ func adminRoleFields(f adminForm, role *guild.Role, creating bool) {
 	}
 	if everyone {
 		if pos, ok := f.integer("position", 0, adminMaxPosition); ok && pos != 0 {
-			f.errs.At("position").Add(fcEveryone, "The @everyone role is always at position 0")
+			f.At("position").Add(fcEveryone, "The @everyone role is always at position 0")
 		}
 	} else if pos, ok := f.integer("position", 1, adminMaxPosition); ok {
 		role.Position = int(pos)
@@ -236,7 +237,7 @@ func (s *Server) adminCreateRole(w http.ResponseWriter, r *http.Request) error {
 	}
 	role := guild.Role{GuildID: g.ID, Position: 1}
 	adminRoleFields(f, &role, true)
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return err
 	}
 	role.ID = s.nextID()
@@ -290,7 +291,7 @@ func (s *Server) adminEditRole(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	adminRoleFields(f, &role, false)
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return err
 	}
 	if err := s.store.UpdateRole(r.Context(), role); err != nil {
@@ -369,10 +370,10 @@ func (s *Server) adminPutMember(w http.ResponseWriter, r *http.Request) error {
 	}
 	m := guild.Member{GuildID: g.ID, UserID: u.ID, Roles: []snowflake.ID{}, JoinedAt: s.now().UTC()}
 	roles, rolesOK := f.idList("roles")
-	if nick, ok := f.str("nick", 0, adminMaxNick); ok {
+	if nick, ok := f.StrLen("nick", 0, adminMaxNick); ok {
 		m.Nick = nick
 	}
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return err
 	}
 	if rolesOK && len(roles) > 0 {
@@ -386,10 +387,10 @@ func (s *Server) adminPutMember(w http.ResponseWriter, r *http.Request) error {
 		}
 		for i, id := range roles {
 			if !known[id] {
-				f.errs.At("roles", i).Add(fcUnknownRole, "Unknown Role")
+				f.At("roles", i).Add(fcUnknownRole, "Unknown Role")
 			}
 		}
-		if err := f.err(); err != nil {
+		if err := f.Err(); err != nil {
 			return err
 		}
 		m.Roles = roles

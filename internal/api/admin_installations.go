@@ -8,6 +8,7 @@ import (
 
 	"github.com/slashd/slashd/internal/auth"
 	"github.com/slashd/slashd/internal/bootstrap"
+	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
@@ -91,18 +92,18 @@ func (s *Server) adminInstall(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var scopes []string
-	if f.require("scopes") {
-		if l, ok := f.list("scopes"); ok {
+	if f.Require("scopes") {
+		if l, ok := f.List("scopes"); ok {
 			if len(l) == 0 {
-				f.errs.At("scopes").Add(fcMinLength, fmMinLength(1))
+				f.At("scopes").Add(form.CodeMinLength, form.MsgMinLength(1))
 			}
 			for i, item := range l {
 				sc, ok := item.(string)
 				switch {
 				case !ok:
-					f.errs.At("scopes", i).Add(fcStringConvert, fmNotString(item))
+					f.At("scopes", i).Add(form.CodeStringConvert, form.MsgNotString(item))
 				case !slices.Contains(adminInstallScopes, sc):
-					f.errs.At("scopes", i).Add(fcChoices, fmChoices(adminInstallScopes))
+					f.At("scopes", i).Add(form.CodeChoices, form.MsgChoicesOf(adminInstallScopes))
 				case !slices.Contains(scopes, sc):
 					scopes = append(scopes, sc)
 				}
@@ -111,10 +112,10 @@ func (s *Server) adminInstall(w http.ResponseWriter, r *http.Request) error {
 	}
 	perms, _ := f.perms("permissions")
 	bot := slices.Contains(scopes, auth.ScopeBot)
-	if f.has("permissions") && !bot && len(scopes) > 0 {
-		f.errs.At("permissions").Add(fcInstallPerms, "Permissions are only granted with the bot scope")
+	if f.Present("permissions") && !bot && len(scopes) > 0 {
+		f.At("permissions").Add(fcInstallPerms, "Permissions are only granted with the bot scope")
 	}
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return err
 	}
 	status := http.StatusCreated

@@ -2,10 +2,10 @@ package api
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 
 	"github.com/slashd/slashd/internal/apierr"
+	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/oauth"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
@@ -15,7 +15,6 @@ import (
 const (
 	fcLoginTaken     = "LOGIN_NAME_TAKEN"
 	fcRedirectURI    = "REDIRECT_URI_INVALID"
-	fcMaxLength      = "BASE_TYPE_MAX_LENGTH"
 	adminMaxLoginLen = 32
 )
 
@@ -41,11 +40,11 @@ func (s *Server) adminPutLogin(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f.require("name")
-	f.require("password")
-	name, _ := f.str("name", 1, adminMaxLoginLen)
-	password, _ := f.str("password", oauth.MinPasswordLength, oauth.MaxPasswordLength)
-	if err := f.err(); err != nil {
+	f.Require("name")
+	f.Require("password")
+	name, _ := f.StrLen("name", 1, adminMaxLoginLen)
+	password, _ := f.StrLen("password", oauth.MinPasswordLength, oauth.MaxPasswordLength)
+	if err := f.Err(); err != nil {
 		return err
 	}
 	if u.Bot {
@@ -112,18 +111,18 @@ func (s *Server) adminPutOAuth(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	o := store.OAuthSettings{ApplicationID: app.ID, RedirectURIs: []string{}}
-	if list, ok := f.list("redirect_uris"); ok {
+	if list, ok := f.List("redirect_uris"); ok {
 		if len(list) > oauth.MaxRedirectURIs {
-			f.errs.At("redirect_uris").Add(fcMaxLength, fmt.Sprintf("Must be %d or fewer in length.", oauth.MaxRedirectURIs))
+			f.At("redirect_uris").Add(form.CodeMaxLength, form.MsgMaxLength(oauth.MaxRedirectURIs))
 		}
 		for i, v := range list {
 			uri, isString := v.(string)
 			if !isString {
-				f.errs.At("redirect_uris", i).Add(fcStringConvert, fmNotString(v))
+				f.At("redirect_uris", i).Add(form.CodeStringConvert, form.MsgNotString(v))
 				continue
 			}
 			if err := oauth.ValidateRedirectURI(uri); err != nil {
-				f.errs.At("redirect_uris", i).Add(fcRedirectURI, "Invalid redirect URI: "+err.Error())
+				f.At("redirect_uris", i).Add(fcRedirectURI, "Invalid redirect URI: "+err.Error())
 				continue
 			}
 			dup := false
@@ -135,8 +134,8 @@ func (s *Server) adminPutOAuth(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 	}
-	o.PublicClient, _ = f.boolean("public_client")
-	if err := f.err(); err != nil {
+	o.PublicClient, _ = f.Bool("public_client")
+	if err := f.Err(); err != nil {
 		return err
 	}
 	if err := s.store.SetOAuthSettings(r.Context(), o); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/auth"
 	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 )
@@ -45,36 +46,36 @@ const (
 // says whether absent required fields are errors.
 func adminUserFields(f adminForm, u *store.User, creating bool) {
 	if creating {
-		f.require("username")
+		f.Require("username")
 	}
-	if name, ok := f.str("username", 1, adminMaxUsername); ok {
+	if name, ok := f.StrLen("username", 1, adminMaxUsername); ok {
 		u.Username = name
-	} else if !creating && f.null("username") {
-		f.errs.At("username").Add(fcRequired, fmRequired)
+	} else if !creating && f.Null("username") {
+		f.At("username").Add(form.CodeRequired, form.MsgRequired)
 	}
-	if f.null("global_name") {
+	if f.Null("global_name") {
 		u.GlobalName = ""
-	} else if gn, ok := f.str("global_name", 1, adminMaxGlobalName); ok {
+	} else if gn, ok := f.StrLen("global_name", 1, adminMaxGlobalName); ok {
 		u.GlobalName = gn
 	}
-	if f.null("locale") {
+	if f.Null("locale") {
 		u.Locale = ""
-	} else if loc, ok := f.str("locale", 0, 1<<30); ok {
+	} else if loc, ok := f.Str("locale"); ok {
 		if !command.IsLocale(loc) {
-			f.errs.At("locale").Add(fcChoices, fmChoices(command.Locales()))
+			f.At("locale").Add(form.CodeChoices, form.MsgChoicesOf(command.Locales()))
 		} else {
 			u.Locale = loc
 		}
 	}
-	if adult, ok := f.boolean("adult"); ok {
+	if adult, ok := f.Bool("adult"); ok {
 		u.Adult = adult
 	}
-	if bot, ok := f.boolean("bot"); ok && bot != u.Bot {
+	if bot, ok := f.Bool("bot"); ok && bot != u.Bot {
 		msg := "Bot users are created with their application (POST /admin/v1/applications)"
 		if !creating {
 			msg = "Whether a user is a bot cannot be changed"
 		}
-		f.errs.At("bot").Add(fcUserBot, msg)
+		f.At("bot").Add(fcUserBot, msg)
 	}
 }
 
@@ -85,7 +86,7 @@ func (s *Server) adminCreateUser(w http.ResponseWriter, r *http.Request) error {
 	}
 	u := store.User{Locale: "en-US", CreatedAt: s.now().UTC()}
 	adminUserFields(f, &u, true)
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return err
 	}
 	u.ID = s.nextID()
@@ -141,7 +142,7 @@ func (s *Server) adminEditUser(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	adminUserFields(f, &u, false)
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return err
 	}
 	if err := s.store.UpdateUser(r.Context(), u); err != nil {
@@ -198,23 +199,23 @@ func (s *Server) adminMintToken(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	kind, _ := f.str("type", 0, 1<<30)
+	kind, _ := f.Str("type")
 	switch {
-	case !f.require("type"):
-	case kind != "client" && kind != "bearer" && len(f.errs.At("type").Leaves()) == 0:
-		f.errs.At("type").Add(fcChoices, fmChoices(adminTokenTypes))
+	case !f.Require("type"):
+	case kind != "client" && kind != "bearer" && len(f.At("type").Leaves()) == 0:
+		f.At("type").Add(form.CodeChoices, form.MsgChoicesOf(adminTokenTypes))
 	}
 	var (
 		appID  snowflake.ID
 		scopes []string
 	)
 	if kind == "bearer" {
-		if f.require("application_id") {
+		if f.Require("application_id") {
 			appID, _ = f.id("application_id")
 		}
 		scopes = adminScopes(f)
 	}
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return err
 	}
 	if u.Bot {
@@ -263,14 +264,15 @@ func (s *Server) adminMintToken(w http.ResponseWriter, r *http.Request) error {
 // list of strings is accepted too); each must be one of
 // adminBearerScopes. Repeats are dropped.
 func adminScopes(f adminForm) []string {
-	if !f.require("scopes") {
+	if !f.Require("scopes") {
 		return nil
 	}
 	var (
 		raw   []string
 		given int // how many scopes were written, valid or not
 	)
-	switch v := f.m["scopes"].(type) {
+	v, _ := f.Value("scopes")
+	switch v := v.(type) {
 	case string:
 		raw = strings.Fields(v)
 		given = len(raw)
@@ -279,17 +281,17 @@ func adminScopes(f adminForm) []string {
 		for i, item := range v {
 			sc, ok := item.(string)
 			if !ok {
-				f.errs.At("scopes", i).Add(fcStringConvert, fmNotString(item))
+				f.At("scopes", i).Add(form.CodeStringConvert, form.MsgNotString(item))
 				continue
 			}
 			raw = append(raw, sc)
 		}
 	default:
-		f.errs.At("scopes").Add(fcStringConvert, fmNotString(v))
+		f.At("scopes").Add(form.CodeStringConvert, form.MsgNotString(v))
 		return nil
 	}
 	if given == 0 {
-		f.errs.At("scopes").Add(fcMinLength, fmMinLength(1))
+		f.At("scopes").Add(form.CodeMinLength, form.MsgMinLength(1))
 		return nil
 	}
 	out := make([]string, 0, len(raw))
@@ -312,7 +314,7 @@ func adminScopes(f adminForm) []string {
 		}
 	}
 	if bad {
-		f.errs.At("scopes").Add(fcChoices, fmChoices(adminBearerScopes))
+		f.At("scopes").Add(form.CodeChoices, form.MsgChoicesOf(adminBearerScopes))
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 )
@@ -121,7 +122,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request) (any, error) {
 	if err != nil {
 		return nil, errInvalidJSON
 	}
-	v, err := command.DecodeJSON(body)
+	v, err := form.DecodeJSON(body)
 	if err != nil {
 		return nil, errInvalidJSON
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/slashd/slashd/internal/auth"
 	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
@@ -159,7 +160,7 @@ func CreateGuild(ctx context.Context, env Env, name string, owner, install snowf
 // createLaunchCommand is what the real service does when Activities are
 // enabled: a global PRIMARY_ENTRY_POINT command "Launch" with handler 2.
 func createLaunchCommand(ctx context.Context, env Env, app store.Application) error {
-	body, _ := command.DecodeJSON([]byte(`{"type":4,"name":"Launch","description":"Launch an activity","handler":2}`))
+	body, _ := form.DecodeJSON([]byte(`{"type":4,"name":"Launch","description":"Launch an activity","handler":2}`))
 	scope := command.Scope{ApplicationID: app.ID}
 	in, errs := command.Parse(body, command.Target{
 		App:   command.App{ID: app.ID, Flags: app.Flags, IntegrationTypes: app.IntegrationTypes},

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/form"
 )
 
 // maximalCommand is a CHAT_INPUT command at the limits: 25 options with
@@ -45,7 +46,7 @@ func maximalCommand() []byte {
 func BenchmarkParseMaximal(b *testing.B) {
 	body := maximalCommand()
 	target := command.Target{App: command.App{ID: 1, IntegrationTypes: []int{0, 1}}, Scope: command.Scope{ApplicationID: 1}}
-	v, err := command.DecodeJSON(body)
+	v, err := form.DecodeJSON(body)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func BenchmarkParseMaximal(b *testing.B) {
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		v, _ := command.DecodeJSON(body)
+		v, _ := form.DecodeJSON(body)
 		if _, errs := command.Parse(v, target); !errs.Empty() {
 			b.Fatal("invalid")
 		}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/form"
 )
 
 // fuzzTarget picks a target from the fuzzer's selector byte: bit 0 guild
@@ -69,7 +70,7 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte(bigCommand(22, "")), uint8(0))
 	f.Fuzz(func(t *testing.T, body []byte, sel uint8) {
-		v, err := command.DecodeJSON(body)
+		v, err := form.DecodeJSON(body)
 		if err != nil {
 			return
 		}
@@ -93,7 +94,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			t.Fatalf("marshal: %v", err)
 		}
-		v2, err := command.DecodeJSON(b)
+		v2, err := form.DecodeJSON(b)
 		if err != nil {
 			t.Fatalf("own JSON does not decode: %v\n%s", err, b)
 		}
@@ -138,7 +139,7 @@ func FuzzParsePermissions(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		v, err := command.DecodeJSON(body)
+		v, err := form.DecodeJSON(body)
 		if err != nil {
 			return
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 
@@ -180,7 +181,7 @@ func sameJSON(t *testing.T, got, want string) bool {
 // parseBody decodes and parses one body.
 func parseBody(t testing.TB, body string, tg command.Target) (command.Parsed, *apierr.Fields) {
 	t.Helper()
-	v, err := command.DecodeJSON([]byte(body))
+	v, err := form.DecodeJSON([]byte(body))
 	if err != nil {
 		t.Fatalf("DecodeJSON(%.200s): %v", body, err)
 	}

@@ -1,36 +1,13 @@
 package command
 
-import (
-	"fmt"
-	"strconv"
-	"strings"
-)
+import "fmt"
 
-// Error codes and messages of field errors. Where the real service's exact
+// Codes and messages of the field errors that belong to application
+// commands. The generic ones (BASE_TYPE_…, NUMBER_TYPE_…, …) are in
+// internal/form, shared with the admin API. Where the real service's exact
 // text is known it is used verbatim; the rest follows its patterns and is
 // recorded in docs/compat.md.
 const (
-	codeRequired       = "BASE_TYPE_REQUIRED"
-	msgRequired        = "This field is required"
-	codeBadLength      = "BASE_TYPE_BAD_LENGTH"
-	codeMaxLength      = "BASE_TYPE_MAX_LENGTH"
-	codeMinLength      = "BASE_TYPE_MIN_LENGTH"
-	codeChoices        = "BASE_TYPE_CHOICES"
-	codeUnionChoices   = "UNION_TYPE_CHOICES"
-	codeStringConvert  = "STRING_TYPE_CONVERT"
-	codeBoolConvert    = "BOOLEAN_TYPE_CONVERT"
-	msgBoolConvert     = "Must be either true or false."
-	codeCoerce         = "NUMBER_TYPE_COERCE"
-	codeNumberMax      = "NUMBER_TYPE_MAX"
-	codeNumberMin      = "NUMBER_TYPE_MIN"
-	codeListConvert    = "LIST_TYPE_CONVERT"
-	msgListConvert     = "Only iterables may be used in a ListType."
-	codeDictConvert    = "DICT_TYPE_CONVERT"
-	msgDictConvert     = "Only dictionaries may be used in a DictType."
-	codeModelConvert   = "MODEL_TYPE_CONVERT"
-	msgModelConvert    = "Expected an object/dictionary."
-	codeListItemNull   = "LIST_ITEM_VALUE_REQUIRED"
-	msgListItemNull    = "List item values of ModelType are required"
 	codeInvalidName    = "APPLICATION_COMMAND_INVALID_NAME"
 	msgInvalidName     = "Command name is invalid"
 	codeDuplicateName  = "APPLICATION_COMMANDS_DUPLICATE_NAME"
@@ -78,93 +55,6 @@ const (
 	codeChoiceValue    = "APPLICATION_COMMAND_OPTION_CHOICE_VALUE_INVALID"
 )
 
-func msgBadLength(min, max int) string {
-	return fmt.Sprintf("Must be between %d and %d in length.", min, max)
-}
-
-func msgMaxLength(n int) string { return fmt.Sprintf("Must be %d or fewer in length.", n) }
-
-func msgMinLength(n int) string { return fmt.Sprintf("Must be %d or more in length.", n) }
-
-func msgNotString(v any) string { return fmt.Sprintf("Could not interpret %q as string.", repr(v)) }
-
-func msgNotInt(v any) string { return fmt.Sprintf("Value %q is not int.", repr(v)) }
-
-func msgNotNumber(v any) string { return fmt.Sprintf("Value %q is not a valid number.", repr(v)) }
-
-func msgNotSnowflake(v any) string { return fmt.Sprintf("Value %q is not snowflake.", repr(v)) }
-
-func msgIntMax(n int64) string {
-	return fmt.Sprintf("int value should be less than or equal to %d.", n)
-}
-
-func msgIntMin(n int64) string {
-	return fmt.Sprintf("int value should be greater than or equal to %d.", n)
-}
-
-func msgFloatMax(n float64) string {
-	return fmt.Sprintf("float value should be less than or equal to %s.", fmtFloat(n))
-}
-
-func msgFloatMin(n float64) string {
-	return fmt.Sprintf("float value should be greater than or equal to %s.", fmtFloat(n))
-}
-
 func msgLocalizedDup(locale string) string {
 	return fmt.Sprintf("Localized option names must be unique and distinct from default option names (%s)", locale)
-}
-
-// msgChoicesOf renders the enum message in the real service's Python tuple
-// form: "Value must be one of (1, 2, 3, 4).", "('da', 'de')", "(1,)".
-func msgChoicesOf[T any](values []T) string {
-	return "Value must be one of " + tuple(values) + "."
-}
-
-func msgUnionChoices[T any](field string, values []T) string {
-	return fmt.Sprintf("Value of field %q must be one of %s.", field, tuple(values))
-}
-
-func tuple[T any](values []T) string {
-	parts := make([]string, len(values))
-	for i, v := range values {
-		if s, ok := any(v).(string); ok {
-			parts[i] = "'" + s + "'"
-		} else {
-			parts[i] = fmt.Sprint(v)
-		}
-	}
-	if len(parts) == 1 {
-		return "(" + parts[0] + ",)"
-	}
-	return "(" + strings.Join(parts, ", ") + ")"
-}
-
-func fmtFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-
-// repr renders a decoded JSON value the way the real service (Python)
-// quotes offending values in messages.
-func repr(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case string:
-		return x
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case map[string]any:
-		if len(x) == 0 {
-			return "{}"
-		}
-		return "{...}"
-	case []any:
-		if len(x) == 0 {
-			return "[]"
-		}
-		return "[...]"
-	default:
-		return fmt.Sprint(x)
-	}
 }

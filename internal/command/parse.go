@@ -2,9 +2,11 @@ package command
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 
 	"github.com/slashd/slashd/internal/apierr"
+	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 
@@ -51,7 +53,7 @@ type Parsed struct {
 // collected, not stopped at the first, with paths relative to the object.
 func Parse(v any, t Target) (Parsed, *apierr.Fields) {
 	errs := &apierr.Fields{}
-	o, ok := asObject(v, errs)
+	o, ok := form.AsObject(v, errs)
 	if !ok {
 		return Parsed{}, errs
 	}
@@ -62,14 +64,9 @@ func Parse(v any, t Target) (Parsed, *apierr.Fields) {
 
 	c.Type = ChatInput
 	typeOK := true
-	if n, ok := o.integer("type"); ok {
-		if !containsInt(commandTypes, int(n)) {
-			errs.At("type").Add(codeChoices, msgChoicesOf(commandTypes))
-			typeOK = false
-		} else {
-			c.Type = Type(n)
-		}
-	} else if o.present("type") {
+	if n, ok := o.Choice("type", commandTypes); ok {
+		c.Type = Type(n)
+	} else if o.Present("type") {
 		typeOK = false
 	}
 	if typeOK && c.Type == PrimaryEntryPoint && !t.Scope.Global() {
@@ -77,7 +74,7 @@ func Parse(v any, t Target) (Parsed, *apierr.Fields) {
 	}
 
 	if t.Mode == ModeBulk {
-		if id, ok := o.snowflake("id"); ok {
+		if id, ok := o.Snowflake("id"); ok {
 			p.RequestedID = id
 		}
 	}
@@ -85,7 +82,7 @@ func Parse(v any, t Target) (Parsed, *apierr.Fields) {
 	parseName(o, c, typeOK, errs)
 	parseDescription(o, c, typeOK, errs)
 
-	if l, ok := o.list("options"); ok && len(l) > 0 {
+	if l, ok := o.List("options"); ok && len(l) > 0 {
 		switch {
 		case typeOK && (c.Type == User || c.Type == Message):
 			errs.At("options").Add(codeOptsContext, msgOptsContext)
@@ -99,25 +96,22 @@ func Parse(v any, t Target) (Parsed, *apierr.Fields) {
 	parseDefaultMemberPermissions(o, c, errs)
 
 	c.DefaultPermission = true
-	if b, ok := o.boolean("default_permission"); ok {
+	if b, ok := o.Bool("default_permission"); ok {
 		c.DefaultPermission = b
 	}
-	if b, ok := o.boolean("nsfw"); ok {
+	if b, ok := o.Bool("nsfw"); ok {
 		c.NSFW = b
 	}
 	parseInstallFields(o, c, t, errs)
 
-	if h, ok := o.integer("handler"); ok {
+	if h, ok := o.Choice("handler", handlerTypes); ok {
 		switch {
-		case !containsInt(handlerTypes, int(h)):
-			errs.At("handler").Add(codeChoices, msgChoicesOf(handlerTypes))
 		case typeOK && c.Type != PrimaryEntryPoint:
 			errs.At("handler").Add(codeHandlerType, msgHandlerType)
 		case !t.App.Embedded():
 			errs.At("handler").Add(codeHandlerType, msgHandlerEmbedded)
 		default:
-			hv := int(h)
-			c.Handler = &hv
+			c.Handler = &h
 		}
 	}
 
@@ -127,15 +121,13 @@ func Parse(v any, t Target) (Parsed, *apierr.Fields) {
 	return p, errs
 }
 
-func parseName(o obj, c *Command, typeOK bool, errs *apierr.Fields) {
-	name, ok := o.str("name")
+func parseName(o form.Object, c *Command, typeOK bool, errs *apierr.Fields) {
+	name, ok := o.StrLen("name", 1, MaxNameLength)
 	switch {
-	case !ok && !o.present("name"):
-		errs.At("name").Add(codeRequired, msgRequired)
+	case !ok && !o.Present("name"):
+		errs.At("name").Add(form.CodeRequired, form.MsgRequired)
 	case !ok:
-		// type error already recorded
-	case runeLen(name) < 1 || runeLen(name) > MaxNameLength:
-		errs.At("name").Add(codeBadLength, msgBadLength(1, MaxNameLength))
+		// type or length error already recorded
 	case typeOK && !validName(c.Type, name):
 		errs.At("name").Add(codeInvalidName, msgInvalidName)
 	default:
@@ -152,30 +144,30 @@ func validName(t Type, name string) bool {
 	return validContextMenuName(name)
 }
 
-func parseDescription(o obj, c *Command, typeOK bool, errs *apierr.Fields) {
-	desc, ok := o.str("description")
+func parseDescription(o form.Object, c *Command, typeOK bool, errs *apierr.Fields) {
+	desc, ok := o.Str("description")
 	contextMenu := typeOK && (c.Type == User || c.Type == Message)
 	switch {
 	case contextMenu:
 		if ok && desc != "" {
 			errs.At("description").Add(codeDescContext, msgDescContext)
 		}
-		if d, ok := o.dict("description_localizations"); ok && len(nonNull(d)) > 0 {
+		if d, ok := o.Dict("description_localizations"); ok && len(nonNull(d)) > 0 {
 			errs.At("description_localizations").Add(codeDescContext, msgDescContext)
 		}
 		return
 	case typeOK && c.Type == PrimaryEntryPoint:
 		// Entry points carry an optional description of up to 100 characters.
 		if ok && runeLen(desc) > MaxDescriptionLength {
-			errs.At("description").Add(codeBadLength, msgBadLength(0, MaxDescriptionLength))
+			errs.At("description").Add(form.CodeBadLength, form.MsgBadLength(0, MaxDescriptionLength))
 		} else if ok {
 			c.Description = desc
 		}
-	case !ok && !o.present("description"):
-		errs.At("description").Add(codeRequired, msgRequired)
+	case !ok && !o.Present("description"):
+		errs.At("description").Add(form.CodeRequired, form.MsgRequired)
 	case !ok:
 	case runeLen(desc) < 1 || runeLen(desc) > MaxDescriptionLength:
-		errs.At("description").Add(codeBadLength, msgBadLength(1, MaxDescriptionLength))
+		errs.At("description").Add(form.CodeBadLength, form.MsgBadLength(1, MaxDescriptionLength))
 	default:
 		c.Description = desc
 	}
@@ -198,10 +190,10 @@ func nonNull(d map[string]any) map[string]any {
 // names, naming) rules, null values and values equal to the default are
 // dropped. coarseNameError puts naming failures on the dictionary itself,
 // as the real service does for command names (but not option names).
-func parseLocalizations(o obj, key, def string, min, max int, errs *apierr.Fields,
+func parseLocalizations(o form.Object, key, def string, min, max int, errs *apierr.Fields,
 	nameOK func(string) bool, coarseNameError bool,
 ) Localizations {
-	d, ok := o.dict(key)
+	d, ok := o.Dict(key)
 	if !ok {
 		return nil
 	}
@@ -212,7 +204,7 @@ func parseLocalizations(o obj, key, def string, min, max int, errs *apierr.Field
 		// tens of thousands of localized values.
 		at := func() *apierr.Fields { return errs.At(key, locale) }
 		if !IsLocale(locale) {
-			at().Add(codeChoices, msgChoicesOf(locales))
+			at().Add(form.CodeChoices, form.MsgChoicesOf(locales))
 			continue
 		}
 		if raw == nil {
@@ -220,11 +212,11 @@ func parseLocalizations(o obj, key, def string, min, max int, errs *apierr.Field
 		}
 		s, ok := raw.(string)
 		if !ok {
-			at().Add(codeStringConvert, msgNotString(raw))
+			at().Add(form.CodeStringConvert, form.MsgNotString(raw))
 			continue
 		}
 		if n := runeLen(s); n < min || n > max {
-			at().Add(codeBadLength, msgBadLength(min, max))
+			at().Add(form.CodeBadLength, form.MsgBadLength(min, max))
 			continue
 		}
 		if nameOK != nil && !nameOK(s) {
@@ -249,28 +241,19 @@ func parseLocalizations(o obj, key, def string, min, max int, errs *apierr.Field
 	return out
 }
 
-func parseDefaultMemberPermissions(o obj, c *Command, errs *apierr.Fields) {
-	v, ok := o.m["default_member_permissions"]
-	if !ok || v == nil {
+func parseDefaultMemberPermissions(o form.Object, c *Command, errs *apierr.Fields) {
+	v, ok := o.Value("default_member_permissions")
+	if !ok {
 		return
 	}
-	var s string
-	switch x := v.(type) {
-	case string:
-		s = x
-	case json.Number:
-		s = string(x)
-	default:
-		errs.At("default_member_permissions").Add(codeCoerce, msgNotInt(v))
-		return
-	}
+	s, ok := form.NumberText(v)
 	n, err := strconv.ParseUint(s, 10, 64)
-	if err != nil {
-		errs.At("default_member_permissions").Add(codeCoerce, msgNotInt(v))
+	if !ok || err != nil {
+		errs.At("default_member_permissions").Add(form.CodeCoerce, form.MsgNotInt(v))
 		return
 	}
 	if n > MaxPermissionBits {
-		errs.At("default_member_permissions").Add(codeNumberMax, msgIntMax(MaxPermissionBits))
+		errs.At("default_member_permissions").Add(form.CodeNumberMax, form.MsgIntMax(MaxPermissionBits))
 		return
 	}
 	norm := strconv.FormatUint(n, 10)
@@ -284,11 +267,11 @@ func parseDefaultMemberPermissions(o obj, c *Command, errs *apierr.Fields) {
 // definition is identical (and no version bump happens) whether it came
 // through create or bulk overwrite. dm_permission is global only and is
 // not stored on guild commands.
-func parseInstallFields(o obj, c *Command, t Target, errs *apierr.Fields) {
-	dm, hasDM := o.boolean("dm_permission")
-	its, hasIts := o.intList("integration_types", integrationTypes)
+func parseInstallFields(o form.Object, c *Command, t Target, errs *apierr.Fields) {
+	dm, hasDM := o.Bool("dm_permission")
+	its, hasIts := o.IntList("integration_types", integrationTypes)
 	if hasIts && len(its) == 0 && len(errs.At("integration_types").Leaves()) == 0 {
-		errs.At("integration_types").Add(codeMinLength, msgMinLength(1))
+		errs.At("integration_types").Add(form.CodeMinLength, form.MsgMinLength(1))
 	}
 	// The defaults below must themselves be acceptable: an app with none
 	// configured gets [0], and so does every guild command.
@@ -298,16 +281,16 @@ func parseInstallFields(o obj, c *Command, t Target, errs *apierr.Fields) {
 	}
 	if hasIts {
 		// Report at the body's index: its is deduplicated.
-		raw, _ := o.m["integration_types"].([]any)
-		for i, item := range raw {
-			if n, _ := toInt(item); !containsInt(supported, int(n)) {
+		l, _ := o.List("integration_types") // a list, since hasIts
+		for i, item := range l {
+			if n, _ := form.ToInt(item); !slices.Contains(supported, int(n)) {
 				errs.At("integration_types", i).Add(codeIntegration, msgIntegration)
 			}
 		}
 	}
-	ctx, hasCtx := o.intList("contexts", contextTypes)
-	if hasCtx && len(ctx) == 0 && o.present("contexts") {
-		errs.At("contexts").Add(codeMinLength, msgMinLength(1))
+	ctx, hasCtx := o.IntList("contexts", contextTypes)
+	if hasCtx && len(ctx) == 0 && o.Present("contexts") {
+		errs.At("contexts").Add(form.CodeMinLength, form.MsgMinLength(1))
 	}
 
 	if t.Scope.Global() {
@@ -349,7 +332,7 @@ const (
 // parseOptions reads an options array at a nesting level.
 func parseOptions(l []any, depth int, errs *apierr.Fields) []Option {
 	if len(l) > MaxOptions {
-		errs.Add(codeMaxLength, msgMaxLength(MaxOptions))
+		errs.Add(form.CodeMaxLength, form.MsgMaxLength(MaxOptions))
 		return nil
 	}
 	out := make([]Option, 0, len(l))
@@ -365,20 +348,20 @@ func parseOptions(l []any, depth int, errs *apierr.Fields) []Option {
 
 // parseOption reads one option of an array at the given nesting level.
 func parseOption(v any, depth int, errs *apierr.Fields) (Option, bool) {
-	o, ok := asObject(v, errs)
+	o, ok := form.AsObject(v, errs)
 	if !ok {
 		return Option{}, false
 	}
 	var opt Option
-	n, ok := o.integer("type")
+	n, ok := o.Int("type")
 	switch {
-	case !ok && !o.present("type"):
-		errs.At("type").Add(codeRequired, msgRequired)
+	case !ok && !o.Present("type"):
+		errs.At("type").Add(form.CodeRequired, form.MsgRequired)
 		return opt, false
 	case !ok:
 		return opt, false
-	case !containsInt(optionTypes, int(n)):
-		errs.Add(codeUnionChoices, msgUnionChoices("type", optionTypes))
+	case !slices.Contains(optionTypes, int(n)):
+		errs.Add(form.CodeUnionChoices, form.MsgUnionChoices("type", optionTypes))
 		return opt, false
 	}
 	opt.Type = OptionType(n)
@@ -386,20 +369,18 @@ func parseOption(v any, depth int, errs *apierr.Fields) (Option, bool) {
 	// plain options. Anything else is a type outside the level's union.
 	switch {
 	case depth == levelGroup && opt.Type != SubCommand:
-		errs.Add(codeUnionChoices, msgUnionChoices("type", groupChild))
+		errs.Add(form.CodeUnionChoices, form.MsgUnionChoices("type", groupChild))
 		return opt, false
 	case depth == levelSub && opt.Type.IsSub():
-		errs.Add(codeUnionChoices, msgUnionChoices("type", subCommandChild))
+		errs.Add(form.CodeUnionChoices, form.MsgUnionChoices("type", subCommandChild))
 		return opt, false
 	}
 
-	name, ok := o.str("name")
+	name, ok := o.StrLen("name", 1, MaxNameLength)
 	switch {
-	case !ok && !o.present("name"):
-		errs.At("name").Add(codeRequired, msgRequired)
+	case !ok && !o.Present("name"):
+		errs.At("name").Add(form.CodeRequired, form.MsgRequired)
 	case !ok:
-	case runeLen(name) < 1 || runeLen(name) > MaxNameLength:
-		errs.At("name").Add(codeBadLength, msgBadLength(1, MaxNameLength))
 	case !ValidChatInputName(name):
 		errs.At("name").Add(codeInvalidName, msgInvalidName)
 	default:
@@ -408,20 +389,17 @@ func parseOption(v any, depth int, errs *apierr.Fields) (Option, bool) {
 	opt.NameLocalizations = parseLocalizations(o, "name_localizations", opt.Name, 1, MaxNameLength, errs,
 		ValidChatInputName, false)
 
-	desc, ok := o.str("description")
+	desc, ok := o.StrLen("description", 1, MaxDescriptionLength)
 	switch {
-	case !ok && !o.present("description"):
-		errs.At("description").Add(codeRequired, msgRequired)
-	case !ok:
-	case runeLen(desc) < 1 || runeLen(desc) > MaxDescriptionLength:
-		errs.At("description").Add(codeBadLength, msgBadLength(1, MaxDescriptionLength))
-	default:
+	case !ok && !o.Present("description"):
+		errs.At("description").Add(form.CodeRequired, form.MsgRequired)
+	case ok:
 		opt.Description = desc
 	}
 	opt.DescriptionLocalizations = parseLocalizations(o, "description_localizations", opt.Description, 1,
 		MaxDescriptionLength, errs, nil, false)
 
-	if b, ok := o.boolean("required"); ok && b {
+	if b, ok := o.Bool("required"); ok && b {
 		if opt.Type.IsSub() {
 			errs.At("required").Add(codeRequiredType, msgRequiredType)
 		} else {
@@ -435,7 +413,7 @@ func parseOption(v any, depth int, errs *apierr.Fields) (Option, bool) {
 	parseValueRange(o, &opt, errs)
 	parseLengthRange(o, &opt, errs)
 
-	if b, ok := o.boolean("autocomplete"); ok && b {
+	if b, ok := o.Bool("autocomplete"); ok && b {
 		switch {
 		case opt.Type != String && opt.Type != Integer && opt.Type != Number:
 			errs.At("autocomplete").Add(codeAutocomplete, msgAutocompleteTyp)
@@ -448,8 +426,8 @@ func parseOption(v any, depth int, errs *apierr.Fields) (Option, bool) {
 	return opt, errs.Empty()
 }
 
-func parseChoices(o obj, opt *Option, errs *apierr.Fields) {
-	l, ok := o.list("choices")
+func parseChoices(o form.Object, opt *Option, errs *apierr.Fields) {
+	l, ok := o.List("choices")
 	if !ok || len(l) == 0 {
 		return
 	}
@@ -458,24 +436,21 @@ func parseChoices(o obj, opt *Option, errs *apierr.Fields) {
 		return
 	}
 	if len(l) > MaxChoices {
-		errs.At("choices").Add(codeMaxLength, msgMaxLength(MaxChoices))
+		errs.At("choices").Add(form.CodeMaxLength, form.MsgMaxLength(MaxChoices))
 		return
 	}
 	for i, item := range l {
 		at := errs.At("choices", i)
-		co, ok := asObject(item, at)
+		co, ok := form.AsObject(item, at)
 		if !ok {
 			continue
 		}
 		var ch Choice
-		name, ok := co.str("name")
+		name, ok := co.StrLen("name", 1, MaxChoiceNameLength)
 		switch {
-		case !ok && !co.present("name"):
-			at.At("name").Add(codeRequired, msgRequired)
-		case !ok:
-		case runeLen(name) < 1 || runeLen(name) > MaxChoiceNameLength:
-			at.At("name").Add(codeBadLength, msgBadLength(1, MaxChoiceNameLength))
-		default:
+		case !ok && !co.Present("name"):
+			at.At("name").Add(form.CodeRequired, form.MsgRequired)
+		case ok:
 			ch.Name = name
 		}
 		ch.NameLocalizations = parseLocalizations(co, "name_localizations", ch.Name, 1, MaxChoiceNameLength,
@@ -485,21 +460,20 @@ func parseChoices(o obj, opt *Option, errs *apierr.Fields) {
 	}
 }
 
-func parseChoiceValue(co obj, t OptionType, at *apierr.Fields) any {
-	raw, ok := co.m["value"]
-	if !ok || raw == nil {
-		at.At("value").Add(codeRequired, msgRequired)
+func parseChoiceValue(co form.Object, t OptionType, at *apierr.Fields) any {
+	if !co.Require("value") {
 		return nil
 	}
+	raw, _ := co.Value("value")
 	switch t {
 	case String:
 		s, ok := raw.(string)
 		if !ok {
-			at.At("value").Add(codeStringConvert, msgNotString(raw))
+			at.At("value").Add(form.CodeStringConvert, form.MsgNotString(raw))
 			return nil
 		}
 		if runeLen(s) > MaxChoiceValueLength {
-			at.At("value").Add(codeBadLength, msgBadLength(0, MaxChoiceValueLength))
+			at.At("value").Add(form.CodeBadLength, form.MsgBadLength(0, MaxChoiceValueLength))
 			return nil
 		}
 		return s
@@ -517,47 +491,35 @@ func parseChoiceValue(co obj, t OptionType, at *apierr.Fields) any {
 func numericValue(raw any, t OptionType, at *apierr.Fields) (float64, bool) {
 	_, isNum := raw.(json.Number)
 	if t == Integer {
-		n, ok := toInt(raw)
-		if !isNum || !ok {
-			at.Add(codeCoerce, msgNotInt(raw))
+		if !isNum {
+			at.Add(form.CodeCoerce, form.MsgNotInt(raw))
 			return 0, false
 		}
-		return float64(n), intInRange(n, at)
+		n, ok := form.IntValue(raw, -MaxSafeInteger, MaxSafeInteger, at)
+		return float64(n), ok
 	}
-	f, ok := toFloat(raw)
+	f, ok := form.ToFloat(raw)
 	if !isNum || !ok {
-		at.Add(codeCoerce, msgNotNumber(raw))
+		at.Add(form.CodeCoerce, form.MsgNotNumber(raw))
 		return 0, false
 	}
 	return f, floatInRange(f, at)
 }
 
-func intInRange(n int64, at *apierr.Fields) bool {
-	if n > MaxSafeInteger {
-		at.Add(codeNumberMax, msgIntMax(MaxSafeInteger))
-		return false
-	}
-	if n < -MaxSafeInteger {
-		at.Add(codeNumberMin, msgIntMin(-MaxSafeInteger))
-		return false
-	}
-	return true
-}
-
 func floatInRange(f float64, at *apierr.Fields) bool {
 	if f > MaxNumber {
-		at.Add(codeNumberMax, msgFloatMax(MaxNumber))
+		at.Add(form.CodeNumberMax, form.MsgFloatMax(MaxNumber))
 		return false
 	}
 	if f < -MaxNumber {
-		at.Add(codeNumberMin, msgFloatMin(-MaxNumber))
+		at.Add(form.CodeNumberMin, form.MsgFloatMin(-MaxNumber))
 		return false
 	}
 	return true
 }
 
-func parseSubOptions(o obj, opt *Option, depth int, errs *apierr.Fields) {
-	l, ok := o.list("options")
+func parseSubOptions(o form.Object, opt *Option, depth int, errs *apierr.Fields) {
+	l, ok := o.List("options")
 	if !ok || len(l) == 0 {
 		return
 	}
@@ -571,24 +533,24 @@ func parseSubOptions(o obj, opt *Option, depth int, errs *apierr.Fields) {
 	}
 }
 
-func parseChannelTypes(o obj, opt *Option, errs *apierr.Fields) {
-	if l, ok := o.list("channel_types"); !ok || len(l) == 0 {
+func parseChannelTypes(o form.Object, opt *Option, errs *apierr.Fields) {
+	if l, ok := o.List("channel_types"); !ok || len(l) == 0 {
 		return
 	}
 	if opt.Type != Channel {
 		errs.At("channel_types").Add(codeChannelTypes, msgChannelTypes)
 		return
 	}
-	ct, ok := o.intList("channel_types", channelTypes)
+	ct, ok := o.IntList("channel_types", channelTypes)
 	if ok {
 		opt.ChannelTypes = ct
 	}
 }
 
-func parseValueRange(o obj, opt *Option, errs *apierr.Fields) {
+func parseValueRange(o form.Object, opt *Option, errs *apierr.Fields) {
 	read := func(key string) *float64 {
-		raw, ok := o.m[key]
-		if !ok || raw == nil {
+		raw, ok := o.Value(key)
+		if !ok {
 			return nil
 		}
 		if opt.Type != Integer && opt.Type != Number {
@@ -607,25 +569,17 @@ func parseValueRange(o obj, opt *Option, errs *apierr.Fields) {
 	}
 }
 
-func parseLengthRange(o obj, opt *Option, errs *apierr.Fields) {
+func parseLengthRange(o form.Object, opt *Option, errs *apierr.Fields) {
 	read := func(key string, min int64) *int {
-		if !o.present(key) {
+		if !o.Present(key) {
 			return nil
 		}
 		if opt.Type != String {
 			errs.At(key).Add(codeLengthRange, msgLengthRange)
 			return nil
 		}
-		n, ok := o.integer(key)
+		n, ok := o.IntIn(key, min, MaxStringLength)
 		if !ok {
-			return nil
-		}
-		if n < min {
-			errs.At(key).Add(codeNumberMin, msgIntMin(min))
-			return nil
-		}
-		if n > MaxStringLength {
-			errs.At(key).Add(codeNumberMax, msgIntMax(MaxStringLength))
 			return nil
 		}
 		v := int(n)

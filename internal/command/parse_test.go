@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/form"
 )
 
 type parseCase struct {
@@ -988,7 +989,7 @@ func TestParseReportsArrayRulesDespiteOptionErrors(t *testing.T) {
 		{"type":3,"name":"Bad","description":"x"},
 		{"type":3,"name":"b","description":"x"},
 		{"type":3,"name":"b","description":"y","required":true}]}`
-	v, err := command.DecodeJSON([]byte(body))
+	v, err := form.DecodeJSON([]byte(body))
 	if err != nil {
 		t.Fatal(err)
 	}

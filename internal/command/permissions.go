@@ -2,6 +2,7 @@ package command
 
 import (
 	"github.com/slashd/slashd/internal/apierr"
+	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 
@@ -44,20 +45,19 @@ func AllChannelsID(guild snowflake.ID) snowflake.ID { return guild - 1 }
 // same target replaces an earlier one.
 func ParsePermissions(v any) ([]Permission, *apierr.Fields) {
 	errs := &apierr.Fields{}
-	o, ok := asObject(v, errs)
+	o, ok := form.AsObject(v, errs)
 	if !ok {
 		return nil, errs
 	}
-	if !o.present("permissions") {
-		errs.At("permissions").Add(codeRequired, msgRequired)
+	if !o.Require("permissions") {
 		return nil, errs
 	}
-	l, ok := o.list("permissions")
+	l, ok := o.List("permissions")
 	if !ok {
 		return nil, errs
 	}
 	if len(l) > MaxPermissions {
-		errs.At("permissions").Add(codeMaxLength, msgMaxLength(MaxPermissions))
+		errs.At("permissions").Add(form.CodeMaxLength, form.MsgMaxLength(MaxPermissions))
 		return nil, errs
 	}
 	type key struct {
@@ -68,28 +68,24 @@ func ParsePermissions(v any) ([]Permission, *apierr.Fields) {
 	out := make([]Permission, 0, len(l))
 	for i, item := range l {
 		at := errs.At("permissions", i)
-		po, ok := asObject(item, at)
+		po, ok := form.AsObject(item, at)
 		if !ok {
 			continue
 		}
 		var p Permission
-		id, idOK := po.snowflake("id")
-		if !idOK && !po.present("id") {
-			at.At("id").Add(codeRequired, msgRequired)
+		id, idOK := po.Snowflake("id")
+		if !idOK && !po.Present("id") {
+			at.At("id").Add(form.CodeRequired, form.MsgRequired)
 		}
 		p.ID = id
-		t, tOK := po.integer("type")
-		switch {
-		case !tOK && !po.present("type"):
-			at.At("type").Add(codeRequired, msgRequired)
-		case tOK && !containsInt(permissionTypes, int(t)):
-			at.At("type").Add(codeChoices, msgChoicesOf(permissionTypes))
-			tOK = false
+		t, tOK := po.Choice("type", permissionTypes)
+		if !tOK && !po.Present("type") {
+			at.At("type").Add(form.CodeRequired, form.MsgRequired)
 		}
 		p.Type = PermissionType(t)
-		b, bOK := po.boolean("permission")
-		if !bOK && !po.present("permission") {
-			at.At("permission").Add(codeRequired, msgRequired)
+		b, bOK := po.Bool("permission")
+		if !bOK && !po.Present("permission") {
+			at.At("permission").Add(form.CodeRequired, form.MsgRequired)
 		}
 		p.Permission = b
 		if !idOK || !tOK || !bOK {

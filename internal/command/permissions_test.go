@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/form"
 )
 
 func TestParsePermissions(t *testing.T) {
@@ -45,7 +46,7 @@ func TestParsePermissions(t *testing.T) {
 		{name: "body not object", body: `[]`, errs: tree(leaf{"", "MODEL_TYPE_CONVERT", "Expected an object/dictionary."})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			v, err := command.DecodeJSON([]byte(tc.body))
+			v, err := form.DecodeJSON([]byte(tc.body))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,20 +69,5 @@ func TestParsePermissions(t *testing.T) {
 	}
 	if command.EveryoneID(500) != 500 || command.AllChannelsID(500) != 499 {
 		t.Error("constant ids")
-	}
-}
-
-func TestDecodeJSON(t *testing.T) {
-	for _, bad := range []string{``, `{`, `{} {}`, `{}x`, `nul`} {
-		if _, err := command.DecodeJSON([]byte(bad)); err != command.ErrInvalidJSON {
-			t.Errorf("DecodeJSON(%q) = %v", bad, err)
-		}
-	}
-	v, err := command.DecodeJSON([]byte(" {\"a\": 9007199254740993}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n, ok := v.(map[string]any)["a"].(json.Number); !ok || n.String() != "9007199254740993" {
-		t.Fatalf("number not kept exact: %#v", v)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/slashd/slashd/internal/apierr"
+	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 
@@ -261,7 +262,7 @@ func countType(cur []Command, t Type) int {
 // parsed and validated as a whole.
 func EditShape(c *Command) map[string]any {
 	b, _ := json.Marshal(c)
-	v, _ := DecodeJSON(b)
+	v, _ := form.DecodeJSON(b)
 	m := v.(map[string]any)
 	for _, k := range []string{"id", "version", "application_id", "guild_id"} {
 		delete(m, k)

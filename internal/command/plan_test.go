@@ -8,6 +8,7 @@ import (
 
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 
@@ -225,7 +226,7 @@ func TestEdit(t *testing.T) {
 
 	edit := func(t *testing.T, c *command.Command, patch string) (command.Plan, error) {
 		t.Helper()
-		pv, err := command.DecodeJSON([]byte(patch))
+		pv, err := form.DecodeJSON([]byte(patch))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -287,7 +288,7 @@ func TestEdit(t *testing.T) {
 	})
 	t.Run("guild edit ignores global-only fields", func(t *testing.T) {
 		gcur := stored(t, guild, chatNamed("g", "d"))
-		pv, _ := command.DecodeJSON([]byte(`{"dm_permission":false,"contexts":[0],"integration_types":[1],"nsfw":true}`))
+		pv, _ := form.DecodeJSON([]byte(`{"dm_permission":false,"contexts":[0],"integration_types":[1],"nsfw":true}`))
 		shape := command.Overlay(command.EditShape(&gcur[0]), pv.(map[string]any), false)
 		tg := guild
 		tg.Mode = command.ModeEdit
@@ -667,7 +668,7 @@ func TestOverwriteRenamesEntryPoint(t *testing.T) {
 	app := command.App{ID: 1, Flags: command.ApplicationFlagEmbedded, IntegrationTypes: []int{0}}
 	scope := command.Scope{ApplicationID: 1}
 	parse := func(body string) command.Parsed {
-		v, err := command.DecodeJSON([]byte(body))
+		v, err := form.DecodeJSON([]byte(body))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 	"github.com/slashd/slashd/internal/store/sqlite"
@@ -46,7 +47,7 @@ var (
 
 func parse(t *testing.T, name, description string) command.Parsed {
 	t.Helper()
-	v, err := command.DecodeJSON([]byte(`{"name":"` + name + `","description":"` + description + `"}`))
+	v, err := form.DecodeJSON([]byte(`{"name":"` + name + `","description":"` + description + `"}`))
 	if err != nil {
 		t.Fatal(err)
 	}

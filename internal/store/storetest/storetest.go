@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 )
@@ -121,10 +122,10 @@ func must(t *testing.T, err error) {
 }
 
 // parse builds a command definition the way the API does: JSON decoded
-// with command.DecodeJSON, validated by command.Parse for the scope.
+// with form.DecodeJSON, validated by command.Parse for the scope.
 func parse(t *testing.T, scope command.Scope, mode command.Mode, body string) command.Parsed {
 	t.Helper()
-	v, err := command.DecodeJSON([]byte(body))
+	v, err := form.DecodeJSON([]byte(body))
 	if err != nil {
 		t.Fatalf("decode %s: %v", body, err)
 	}
@@ -182,7 +183,7 @@ func (f *fixture) upsert(t *testing.T, scope command.Scope, name, description st
 // edit applies a PATCH body to a stored command, as the API does.
 func (f *fixture) edit(t *testing.T, scope command.Scope, c command.Command, patch string) (command.Plan, error) {
 	t.Helper()
-	pv, err := command.DecodeJSON([]byte(patch))
+	pv, err := form.DecodeJSON([]byte(patch))
 	if err != nil {
 		t.Fatal(err)
 	}
