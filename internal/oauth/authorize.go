@@ -238,6 +238,16 @@ func (s *Server) showAuthorize(w http.ResponseWriter, r *http.Request, action st
 		s.showLogin(w, r, a, action, r.URL.RequestURI(), "", "", http.StatusOK)
 		return
 	}
+	granted, err := s.alreadyGranted(r.Context(), a, sess.UserID)
+	if err != nil {
+		s.internalError(w, err)
+		return
+	}
+	if granted {
+		s.issueAndSendBack(w, r, a, store.Grant{ID: s.ids.Next(), ApplicationID: a.app.ID, UserID: sess.UserID,
+			Scopes: Expand(a.scopes), CreatedAt: s.now().UTC()}, url.Values{})
+		return
+	}
 	s.showConsent(w, r, a, sess, action, "", http.StatusOK)
 }
 
@@ -401,7 +411,12 @@ func (s *Server) decideAuthorize(w http.ResponseWriter, r *http.Request, action 
 			extra.Set("permissions", a.permissions.String())
 		}
 	}
-	code, err := s.IssueCode(ctx, grant, a.sentRedirectURI, a.challenge, a.method, a.nonce)
+	s.issueAndSendBack(w, r, a, grant, extra)
+}
+
+// issueAndSendBack records the grant, and sends its code to the client.
+func (s *Server) issueAndSendBack(w http.ResponseWriter, r *http.Request, a authRequest, grant store.Grant, extra url.Values) {
+	code, err := s.IssueCode(r.Context(), grant, a.sentRedirectURI, a.challenge, a.method, a.nonce)
 	var oe *Error
 	if errors.As(err, &oe) {
 		s.fail(w, r, a, redirectError(oe.Code, oe.Description))
@@ -413,6 +428,26 @@ func (s *Server) decideAuthorize(w http.ResponseWriter, r *http.Request, action 
 	}
 	extra.Set("code", code)
 	sendBack(w, r, a, extra)
+}
+
+// alreadyGranted reports whether the user has a live grant to the app
+// covering every scope asked for: prompt=none then skips the page, as the
+// real service does (never for installs, which need a guild picked).
+func (s *Server) alreadyGranted(ctx context.Context, a authRequest, userID snowflake.ID) (bool, error) {
+	if a.raw.Get("prompt") != "none" || a.install() {
+		return false, nil
+	}
+	grants, err := s.store.Grants(ctx, a.app.ID, userID)
+	if err != nil {
+		return false, err
+	}
+	want := Expand(a.scopes)
+	for _, g := range grants {
+		if !slices.ContainsFunc(want, func(sc string) bool { return !slices.Contains(g.Scopes, sc) }) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // installFromConsent adds the app to the guild the user picked, where

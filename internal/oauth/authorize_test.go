@@ -1160,3 +1160,28 @@ func TestSessionExpiry(t *testing.T) {
 	consent = a.login(path, "alice", alicePassword)
 	wantRedirect(t, a.submit(consent, "approve"), loopbackPort, map[string]string{"state": "s"})
 }
+
+// prompt=none skips the page when a live grant already covers the
+// scopes, and shows it otherwise (never for installs).
+func TestPromptNone(t *testing.T) {
+	t.Parallel()
+	w := newConsentWorld(t)
+	a := newAgent(t, w.e.URL)
+	consent := a.login(authPath("/api/v10", w.pubParams("identify")), "alice", alicePassword)
+	wantRedirect(t, a.submit(consent, "approve"), loopbackPort, map[string]string{"state": "st4te"})
+
+	again := a.get(authPath("/api/v10", w.pubParams("identify"), "prompt", "none"))
+	q := wantRedirect(t, again, loopbackPort, map[string]string{"state": "st4te"})
+	if q.Get("code") == "" {
+		t.Fatalf("prompt=none with an existing grant: no code in %v", q)
+	}
+	if p := a.get(authPath("/api/v10", w.pubParams("identify email"), "prompt", "none")); !p.isConsent() {
+		t.Fatalf("prompt=none for a scope never granted: %d, want the consent page", p.status)
+	}
+	if p := a.get(authPath("/api/v10", w.pubParams("identify"))); !p.isConsent() {
+		t.Fatalf("without prompt=none: %d, want the consent page", p.status)
+	}
+	if p := a.get(authPath("/api/v10", w.pubParams("applications.commands"), "prompt", "none")); !p.isConsent() {
+		t.Fatalf("prompt=none for an install: %d, want the consent page", p.status)
+	}
+}

@@ -252,6 +252,9 @@ type OAuth interface {
 	// ErrNotFound if the app or the user does not exist.
 	CreateGrant(ctx context.Context, g Grant) error
 	Grant(ctx context.Context, id snowflake.ID) (Grant, error) // ErrNotFound if unknown or revoked
+	// Grants lists a user's live grants to an app, oldest first
+	// (prompt=none looks for one that already covers a request).
+	Grants(ctx context.Context, appID, userID snowflake.ID) ([]Grant, error)
 	// RevokeGrant deletes the grant with its codes, access and refresh
 	// tokens, in one transaction; ErrNotFound if there is no such grant.
 	RevokeGrant(ctx context.Context, id snowflake.ID) error

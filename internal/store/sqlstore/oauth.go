@@ -150,20 +150,45 @@ func (s *Store) CreateGrant(ctx context.Context, g store.Grant) error {
 
 // Grant reads a grant.
 func (s *Store) Grant(ctx context.Context, id snowflake.ID) (store.Grant, error) {
-	var (
-		g              store.Grant
-		app, user, gid int64
-		scopes         string
-		createdMillis  int64
-		grantID        int64
-	)
-	err := s.queryRow(ctx, `SELECT id, application_id, user_id, scopes, guild_id, created_at FROM oauth_grants WHERE id = $1`,
-		id64(id)).Scan(&grantID, &app, &user, &scopes, &gid, &createdMillis)
+	g, err := scanGrant(s.queryRow(ctx, `SELECT `+grantColumns+` FROM oauth_grants WHERE id = $1`, id64(id)))
 	if err != nil {
 		return g, notFound(err, fmt.Sprintf("grant %d", id))
 	}
-	g.ID, g.ApplicationID, g.UserID, g.GuildID = snowflake.ID(grantID), snowflake.ID(app), snowflake.ID(user), snowflake.ID(gid)
-	g.Scopes, g.CreatedAt = splitScopes(scopes), fromUnix(createdMillis)
+	return g, nil
+}
+
+// Grants lists a user's grants to an app, oldest first.
+func (s *Store) Grants(ctx context.Context, appID, userID snowflake.ID) ([]store.Grant, error) {
+	rows, err := s.query(ctx, `SELECT `+grantColumns+` FROM oauth_grants
+		WHERE application_id = $1 AND user_id = $2 ORDER BY id`, id64(appID), id64(userID))
+	if err != nil {
+		return nil, fmt.Errorf("list grants: %w", err)
+	}
+	defer rows.Close()
+	var out []store.Grant
+	for rows.Next() {
+		g, err := scanGrant(rows)
+		if err != nil {
+			return nil, fmt.Errorf("scan grant: %w", err)
+		}
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}
+
+const grantColumns = `id, application_id, user_id, scopes, guild_id, created_at`
+
+func scanGrant(row interface{ Scan(...any) error }) (store.Grant, error) {
+	var (
+		g                           store.Grant
+		id, app, user, gid, created int64
+		scopes                      string
+	)
+	if err := row.Scan(&id, &app, &user, &scopes, &gid, &created); err != nil {
+		return g, err
+	}
+	g.ID, g.ApplicationID, g.UserID, g.GuildID = snowflake.ID(id), snowflake.ID(app), snowflake.ID(user), snowflake.ID(gid)
+	g.Scopes, g.CreatedAt = splitScopes(scopes), fromUnix(created)
 	return g, nil
 }
 

@@ -214,6 +214,20 @@ func testGrants(t *testing.T, open func(t *testing.T) store.Store) {
 			t.Errorf("%s: err = %v, want %v", c.name, c.err, c.want)
 		}
 	}
+	// Grants lists one user's grants to one app, oldest first.
+	later := store.Grant{ID: grantID + 1, ApplicationID: appID, UserID: aliceID, Scopes: []string{"identify"},
+		CreatedAt: ms(1_700_000_000_001)}
+	must(t, f.s.CreateGrant(f.ctx, later))
+	if got, err := f.s.Grants(f.ctx, appID, aliceID); err != nil || !reflect.DeepEqual(got, []store.Grant{g, later}) {
+		t.Errorf("Grants = %+v, %v; want both, oldest first", got, err)
+	}
+	if got, err := f.s.Grants(f.ctx, appID, 999); err != nil || len(got) != 0 {
+		t.Errorf("Grants of another user = %+v, %v; want none", got, err)
+	}
+	must(t, f.s.RevokeGrant(f.ctx, later.ID))
+	if got, _ := f.s.Grants(f.ctx, appID, aliceID); len(got) != 1 {
+		t.Errorf("Grants after a revocation = %+v; want one", got)
+	}
 	// Deleting the user deletes their grants.
 	must(t, f.s.DeleteUser(f.ctx, aliceID))
 	if _, err := f.s.Grant(f.ctx, grantID); !errors.Is(err, store.ErrNotFound) {
