@@ -1,0 +1,338 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Defaults applied by New for zero Config fields.
+const (
+	// DefaultTimeout is how long the app has to answer inline (api-facts §4.3).
+	DefaultTimeout = 3 * time.Second
+	// DefaultMaxResponseBytes caps the inline answer read from the app.
+	DefaultMaxResponseBytes int64 = 1 << 20
+	// UserAgent is sent on every request.
+	UserAgent = "slashd (https://github.com/slashd/slashd, 1)"
+	// maxErrorBody caps the response bytes kept in a DeliveryError.
+	maxErrorBody = 1024
+)
+
+// Config configures a Deliverer. Zero fields take defaults.
+type Config struct {
+	// Client sends the requests. Default: a client that does not follow
+	// redirects (a 3xx answer is a Status failure) and whose transport is a
+	// clone of http.DefaultTransport.
+	Client *http.Client
+	// Now is the clock used for X-Signature-Timestamp and PING ids.
+	// Default: time.Now.
+	Now func() time.Time
+	// Timeout bounds a whole delivery, including reading the answer.
+	// Default: DefaultTimeout (3 s).
+	Timeout time.Duration
+	// MaxResponseBytes caps the answer body; a larger body is a BadResponse.
+	// Default: DefaultMaxResponseBytes.
+	MaxResponseBytes int64
+}
+
+// Deliverer POSTs signed interactions to applications. It is safe for
+// concurrent use.
+type Deliverer struct {
+	client  *http.Client
+	now     func() time.Time
+	timeout time.Duration
+	maxBody int64
+}
+
+// New builds a Deliverer from cfg, filling defaults.
+func New(cfg Config) *Deliverer {
+	d := &Deliverer{
+		client:  cfg.Client,
+		now:     cfg.Now,
+		timeout: cfg.Timeout,
+		maxBody: cfg.MaxResponseBytes,
+	}
+	if d.client == nil {
+		var rt http.RoundTripper = http.DefaultTransport
+		if t, ok := http.DefaultTransport.(*http.Transport); ok {
+			rt = t.Clone()
+		}
+		d.client = &http.Client{
+			Transport: rt,
+			CheckRedirect: func(*http.Request, []*http.Request) error {
+				return http.ErrUseLastResponse
+			},
+		}
+	}
+	if d.now == nil {
+		d.now = time.Now
+	}
+	if d.timeout <= 0 {
+		d.timeout = DefaultTimeout
+	}
+	if d.maxBody <= 0 {
+		d.maxBody = DefaultMaxResponseBytes
+	}
+	return d
+}
+
+// Interaction callback types (api-facts §4.2).
+const (
+	CallbackPong                             = 1
+	CallbackChannelMessageWithSource         = 4
+	CallbackDeferredChannelMessageWithSource = 5
+	CallbackDeferredUpdateMessage            = 6
+	CallbackUpdateMessage                    = 7
+	CallbackAutocompleteResult               = 8
+	CallbackModal                            = 9
+	CallbackPremiumRequired                  = 10
+	CallbackLaunchActivity                   = 12
+)
+
+// ValidCallbackType reports whether t is a callback type an app may answer
+// with: 1, 4, 5, 6, 7, 8, 9, 10 or 12.
+func ValidCallbackType(t int) bool {
+	switch t {
+	case CallbackPong, CallbackChannelMessageWithSource,
+		CallbackDeferredChannelMessageWithSource, CallbackDeferredUpdateMessage,
+		CallbackUpdateMessage, CallbackAutocompleteResult, CallbackModal,
+		CallbackPremiumRequired, CallbackLaunchActivity:
+		return true
+	}
+	return false
+}
+
+// Response is an application's answer to a delivery.
+type Response struct {
+	// Status is the HTTP status the app answered with (200, 202 or 204).
+	Status int
+	// ViaCallback is true for 202/204: the app answers (or answered) through
+	// POST /interactions/{id}/{token}/callback instead of inline. Type and
+	// Data are then zero.
+	ViaCallback bool
+	// Type is the inline interaction callback type (ValidCallbackType).
+	Type int
+	// Data is the raw "data" member of the inline answer; nil when absent
+	// or null. Validating it against Type is the caller's job.
+	Data json.RawMessage
+	// Body is the raw answer body.
+	Body []byte
+}
+
+// ErrorKind classifies a failed delivery.
+type ErrorKind int
+
+// Delivery failure kinds.
+const (
+	// KindTimeout: no complete answer within the timeout.
+	KindTimeout ErrorKind = iota + 1
+	// KindNetwork: connection refused, DNS, TLS, reset, cancelled context, ...
+	KindNetwork
+	// KindStatus: an HTTP status other than 200, 202 or 204.
+	KindStatus
+	// KindBadResponse: a 200 whose body is not a valid interaction response
+	// (content type, JSON, type, size).
+	KindBadResponse
+)
+
+func (k ErrorKind) String() string {
+	switch k {
+	case KindTimeout:
+		return "timeout"
+	case KindNetwork:
+		return "network"
+	case KindStatus:
+		return "status"
+	case KindBadResponse:
+		return "bad response"
+	}
+	return "ErrorKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Messages shown to the invoking user, as the real client words them.
+const (
+	MessageNoResponse = "The application did not respond"
+	MessageFailed     = "This interaction failed"
+)
+
+// DeliveryError is returned by Deliver for every failure.
+type DeliveryError struct {
+	Kind ErrorKind
+	// Status is the HTTP status, 0 when no response was received.
+	Status int
+	// Body is the beginning (at most 1 KiB) of the answer body, for logs.
+	Body []byte
+	// Detail explains the failure for logs and admins (not for end users).
+	Detail string
+	// Err is the underlying error, if any.
+	Err error
+}
+
+// Error returns the message to show the invoking user: MessageNoResponse for
+// timeouts, MessageFailed otherwise. Use Detail/Err/Kind for diagnostics.
+func (e *DeliveryError) Error() string { return e.UserMessage() }
+
+// UserMessage is the text to show the invoking user.
+func (e *DeliveryError) UserMessage() string {
+	if e.Kind == KindTimeout {
+		return MessageNoResponse
+	}
+	return MessageFailed
+}
+
+// Diagnostic is a one-line description for logs.
+func (e *DeliveryError) Diagnostic() string {
+	s := "interaction delivery failed (" + e.Kind.String() + ")"
+	if e.Status != 0 {
+		s += ": HTTP " + strconv.Itoa(e.Status)
+	}
+	if e.Detail != "" {
+		s += ": " + e.Detail
+	}
+	return s
+}
+
+// Unwrap returns the underlying error.
+func (e *DeliveryError) Unwrap() error { return e.Err }
+
+func truncate(b []byte) []byte {
+	if len(b) > maxErrorBody {
+		b = b[:maxErrorBody]
+	}
+	return bytes.Clone(b)
+}
+
+// answer is what came back from one POST.
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+	tooBig bool
+}
+
+// post sends body to endpoint with the given signature headers, bounded by
+// d.timeout, and reads at most d.maxBody bytes of the answer. Errors are
+// *DeliveryError of kind Timeout or Network.
+func (d *Deliverer) post(ctx context.Context, endpoint string, body []byte, sig, ts string) (*answer, error) {
+	tctx, cancel := context.WithTimeout(ctx, d.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(tctx, http.MethodPost, endpoint, bytes.NewReader(body))
+	if err != nil {
+		return nil, &DeliveryError{Kind: KindNetwork, Detail: "bad endpoint: " + err.Error(), Err: err}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", UserAgent)
+	req.Header.Set(HeaderSignature, sig)
+	req.Header.Set(HeaderTimestamp, ts)
+	resp, err := d.client.Do(req)
+	if err != nil {
+		return nil, d.transportError(ctx, tctx, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, d.maxBody+1))
+	if err != nil {
+		return nil, d.transportError(ctx, tctx, err)
+	}
+	a := &answer{status: resp.StatusCode, header: resp.Header, body: b}
+	if int64(len(b)) > d.maxBody {
+		a.tooBig = true
+		a.body = b[:d.maxBody]
+	}
+	return a, nil
+}
+
+// transportError classifies a failure to send or read.
+func (d *Deliverer) transportError(parent, tctx context.Context, err error) error {
+	if errors.Is(parent.Err(), context.Canceled) {
+		// The caller gave up; that is not the app's fault, but it is still a
+		// failed delivery. errors.Is(err, context.Canceled) works via Unwrap.
+		// (A caller deadline that expires first counts as a timeout below.)
+		return &DeliveryError{Kind: KindNetwork, Detail: "delivery cancelled: " + err.Error(), Err: err}
+	}
+	var ne net.Error
+	if errors.Is(tctx.Err(), context.DeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) ||
+		(errors.As(err, &ne) && ne.Timeout()) {
+		return &DeliveryError{Kind: KindTimeout, Detail: fmt.Sprintf("no answer within %v", d.timeout), Err: err}
+	}
+	return &DeliveryError{Kind: KindNetwork, Detail: err.Error(), Err: err}
+}
+
+func (d *Deliverer) timestamp() string {
+	return strconv.FormatInt(d.now().Unix(), 10)
+}
+
+func checkKey(priv ed25519.PrivateKey) error {
+	if len(priv) != ed25519.PrivateKeySize {
+		return fmt.Errorf("webhook: private key has %d bytes, want %d", len(priv), ed25519.PrivateKeySize)
+	}
+	return nil
+}
+
+// isJSON reports whether the Content-Type header names application/json.
+func isJSON(h http.Header) bool {
+	mt, _, err := mime.ParseMediaType(h.Get("Content-Type"))
+	return err == nil && mt == "application/json"
+}
+
+// Deliver POSTs body (a JSON interaction) to endpoint signed with priv and
+// returns the app's answer: an inline 200 interaction response, or a 202/204
+// meaning the app answers through the callback endpoint. Every failure is a
+// *DeliveryError, whose Error() is fit to show the invoking user. There are
+// no retries. A private key of the wrong size is a plain (non-delivery) error.
+func (d *Deliverer) Deliver(ctx context.Context, endpoint string, priv ed25519.PrivateKey, body []byte) (Response, error) {
+	if err := checkKey(priv); err != nil {
+		return Response{}, err
+	}
+	ts := d.timestamp()
+	a, err := d.post(ctx, endpoint, body, Sign(priv, ts, body), ts)
+	if err != nil {
+		return Response{}, err
+	}
+	bad := func(detail string, err error) (Response, error) {
+		return Response{}, &DeliveryError{Kind: KindBadResponse, Status: a.status, Body: truncate(a.body), Detail: detail, Err: err}
+	}
+	switch a.status {
+	case http.StatusAccepted, http.StatusNoContent:
+		return Response{Status: a.status, ViaCallback: true, Body: a.body}, nil
+	case http.StatusOK:
+	default:
+		return Response{}, &DeliveryError{Kind: KindStatus, Status: a.status, Body: truncate(a.body),
+			Detail: "unexpected status " + strconv.Itoa(a.status)}
+	}
+	if a.tooBig {
+		return bad(fmt.Sprintf("answer larger than %d bytes", d.maxBody), nil)
+	}
+	if !isJSON(a.header) {
+		return bad(fmt.Sprintf("Content-Type %q is not application/json", a.header.Get("Content-Type")), nil)
+	}
+	var r struct {
+		Type *int            `json:"type"`
+		Data json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(a.body, &r); err != nil {
+		return bad("answer is not a JSON interaction response: "+err.Error(), err)
+	}
+	if r.Type == nil {
+		return bad(`answer has no "type"`, nil)
+	}
+	if !ValidCallbackType(*r.Type) {
+		return bad(fmt.Sprintf("unknown interaction callback type %d", *r.Type), nil)
+	}
+	data := r.Data
+	switch {
+	case len(data) == 0 || string(data) == "null":
+		data = nil
+	case data[0] != '{':
+		return bad(`answer "data" is not an object`, nil)
+	}
+	return Response{Status: a.status, Type: *r.Type, Data: data, Body: a.body}, nil
+}
