@@ -65,11 +65,7 @@ func (s *Server) adminListApps(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := make([]adminApp, len(apps))
-	for i, a := range apps {
-		out[i] = adminAppOf(a)
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, convertAll(apps, adminAppOf))
 	return nil
 }
 

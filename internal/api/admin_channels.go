@@ -227,11 +227,7 @@ func (s *Server) adminListChannels(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	out := make([]adminChannel, len(chans))
-	for i, c := range chans {
-		out[i] = adminChannelOf(c)
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, convertAll(chans, adminChannelOf))
 	return nil
 }
 
@@ -279,10 +275,7 @@ func (s *Server) adminEditChannel(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	if err := s.store.UpdateChannel(r.Context(), c); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return adminErrUnknownChannel
-		}
-		return err
+		return notFoundAs(err, adminErrUnknownChannel)
 	}
 	writeJSON(w, http.StatusOK, adminChannelOf(c))
 	return nil
@@ -300,10 +293,7 @@ func (s *Server) adminDeleteChannel(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	if err := s.store.DeleteChannel(r.Context(), g.ID, c.ID); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return adminErrUnknownChannel
-		}
-		return err
+		return notFoundAs(err, adminErrUnknownChannel)
 	}
 	writeNoContent(w)
 	return nil

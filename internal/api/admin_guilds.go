@@ -156,10 +156,7 @@ func (s *Server) adminEditGuild(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if err := s.store.UpdateGuild(r.Context(), g); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return errUnknownGuild
-		}
-		return err
+		return notFoundAs(err, errUnknownGuild)
 	}
 	writeJSON(w, http.StatusOK, g)
 	return nil
@@ -173,10 +170,7 @@ func (s *Server) adminDeleteGuild(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	if err := s.store.DeleteGuild(r.Context(), id); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return errUnknownGuild
-		}
-		return err
+		return notFoundAs(err, errUnknownGuild)
 	}
 	writeNoContent(w)
 	return nil
@@ -242,10 +236,7 @@ func (s *Server) adminCreateRole(w http.ResponseWriter, r *http.Request) error {
 	}
 	role.ID = s.nextID()
 	if err := s.store.CreateRole(r.Context(), role); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return errUnknownGuild
-		}
-		return err
+		return notFoundAs(err, errUnknownGuild)
 	}
 	writeJSON(w, http.StatusCreated, role)
 	return nil
@@ -295,10 +286,7 @@ func (s *Server) adminEditRole(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if err := s.store.UpdateRole(r.Context(), role); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return adminErrUnknownRole
-		}
-		return err
+		return notFoundAs(err, adminErrUnknownRole)
 	}
 	writeJSON(w, http.StatusOK, role)
 	return nil
@@ -423,11 +411,7 @@ func (s *Server) adminListMembers(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	out := make([]adminMember, len(members))
-	for i, m := range members {
-		out[i] = adminMemberOf(m)
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, convertAll(members, adminMemberOf))
 	return nil
 }
 

@@ -183,10 +183,7 @@ func (s *Server) adminUninstall(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if err := s.store.Uninstall(r.Context(), g.ID, app.ID); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return adminErrUnknownIntegration
-		}
-		return err
+		return notFoundAs(err, adminErrUnknownIntegration)
 	}
 	if err := s.adminSyncBot(r.Context(), g.ID, app, false, 0); err != nil {
 		return err

@@ -139,10 +139,7 @@ func (s *Server) adminPutOAuth(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if err := s.store.SetOAuthSettings(r.Context(), o); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return errUnknownApp
-		}
-		return err
+		return notFoundAs(err, errUnknownApp)
 	}
 	writeJSON(w, http.StatusOK, adminOAuthSettings(o))
 	return nil

@@ -102,11 +102,7 @@ func (s *Server) adminListUsers(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := make([]adminUser, len(users))
-	for i, u := range users {
-		out[i] = adminUserOf(u)
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, convertAll(users, adminUserOf))
 	return nil
 }
 
@@ -146,10 +142,7 @@ func (s *Server) adminEditUser(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if err := s.store.UpdateUser(r.Context(), u); err != nil {
-		if errors.Is(err, store.ErrNotFound) {
-			return adminErrUnknownUser
-		}
-		return err
+		return notFoundAs(err, adminErrUnknownUser)
 	}
 	writeJSON(w, http.StatusOK, adminUserOf(u))
 	return nil
@@ -228,10 +221,7 @@ func (s *Server) adminMintToken(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		if err := s.store.CreateClientToken(r.Context(), auth.Hash(tok), u.ID, now); err != nil {
-			if errors.Is(err, store.ErrNotFound) {
-				return adminErrUnknownUser
-			}
-			return err
+			return notFoundAs(err, adminErrUnknownUser)
 		}
 		writeJSON(w, http.StatusCreated, map[string]string{"token": tok})
 		return nil

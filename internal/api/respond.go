@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/slashd/slashd/internal/apierr"
+	"github.com/slashd/slashd/internal/store"
 )
 
 // handlerFunc is the shape of every handler: it returns an error that
@@ -63,3 +64,22 @@ var (
 	errInvalidJSON = apierr.New(http.StatusBadRequest, apierr.CodeInvalidJSON, "The request body contains invalid JSON.")
 	errTooLarge    = apierr.New(http.StatusRequestEntityTooLarge, apierr.CodeRequestTooLarge, "Request entity too large")
 )
+
+// notFoundAs renders a store "not found" as the API error that names the
+// missing thing; any other error passes through.
+func notFoundAs(err, notFound error) error {
+	if errors.Is(err, store.ErrNotFound) {
+		return notFound
+	}
+	return err
+}
+
+// convertAll maps every element of in through f, into a non-nil slice (so
+// an empty list renders as [], never null).
+func convertAll[T, U any](in []T, f func(T) U) []U {
+	out := make([]U, len(in))
+	for i, v := range in {
+		out[i] = f(v)
+	}
+	return out
+}
