@@ -7,6 +7,7 @@ import (
 
 	"github.com/slashd/slashd/internal/access"
 	"github.com/slashd/slashd/internal/apierr"
+	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 )
@@ -71,8 +72,8 @@ func (s *Server) commandIndex(w http.ResponseWriter, r *http.Request) error {
 		decided = viewer.DecideAll(ac.index, ac.commands, decided[:0])
 		shown := 0
 		for i := range ac.commands {
-			if !decided[i].Allowed {
-				continue
+			if !decided[i].Allowed || (ac.commands[i].Type == command.PrimaryEntryPoint && !ac.embedded()) {
+				continue // an entry point shows only when the app has Activities (spec §2.3)
 			}
 			item, err := s.renderListItem(ac.raw[i], locale)
 			if err != nil {

@@ -103,6 +103,9 @@ type appCommands struct {
 	index    *access.Index
 }
 
+// embedded reports whether the app has Activities (the EMBEDDED flag).
+func (ac appCommands) embedded() bool { return ac.app.Flags&command.ApplicationFlagEmbedded != 0 }
+
 // loadAppCommands reads an app's guild and global commands and its
 // permission lists in the guild. A guild command shadows a global one of
 // the same type and name.
