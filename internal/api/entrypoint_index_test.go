@@ -27,6 +27,11 @@ func TestCommandPickerShowsEntryPointsOnlyForActivities(t *testing.T) {
 					t.Fatalf("create entry point: %d %s", r.Status, r.Body)
 				}
 			}
+			var launch []struct{ ID string }
+			e.Do("GET", "/api/v10/applications/"+app.ApplicationID+"/commands", "Bot "+app.BotToken, nil).JSON(t, &launch)
+			if len(launch) != 1 {
+				t.Fatalf("global commands: %v", launch)
+			}
 			ch := e.Do("POST", "/admin/v1/guilds/"+app.GuildID+"/channels", e.AdminAuth(), `{"name":"general"}`)
 			tok := e.Do("POST", "/admin/v1/users/"+app.OwnerUserID+"/tokens", e.AdminAuth(), `{"type":"client"}`)
 			if ch.Status != 201 || tok.Status != 201 {
@@ -52,6 +57,16 @@ func TestCommandPickerShowsEntryPointsOnlyForActivities(t *testing.T) {
 			}
 			if got != c.want {
 				t.Fatalf("entry point shown: %v, want %v (%s)", got, c.want, r.Body)
+			}
+			// The explainer agrees with the picker.
+			var why struct {
+				Allowed bool
+				Rule    string
+			}
+			e.Do("GET", "/admin/v1/guilds/"+app.GuildID+"/commands/"+launch[0].ID+"/access?user_id="+app.OwnerUserID+
+				"&channel_id="+channel.ID, e.AdminAuth(), nil).JSON(t, &why)
+			if why.Allowed != c.want || (!c.want && why.Rule != "entry_point_without_activity") {
+				t.Fatalf("explainer: %+v, want allowed=%v", why, c.want)
 			}
 		})
 	}

@@ -64,6 +64,10 @@ func (s *Server) explainAccess(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d := access.NewViewer(view.context(ch, cmd.ApplicationID)).Decide(ac.index, cmd)
+	if d.Allowed && cmd.Type == command.PrimaryEntryPoint && !ac.embedded() {
+		d = access.Decision{Allowed: false, Rule: "entry_point_without_activity",
+			Reason: "an entry point command shows only when its app has Activities (the EMBEDDED flag)"}
+	}
 	if d.Allowed && cmd.GuildID == 0 && shadowed(ac.commands, cmd) {
 		d = access.Decision{Allowed: false, Rule: "shadowed_by_guild_command",
 			Reason: "a guild command of the same type and name replaces this global command in this guild"}
