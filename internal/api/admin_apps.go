@@ -1,12 +1,15 @@
 package api
 
 import (
+	"crypto/ed25519"
 	"errors"
 	"net/http"
 
+	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/bootstrap"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
+	"github.com/slashd/slashd/internal/webhook"
 )
 
 // adminApp is an application on the wire: never its secrets.
@@ -17,6 +20,9 @@ type adminApp struct {
 	Flags            uint64       `json:"flags"`
 	IntegrationTypes []int        `json:"integration_types"`
 	PublicKey        string       `json:"public_key"`
+	// InteractionsEndpointURL receives the app's interactions ("" when
+	// they go over the gateway).
+	InteractionsEndpointURL string `json:"interactions_endpoint_url"`
 }
 
 func adminAppOf(a store.Application) adminApp {
@@ -24,7 +30,8 @@ func adminAppOf(a store.Application) adminApp {
 	if its == nil {
 		its = []int{}
 	}
-	return adminApp{ID: a.ID, Name: a.Name, OwnerID: a.OwnerID, Flags: a.Flags, IntegrationTypes: its, PublicKey: a.PublicKey}
+	return adminApp{ID: a.ID, Name: a.Name, OwnerID: a.OwnerID, Flags: a.Flags, IntegrationTypes: its, PublicKey: a.PublicKey,
+		InteractionsEndpointURL: a.InteractionsEndpointURL}
 }
 
 // adminCreateApp is POST /admin/v1/applications {name, embedded?}: what
@@ -89,5 +96,40 @@ func (s *Server) adminGetApp(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusOK, adminAppOf(a))
+	return nil
+}
+
+// adminSetInteractionsEndpoint is PUT /admin/v1/applications/{application_id}/interactions-endpoint
+// {"interactions_endpoint_url": "https://…"}: as when a developer saves
+// the URL, slashd first sends it a signed PING that must be answered
+// {"type": 1} and a request with a bad signature that must be refused
+// with 401; only then is the URL kept. "" or null clears it (interactions
+// then go over the gateway).
+func (s *Server) adminSetInteractionsEndpoint(w http.ResponseWriter, r *http.Request) error {
+	app, err := s.adminPathApp(r)
+	if err != nil {
+		return err
+	}
+	f, err := s.adminBody(w, r, true)
+	if err != nil {
+		return err
+	}
+	const field = "interactions_endpoint_url"
+	url, _ := f.Str(field)
+	if err := f.Err(); err != nil {
+		return err
+	}
+	if url != "" {
+		ping := webhook.Ping{ApplicationID: app.ID.String()}
+		if err := s.webhooks.VerifyEndpointPing(r.Context(), url, ed25519.PrivateKey(app.PrivateKey), ping); err != nil {
+			s.log.Info("interactions endpoint refused", "app", app.ID, "url", url, "err", err)
+			return apierr.Invalid("APPLICATION_INTERACTIONS_ENDPOINT_URL_INVALID", webhook.VerificationFailedMessage, field)
+		}
+	}
+	if err := s.store.SetInteractionsEndpoint(r.Context(), app.ID, url); err != nil {
+		return notFoundAs(err, errUnknownApp)
+	}
+	app.InteractionsEndpointURL = url
+	writeJSON(w, http.StatusOK, adminAppOf(app))
 	return nil
 }

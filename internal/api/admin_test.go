@@ -493,7 +493,7 @@ func TestAdminApplications(t *testing.T) {
 	}
 
 	// Reading: no secrets, ever.
-	want := fmt.Sprintf(`{"id":%q,"name":"helper","owner_id":%q,"flags":131072,"integration_types":[0,1],"public_key":%q}`,
+	want := fmt.Sprintf(`{"id":%q,"name":"helper","owner_id":%q,"flags":131072,"integration_types":[0,1],"public_key":%q,"interactions_endpoint_url":""}`,
 		app, str(creds, "owner_user_id"), str(creds, "public_key"))
 	got := adminDo(t, e, "GET", "/applications/"+app, nil, 200)
 	wantJSON(t, got.Body, want)

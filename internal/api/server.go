@@ -19,6 +19,7 @@ import (
 	"github.com/slashd/slashd/internal/ratelimit"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
+	"github.com/slashd/slashd/internal/webhook"
 )
 
 // Config tunes the server.
@@ -64,18 +65,19 @@ type Deps struct {
 
 // Server serves the API.
 type Server struct {
-	cfg     Config
-	store   store.Store
-	ids     *snowflake.Generator
-	now     func() time.Time
-	rand    io.Reader
-	log     *slog.Logger
-	limiter *ratelimit.Limiter
-	renders *cache[renderKey, []byte]
-	decoded *cache[versionKey, command.Command]
-	events  event.Bus
-	oauth   *oauth.Server
-	mux     *http.ServeMux
+	cfg      Config
+	store    store.Store
+	ids      *snowflake.Generator
+	now      func() time.Time
+	rand     io.Reader
+	log      *slog.Logger
+	limiter  *ratelimit.Limiter
+	renders  *cache[renderKey, []byte]
+	decoded  *cache[versionKey, command.Command]
+	events   event.Bus
+	webhooks *webhook.Deliverer
+	oauth    *oauth.Server
+	mux      *http.ServeMux
 }
 
 // New builds the server and its routes.
@@ -96,7 +98,8 @@ func New(cfg Config, d Deps) *Server {
 		cfg: cfg, store: d.Store, ids: d.IDs, now: d.Now, rand: d.Rand, log: d.Logger,
 		limiter: ratelimit.New(d.Now), renders: newCache[renderKey, []byte](cfg.RenderCache),
 		decoded: newCache[versionKey, command.Command](cfg.RenderCache), events: d.Events,
-		mux: http.NewServeMux(),
+		webhooks: webhook.New(webhook.Config{Now: d.Now}),
+		mux:      http.NewServeMux(),
 	}
 	s.oauth = oauth.New(oauth.Deps{Store: d.Store, IDs: d.IDs, Now: d.Now, Rand: d.Rand, Logger: d.Logger,
 		Wrap: s.wrapPublic})

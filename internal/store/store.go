@@ -35,6 +35,9 @@ type Application struct {
 	PublicKey        string // hex Ed25519 public key
 	PrivateKey       []byte // Ed25519 private key (signs outgoing interactions)
 	CreatedAt        time.Time
+	// InteractionsEndpointURL receives the app's interactions, signed;
+	// empty: they go over the gateway.
+	InteractionsEndpointURL string
 }
 
 // User is an account: a person or an app's bot user.
@@ -194,6 +197,9 @@ type World interface {
 	Installations(ctx context.Context, guildID snowflake.ID) ([]Installation, error)
 	Uninstall(ctx context.Context, guildID, appID snowflake.ID) error
 	Applications(ctx context.Context) ([]Application, error)
+	// SetInteractionsEndpoint sets or ("" ) clears an app's Interactions
+	// Endpoint URL; ErrNotFound for an unknown app.
+	SetInteractionsEndpoint(ctx context.Context, appID snowflake.ID, url string) error
 
 	// Admin tokens (Authorization: Admin …) and users' client tokens
 	// (the bare Authorization a chat client sends), by SHA-256.

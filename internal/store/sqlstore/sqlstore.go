@@ -124,7 +124,7 @@ func (s *Store) Application(ctx context.Context, id snowflake.ID) (store.Applica
 }
 
 const applicationColumns = `id, name, owner_id, flags, integration_types, client_secret_hash,
-	public_key, private_key, created_at`
+	public_key, private_key, created_at, interactions_endpoint_url`
 
 // scanner is a *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
@@ -137,7 +137,8 @@ func scanApplication(row scanner) (store.Application, error) {
 		its        string
 		created    int64
 	)
-	if err := row.Scan(&appID, &a.Name, &own, &flags, &its, &a.ClientSecretHash, &a.PublicKey, &a.PrivateKey, &created); err != nil {
+	if err := row.Scan(&appID, &a.Name, &own, &flags, &its, &a.ClientSecretHash, &a.PublicKey, &a.PrivateKey, &created,
+		&a.InteractionsEndpointURL); err != nil {
 		return a, err
 	}
 	a.ID, a.OwnerID, a.Flags, a.CreatedAt = snowflake.ID(appID), snowflake.ID(own), uint64(flags), fromUnix(created)
@@ -145,6 +146,19 @@ func scanApplication(row scanner) (store.Application, error) {
 		return a, fmt.Errorf("application %d integration types: %w", a.ID, err)
 	}
 	return a, nil
+}
+
+// SetInteractionsEndpoint sets (or, with "", clears) where an app's
+// interactions are delivered.
+func (s *Store) SetInteractionsEndpoint(ctx context.Context, appID snowflake.ID, url string) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE applications SET interactions_endpoint_url = $1 WHERE id = $2`, url, id64(appID))
+	if err != nil {
+		return fmt.Errorf("set interactions endpoint of app %d: %w", appID, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n == 0 {
+		return fmt.Errorf("application %d: %w", appID, store.ErrNotFound)
+	}
+	return nil
 }
 
 // CountApplications counts registered applications.

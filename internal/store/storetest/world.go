@@ -187,6 +187,25 @@ func testWorld(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Snapshot", func(t *testing.T) { testSnapshot(t, open) })
 	t.Run("MaxID", func(t *testing.T) { testMaxID(t, open) })
 	t.Run("MemberGuilds", func(t *testing.T) { testMemberGuilds(t, open) })
+	t.Run("interactions endpoint", func(t *testing.T) { testInteractionsEndpoint(t, open) })
+}
+
+func testInteractionsEndpoint(t *testing.T, open func(t *testing.T) store.Store) {
+	s := open(t)
+	ctx := context.Background()
+	must(t, s.CreateUser(ctx, store.User{ID: 1, Username: "owner"}))
+	must(t, s.CreateApplication(ctx, store.Application{ID: 2, Name: "app", OwnerID: 1, IntegrationTypes: []int{0},
+		ClientSecretHash: []byte{1}, PublicKey: "00", PrivateKey: []byte{1}}, store.User{ID: 2, Username: "app", Bot: true}))
+	for _, url := range []string{"https://bot.example/interactions", ""} {
+		must(t, s.SetInteractionsEndpoint(ctx, 2, url))
+		app, err := s.Application(ctx, 2)
+		if err != nil || app.InteractionsEndpointURL != url {
+			t.Errorf("after setting %q: %q, %v", url, app.InteractionsEndpointURL, err)
+		}
+	}
+	if err := s.SetInteractionsEndpoint(ctx, 99, "https://x.example/"); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("unknown app: %v, want ErrNotFound", err)
+	}
 }
 
 func testMemberGuilds(t *testing.T, open func(t *testing.T) store.Store) {
