@@ -34,9 +34,6 @@ type GuildPermissions struct {
 	Permissions   []Permission `json:"permissions"`
 }
 
-// EveryoneID is the constant id of @everyone in a guild: the guild's id.
-func EveryoneID(guild snowflake.ID) snowflake.ID { return guild }
-
 // AllChannelsID is the constant id of "all channels": the guild's id − 1.
 func AllChannelsID(guild snowflake.ID) snowflake.ID { return guild - 1 }
 

@@ -67,7 +67,7 @@ func TestParsePermissions(t *testing.T) {
 			}
 		})
 	}
-	if command.EveryoneID(500) != 500 || command.AllChannelsID(500) != 499 {
+	if command.AllChannelsID(500) != 499 {
 		t.Error("constant ids")
 	}
 }

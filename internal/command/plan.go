@@ -48,9 +48,6 @@ var (
 			"Please include the Entry Point command in your update request or delete it separately.")
 )
 
-// ErrUnknownCommand is the 10063 error.
-func ErrUnknownCommand() error { return errUnknownCommand }
-
 // SameDefinition reports whether two commands differ in nothing but id
 // and version: writing one over the other is a no-op that keeps the version.
 func SameDefinition(a, b *Command) bool {
