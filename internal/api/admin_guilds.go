@@ -101,26 +101,13 @@ func (s *Server) adminGetGuild(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	snap, err := s.store.Snapshot(r.Context(), g.ID)
-	if errors.Is(err, store.ErrNotFound) {
-		return errUnknownGuild
-	}
-	if err != nil {
-		return err
-	}
-	members, err := s.store.Members(r.Context(), g.ID)
+	snap, members, err := s.adminGuildState(r.Context(), g.ID)
 	if err != nil {
 		return err
 	}
 	out := adminGuildDetail{Guild: snap.Guild, Roles: snap.Roles,
-		Channels: make([]adminChannel, len(snap.Channels)), Members: make([]adminMember, len(members)),
+		Channels: convertAll(snap.Channels, adminChannelOf), Members: convertAll(members, adminMemberOf),
 		Installations: adminInstallationsOf(snap.Installations, snap.Roles, members)}
-	for i, c := range snap.Channels {
-		out.Channels[i] = adminChannelOf(c)
-	}
-	for i, m := range members {
-		out.Members[i] = adminMemberOf(m)
-	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }
@@ -174,6 +161,17 @@ func (s *Server) adminDeleteGuild(w http.ResponseWriter, r *http.Request) error 
 	}
 	writeNoContent(w)
 	return nil
+}
+
+// adminGuildState reads a guild's snapshot and its members: what the guild
+// and installation answers are built from.
+func (s *Server) adminGuildState(ctx context.Context, guildID snowflake.ID) (store.Snapshot, []guild.Member, error) {
+	snap, err := s.store.Snapshot(ctx, guildID)
+	if err != nil {
+		return snap, nil, notFoundAs(err, errUnknownGuild)
+	}
+	members, err := s.store.Members(ctx, guildID)
+	return snap, members, err
 }
 
 // ---- roles ----

@@ -131,11 +131,7 @@ func (s *Server) adminInstall(w http.ResponseWriter, r *http.Request) error {
 	if err := s.adminSyncBot(r.Context(), g.ID, app, bot, perms); err != nil {
 		return err
 	}
-	snap, err := s.store.Snapshot(r.Context(), g.ID)
-	if err != nil {
-		return err
-	}
-	members, err := s.store.Members(r.Context(), g.ID)
+	snap, members, err := s.adminGuildState(r.Context(), g.ID)
 	if err != nil {
 		return err
 	}
@@ -148,14 +144,7 @@ func (s *Server) adminListInstallations(w http.ResponseWriter, r *http.Request) 
 	if err != nil {
 		return err
 	}
-	snap, err := s.store.Snapshot(r.Context(), g.ID)
-	if errors.Is(err, store.ErrNotFound) {
-		return errUnknownGuild
-	}
-	if err != nil {
-		return err
-	}
-	members, err := s.store.Members(r.Context(), g.ID)
+	snap, members, err := s.adminGuildState(r.Context(), g.ID)
 	if err != nil {
 		return err
 	}
