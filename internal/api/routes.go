@@ -53,6 +53,18 @@ func (s *Server) routes() {
 
 		// The command picker, as a chat client asks for it.
 		s.handle(p, "GET", "/channels/{channel_id}/application-command-index", clientRoute, s.commandIndex)
+
+		// Interactions: a user invokes (client token); the app answers
+		// through the token in the path, no Authorization needed.
+		s.handle(p, "POST", "/interactions", clientRoute, s.invoke)
+		s.handle(p, "POST", "/interactions/{interaction_id}/{interaction_token}/callback", publicRoute, s.interactionCallback)
+		hook := "/webhooks/{application_id}/{interaction_token}"
+		s.handle(p, "POST", hook, publicRoute, s.createFollowup)
+		s.handle(p, "GET", hook+"/messages/{message_id}", publicRoute, s.getWebhookMessage)
+		s.handle(p, "PATCH", hook+"/messages/{message_id}", publicRoute, s.editWebhookMessage)
+		s.handle(p, "DELETE", hook+"/messages/{message_id}", publicRoute, s.deleteWebhookMessage)
+		s.handle(p, "GET", "/channels/{channel_id}/messages", clientRoute, s.channelMessages)
+		s.handle(p, "POST", "/channels/{channel_id}/messages", clientRoute, s.postChannelMessage)
 	}
 	// OAuth2: the token endpoint, revocation, @me, the keys and the
 	// consent page under each prefix, and the discovery document.

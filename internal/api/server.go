@@ -8,6 +8,7 @@ package api
 
 import (
 	"context"
+	"crypto/rand"
 	"io"
 	"log/slog"
 	"net/http"
@@ -76,6 +77,7 @@ type Server struct {
 	decoded  *cache[versionKey, command.Command]
 	events   event.Bus
 	webhooks *webhook.Deliverer
+	answers  answerWaiters
 	oauth    *oauth.Server
 	mux      *http.ServeMux
 }
@@ -87,6 +89,9 @@ func New(cfg Config, d Deps) *Server {
 	}
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if d.Rand == nil {
+		d.Rand = rand.Reader
 	}
 	if d.Events == nil {
 		d.Events = event.NewMemory()

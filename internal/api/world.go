@@ -81,12 +81,24 @@ func (v memberView) context(ch guild.Channel, appID snowflake.ID) access.Context
 // canView reports whether the member may see channel ch (a thread: its
 // parent).
 func (v memberView) canView(ch guild.Channel) bool {
+	return v.permissionsIn(ch).Has(guild.ViewChannel)
+}
+
+// permissionsIn is the member's permissions in channel ch (a thread: its
+// parent's).
+func (v memberView) permissionsIn(ch guild.Channel) guild.Permissions {
+	return v.permissionsOf(v.member, ch)
+}
+
+// permissionsOf is member m's permissions in channel ch (a thread: its
+// parent's).
+func (v memberView) permissionsOf(m guild.Member, ch guild.Channel) guild.Permissions {
 	if guild.IsThread(ch.Type) {
 		if p, ok := v.channels[ch.ParentID]; ok {
 			ch = p
 		}
 	}
-	return guild.ChannelPermissions(v.snap.Guild, v.roles, v.member, ch).Has(guild.ViewChannel)
+	return guild.ChannelPermissions(v.snap.Guild, v.roles, m, ch)
 }
 
 // basePermissions is the member's guild-wide permissions.

@@ -14,6 +14,9 @@ import (
 // Event types, named as the real gateway's dispatch events.
 const (
 	ApplicationCommandPermissionsUpdate = "APPLICATION_COMMAND_PERMISSIONS_UPDATE"
+	// InteractionCreate carries an invocation to an app that has no
+	// Interactions Endpoint URL (its gateway sessions deliver it).
+	InteractionCreate = "INTERACTION_CREATE"
 )
 
 // Event is one thing that happened to an application.

@@ -34,6 +34,16 @@ const (
 	MsgContextOptions  = "Context menu commands cannot have options"
 	MsgEntryOptions    = "Primary entry point commands cannot have options"
 	MsgTargetChatInput = "Only user and message commands have a target"
+
+	// Ids an option or the target names that the world does not hold (or
+	// the invoker cannot see) are CodeOptionInvalid at the value.
+	MsgUnknownUser        = "Unknown user"
+	MsgUnknownRole        = "Unknown role"
+	MsgUnknownMentionable = "Unknown user or role"
+	MsgUnknownChannel     = "Unknown channel"
+	MsgUnknownMessage     = "Unknown message"
+	MsgUnknownAttachment  = "Unknown attachment"
+	MsgChannelType        = "Channel type is not allowed for this option"
 )
 
 // MsgOptionRequired is the message of CodeOptionRequired for a missing option.

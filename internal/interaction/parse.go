@@ -38,7 +38,21 @@ type InvocationData struct {
 	Version  snowflake.ID
 	Options  []InputOption
 	TargetID snowflake.ID // 0 when absent
+	// Attachments are the files the client uploaded for ATTACHMENT
+	// options, whose values name them by id.
+	Attachments []AttachmentInput
 }
+
+// AttachmentInput is an uploaded file as the invoking client describes it.
+type AttachmentInput struct {
+	ID          snowflake.ID
+	Filename    string
+	Size        int64
+	ContentType string
+}
+
+// maxAttachments bounds data.attachments: one per ATTACHMENT option.
+const maxAttachments = command.MaxOptions
 
 // InputOption is one entry of data.options as the client sent it. Value is
 // the decoded JSON value (string, json.Number or bool; nil when absent).
@@ -103,7 +117,37 @@ func parseData(d form.Object, it Type) InvocationData {
 	if l, ok := d.List("options"); ok {
 		data.Options = parseOptions(l, it, 1, d.At("options"))
 	}
+	if l, ok := d.List("attachments"); ok {
+		data.Attachments = parseAttachments(l, d.At("attachments"))
+	}
 	return data
+}
+
+// parseAttachments reads data.attachments: {id, filename, size?,
+// content_type?} objects.
+func parseAttachments(l []any, errs *apierr.Fields) []AttachmentInput {
+	if len(l) > maxAttachments {
+		errs.Add(form.CodeMaxLength, form.MsgMaxLength(maxAttachments))
+		return nil
+	}
+	out := make([]AttachmentInput, 0, len(l))
+	for i, item := range l {
+		o, ok := form.AsObject(item, errs.At(i))
+		if !ok {
+			continue
+		}
+		var a AttachmentInput
+		if o.Require("id") {
+			a.ID, _ = o.Snowflake("id")
+		}
+		if o.Require("filename") {
+			a.Filename, _ = o.StrLen("filename", 1, 1024)
+		}
+		a.Size, _ = o.IntIn("size", 0, 1<<53-1)
+		a.ContentType, _ = o.StrLen("content_type", 0, 255)
+		out = append(out, a)
+	}
+	return out
 }
 
 var optionTypes = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}

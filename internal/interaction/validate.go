@@ -32,6 +32,9 @@ type Ref struct {
 	Type         command.OptionType // USER, CHANNEL, ROLE, MENTIONABLE or ATTACHMENT
 	ID           snowflake.ID
 	ChannelTypes []int // CHANNEL options: the allowed channel types (empty: any)
+	// Path is where the value sits in the body, for field errors about the
+	// id: "data", "options", 0, …, "value".
+	Path []any
 }
 
 // Resolved is the outcome of Validate.
@@ -103,7 +106,7 @@ func Validate(inv Invocation, cmd command.Command) (Resolved, error) {
 		data.At("target_id").Add(CodeOptionInvalid, MsgTargetChatInput)
 	}
 	v := validator{it: inv.Type, r: &r}
-	r.Options = v.level(inv.Data.Options, cmd.Options, data.At("options"), 1)
+	r.Options = v.level(inv.Data.Options, cmd.Options, data.At("options"), []any{"data", "options"})
 	if inv.Type == Autocomplete && v.focused == 0 {
 		data.At("options").Add(CodeOptionInvalid, MsgFocusedCount)
 	}
@@ -139,7 +142,9 @@ func findDef(defs []command.Option, name string) (command.Option, bool) {
 
 // level validates one options array against the definitions of its level;
 // at is the array's error node.
-func (v *validator) level(opts []InputOption, defs []command.Option, at *apierr.Fields, depth int) []Value {
+// path is the array's place in the body; its depth counts nesting.
+func (v *validator) level(opts []InputOption, defs []command.Option, at *apierr.Fields, path []any) []Value {
+	depth := len(path) / 2
 	subs := hasSubs(defs)
 	if subs {
 		switch {
@@ -180,7 +185,7 @@ func (v *validator) level(opts []InputOption, defs []command.Option, at *apierr.
 				continue
 			}
 			v.r.Path = append(v.r.Path, def.Name)
-			sub := v.level(o.Options, def.Options, oat.At("options"), depth+1)
+			sub := v.level(o.Options, def.Options, oat.At("options"), append(path[:len(path):len(path)], i, "options"))
 			out = append(out, Value{Name: def.Name, Type: def.Type, Options: sub})
 			continue
 		}
@@ -192,7 +197,7 @@ func (v *validator) level(opts []InputOption, defs []command.Option, at *apierr.
 			oat.At("value").Add(form.CodeRequired, form.MsgRequired)
 			continue
 		}
-		val, ok := v.value(o, def, oat.At("value"))
+		val, ok := v.value(o, def, oat.At("value"), append(path[:len(path):len(path)], i, "value"))
 		if !ok {
 			continue
 		}
@@ -236,7 +241,7 @@ var (
 )
 
 // value checks and normalizes the value of a value option.
-func (v *validator) value(o InputOption, def command.Option, at *apierr.Fields) (any, bool) {
+func (v *validator) value(o InputOption, def command.Option, at *apierr.Fields, path []any) (any, bool) {
 	if !checkJSONType(def.Type, v.it, o.Value, at) {
 		return nil, false
 	}
@@ -258,7 +263,7 @@ func (v *validator) value(o InputOption, def command.Option, at *apierr.Fields) 
 		return o.Value.(bool), true
 	default: // snowflake types
 		id, _ := form.SnowflakeValue(o.Value, at)
-		v.r.Refs = append(v.r.Refs, Ref{Option: def.Name, Type: def.Type, ID: id, ChannelTypes: def.ChannelTypes})
+		v.r.Refs = append(v.r.Refs, Ref{Option: def.Name, Type: def.Type, ID: id, ChannelTypes: def.ChannelTypes, Path: path})
 		return id, true
 	}
 }

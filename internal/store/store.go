@@ -153,6 +153,7 @@ type Store interface {
 
 	World
 	OAuth
+	Messages
 
 	Close() error
 }
@@ -346,4 +347,85 @@ type RefreshToken struct {
 	GrantID   snowflake.ID
 	CreatedAt time.Time
 	Used      bool
+}
+
+// Messages is what invoking commands leaves behind: interactions waiting
+// for or holding their answer, and the messages of channels (answers,
+// follow-ups, and what users post). Deleting a channel deletes its
+// messages and interactions; deleting a guild, those of all its channels.
+type Messages interface {
+	// CreateMessage inserts a message; ErrNotFound if its channel does not
+	// exist, ErrConflict if the id is taken.
+	CreateMessage(ctx context.Context, m Message) error
+	Message(ctx context.Context, id snowflake.ID) (Message, error) // ErrNotFound if unknown
+	// UpdateMessage replaces a message's Body (nothing else changes);
+	// ErrNotFound if unknown.
+	UpdateMessage(ctx context.Context, id snowflake.ID, body []byte) error
+	DeleteMessage(ctx context.Context, id snowflake.ID) error // ErrNotFound if unknown
+	// ChannelMessages lists the messages of a channel that viewer may see
+	// (VisibleTo 0 or viewer), newest first, with ids below before (0: no
+	// bound), at most limit.
+	ChannelMessages(ctx context.Context, channelID, viewer, before snowflake.ID, limit int) ([]Message, error)
+
+	// CreateInteraction records an invocation; ErrConflict if the id or
+	// the token hash is taken.
+	CreateInteraction(ctx context.Context, in Interaction) error
+	Interaction(ctx context.Context, id snowflake.ID) (Interaction, error)    // ErrNotFound if unknown
+	InteractionByToken(ctx context.Context, hash []byte) (Interaction, error) // ErrNotFound if unknown
+	// AnswerInteraction runs fn on the interaction as stored and, in the
+	// same transaction, stores what it returns: the updated interaction
+	// (ID, ApplicationID, TokenHash, CreatedAt and Metadata are kept as
+	// stored) and,
+	// when Put is set, the message inserted or (same id) replaced whole.
+	// fn's error aborts and is returned as is; ErrNotFound if unknown. Of
+	// concurrent answers each sees the one committed before it.
+	AnswerInteraction(ctx context.Context, id snowflake.ID, fn func(Interaction) (Answer, error)) (Interaction, error)
+}
+
+// Message is a message in a guild channel. Body is the message's wire
+// JSON, rendered by the API; the other fields index it.
+type Message struct {
+	ID            snowflake.ID
+	ChannelID     snowflake.ID
+	GuildID       snowflake.ID
+	AuthorID      snowflake.ID // a user, or an app's bot user
+	InteractionID snowflake.ID // the interaction it answers (0: none)
+	VisibleTo     snowflake.ID // ephemeral: only this user sees it (0: everyone)
+	Body          []byte
+	CreatedAt     time.Time
+}
+
+// Interaction is an invocation of an app: its token (stored as its
+// SHA-256) and the state of its answer.
+type Interaction struct {
+	ID            snowflake.ID
+	ApplicationID snowflake.ID
+	Type          int // 2 APPLICATION_COMMAND, 3 MESSAGE_COMPONENT, 4 AUTOCOMPLETE
+	TokenHash     []byte
+	GuildID       snowflake.ID
+	ChannelID     snowflake.ID
+	UserID        snowflake.ID // the invoking user
+	CommandID     snowflake.ID
+	MessageID     snowflake.ID // a component's message (type 3)
+	CreatedAt     time.Time
+	// Metadata is the interaction_metadata JSON the messages answering it
+	// carry (who invoked what), fixed at invocation.
+	Metadata []byte
+
+	// ResponseType is the callback type of the initial answer (0: not
+	// answered yet). OriginalMessageID is the message it created (0:
+	// none, or deleted); Ephemeral says whether that message is.
+	ResponseType      int
+	AnsweredAt        time.Time
+	OriginalMessageID snowflake.ID
+	Ephemeral         bool
+	// Result is what the invoking client is shown besides a message: the
+	// autocomplete choices, a modal, an activity launch (JSON, nil: none).
+	Result []byte
+}
+
+// Answer is what AnswerInteraction stores.
+type Answer struct {
+	Interaction Interaction
+	Put         *Message
 }

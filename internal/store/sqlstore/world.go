@@ -153,9 +153,10 @@ func (s *Store) UpdateGuild(ctx context.Context, g store.Guild) error {
 }
 
 // DeleteGuild deletes a guild and everything kept for it: roles, members,
-// channels, installations, the guild commands of every app with their
-// scope rows, and every permission list in the guild (those of global
-// commands and app-level ones included).
+// channels with their messages and interactions, installations, the
+// guild commands of every app with their scope rows, and every permission
+// list in the guild (those of global commands and app-level ones
+// included).
 func (s *Store) DeleteGuild(ctx context.Context, id snowflake.ID) error {
 	if id == 0 {
 		// guild_id 0 is the global scope: never delete by it.
@@ -171,6 +172,8 @@ func (s *Store) DeleteGuild(ctx context.Context, id snowflake.ID) error {
 			`DELETE FROM command_scopes WHERE guild_id = $1`,
 			`DELETE FROM installations WHERE guild_id = $1`,
 			`DELETE FROM members WHERE guild_id = $1`,
+			`DELETE FROM messages WHERE channel_id IN (SELECT id FROM channels WHERE guild_id = $1)`,
+			`DELETE FROM interactions WHERE channel_id IN (SELECT id FROM channels WHERE guild_id = $1)`,
 			`DELETE FROM channels WHERE guild_id = $1`,
 			`DELETE FROM roles WHERE guild_id = $1`,
 			`DELETE FROM guilds WHERE id = $1`,
@@ -536,9 +539,10 @@ func (s *Store) UpdateChannel(ctx context.Context, c guild.Channel) error {
 	})
 }
 
-// DeleteChannel deletes a channel with its threads (and theirs); its other
-// children (a category's channels) lose their parent. Command permission
-// lists naming the channel are kept, as the real service keeps them.
+// DeleteChannel deletes a channel with its threads (and theirs) and the
+// messages and interactions of them all; its other children (a
+// category's channels) lose their parent. Command permission lists naming
+// the channel are kept, as the real service keeps them.
 func (s *Store) DeleteChannel(ctx context.Context, guildID, channelID snowflake.ID) error {
 	return s.Tx(ctx, func(tx *sql.Tx) error {
 		ok, err := exists(ctx, tx, `SELECT COUNT(*) FROM channels WHERE id = $1 AND guild_id = $2`, id64(channelID), id64(guildID))
@@ -574,6 +578,14 @@ func (s *Store) DeleteChannel(ctx context.Context, guildID, channelID snowflake.
 			}
 		}
 		for _, id := range doomed {
+			for _, q := range []string{
+				`DELETE FROM messages WHERE channel_id = $1`,
+				`DELETE FROM interactions WHERE channel_id = $1`,
+			} {
+				if _, err := tx.ExecContext(ctx, q, id); err != nil {
+					return fmt.Errorf("delete messages and interactions of channel %d: %w", id, err)
+				}
+			}
 			if _, err := tx.ExecContext(ctx, `DELETE FROM channels WHERE id = $1`, id); err != nil {
 				return fmt.Errorf("delete channel %d: %w", id, s.formatError(err))
 			}
@@ -740,6 +752,8 @@ func (s *Store) MaxID(ctx context.Context) (snowflake.ID, error) {
 		SELECT MAX(id) FROM roles UNION ALL
 		SELECT MAX(id) FROM channels UNION ALL
 		SELECT MAX(id) FROM commands UNION ALL
+		SELECT MAX(id) FROM messages UNION ALL
+		SELECT MAX(id) FROM interactions UNION ALL
 		SELECT MAX(version) FROM commands) AS ids`).Scan(&max)
 	if err != nil {
 		return 0, fmt.Errorf("max id: %w", err)

@@ -1,0 +1,293 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/slashd/slashd/internal/apierr"
+	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/interaction"
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store"
+)
+
+// answerMode says who answers an interaction.
+type answerMode int
+
+const (
+	answerCallback   answerMode = iota // POST …/callback: within the answer window
+	answerInlineHTTP                   // the app's HTTP response to the delivery (timed by the deliverer)
+	answerLaunch                       // the service itself: an entry point with handler 2
+)
+
+var errActivitiesDisabled = apierr.Invalid(interaction.CodeResponseTypeInvalid,
+	"Activities are not enabled for this application", "type")
+
+// answer stores an interaction's initial answer: its state and, for
+// message answers, the message, in one transaction. A second answer is
+// 40060; a callback after the answer window, 10062.
+func (s *Server) answer(ctx context.Context, id snowflake.ID, cb interaction.Callback, mode answerMode) (store.Interaction, error) {
+	rec, err := s.store.Interaction(ctx, id)
+	if err != nil {
+		return store.Interaction{}, notFoundAs(err, errUnknownInteraction)
+	}
+	if rec.ResponseType != 0 {
+		return store.Interaction{}, errAlreadyAcked
+	}
+	// Everything that reads the world is done before the transaction,
+	// which only decides and writes.
+	put, result, err := s.prepareAnswer(ctx, rec, cb)
+	if err != nil {
+		return store.Interaction{}, err
+	}
+	now := s.now().UTC()
+	rec, err = s.store.AnswerInteraction(ctx, id, func(cur store.Interaction) (store.Answer, error) {
+		if cur.ResponseType != 0 {
+			return store.Answer{}, errAlreadyAcked
+		}
+		if mode == answerCallback && now.Sub(cur.CreatedAt) > answerWindow {
+			return store.Answer{}, errUnknownInteraction
+		}
+		cur.ResponseType, cur.AnsweredAt, cur.Result = cb.Type, now, result
+		if put != nil && (cb.Type == interaction.CallbackChannelMessage || cb.Type == interaction.CallbackDeferredChannelMessage) {
+			cur.OriginalMessageID, cur.Ephemeral = put.ID, put.VisibleTo != 0
+		}
+		return store.Answer{Interaction: cur, Put: put}, nil
+	})
+	if err != nil {
+		return store.Interaction{}, err
+	}
+	s.answers.notify(id)
+	return rec, nil
+}
+
+// prepareAnswer builds what an answer stores: a message to put, and the
+// result the invoking client is shown.
+func (s *Server) prepareAnswer(ctx context.Context, rec store.Interaction, cb interaction.Callback) (*store.Message, []byte, error) {
+	switch cb.Type {
+	case interaction.CallbackChannelMessage:
+		m, err := s.interactionMessage(ctx, rec, s.ids.Next(), cb.Message, false)
+		return &m, nil, err
+	case interaction.CallbackDeferredChannelMessage:
+		m, err := s.interactionMessage(ctx, rec, s.ids.Next(), interaction.MessageData{Flags: cb.Message.Flags}, true)
+		return &m, nil, err
+	case interaction.CallbackAutocompleteResult:
+		return nil, cb.Choices, nil
+	case interaction.CallbackModal:
+		return nil, cb.Modal, nil
+	case interaction.CallbackLaunchActivity:
+		return s.launchActivity(ctx, rec)
+	}
+	return nil, nil, nil
+}
+
+// launchActivity starts the app's Activity in the channel: an instance id
+// for the invoking client and a message in the channel saying so.
+func (s *Server) launchActivity(ctx context.Context, rec store.Interaction) (*store.Message, []byte, error) {
+	app, err := s.store.Application(ctx, rec.ApplicationID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if app.Flags&command.ApplicationFlagEmbedded == 0 {
+		return nil, nil, errActivitiesDisabled
+	}
+	instance := &interaction.ActivityInstance{ID: fmt.Sprintf("i-%d-gc-%d-%d", rec.ID, rec.GuildID, rec.ChannelID)}
+	m, err := s.interactionMessage(ctx, rec, s.ids.Next(), interaction.MessageData{}, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	var msg interaction.Message
+	if err := json.Unmarshal(m.Body, &msg); err != nil {
+		return nil, nil, err
+	}
+	msg.ActivityInstance = instance
+	if m.Body, err = json.Marshal(msg); err != nil {
+		return nil, nil, err
+	}
+	result, err := json.Marshal(instance)
+	return &m, result, err
+}
+
+// interactionMessage shapes a message the app posts through interaction
+// rec: its reply (type 20 or 23), or a follow-up. EPHEMERAL in d's flags
+// makes it visible to the invoking user only; loading marks a deferred
+// answer's placeholder.
+func (s *Server) interactionMessage(ctx context.Context, rec store.Interaction, id snowflake.ID,
+	d interaction.MessageData, loading bool) (store.Message, error) {
+	bot, err := s.store.User(ctx, rec.ApplicationID)
+	if err != nil {
+		return store.Message{}, fmt.Errorf("bot user of app %d: %w", rec.ApplicationID, err)
+	}
+	var meta interaction.InteractionMetadata
+	if err := json.Unmarshal(rec.Metadata, &meta); err != nil {
+		return store.Message{}, fmt.Errorf("metadata of interaction %d: %w", rec.ID, err)
+	}
+	now := s.now().UTC()
+	m := interaction.NewMessage(id, rec.ChannelID, interaction.NewUser(bot.ID, bot.Username, bot.GlobalName, true), timestamp(now))
+	m.Type = interaction.MessageChatInputCommand
+	if meta.CommandType == command.User || meta.CommandType == command.Message {
+		m.Type = interaction.MessageContextMenu
+	}
+	m.ApplicationID, m.WebhookID = rec.ApplicationID, rec.ApplicationID
+	if rec.OriginalMessageID != 0 && rec.OriginalMessageID != id {
+		meta.OriginalResponseMessageID = rec.OriginalMessageID
+	}
+	m.InteractionMetadata = &meta
+	m.Interaction = &interaction.MessageInteraction{ID: rec.ID, Type: meta.Type, Name: meta.Name, User: meta.User}
+	m.Flags = d.Flags & interaction.FlagEphemeral
+	m.Apply(d)
+	if loading {
+		m.Flags |= interaction.FlagLoading
+	}
+	out := store.Message{ID: id, ChannelID: rec.ChannelID, GuildID: rec.GuildID, AuthorID: bot.ID,
+		InteractionID: rec.ID, CreatedAt: now}
+	if m.Flags&interaction.FlagEphemeral != 0 {
+		out.VisibleTo = rec.UserID
+	}
+	out.Body, err = json.Marshal(m)
+	return out, err
+}
+
+// answerWaiters wakes invocations waiting for their answer. It only
+// shortens the wait: waiters also poll the store, so that an answer
+// stored by another process is seen too.
+type answerWaiters struct {
+	mu      sync.Mutex
+	waiting map[snowflake.ID][]chan struct{}
+}
+
+func (a *answerWaiters) register(id snowflake.ID) (<-chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.waiting == nil {
+		a.waiting = map[snowflake.ID][]chan struct{}{}
+	}
+	a.waiting[id] = append(a.waiting[id], ch)
+	return ch, func() {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		l := a.waiting[id]
+		for i, c := range l {
+			if c == ch {
+				l = append(l[:i], l[i+1:]...)
+				break
+			}
+		}
+		if len(l) == 0 {
+			delete(a.waiting, id)
+		} else {
+			a.waiting[id] = l
+		}
+	}
+}
+
+func (a *answerWaiters) notify(id snowflake.ID) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, ch := range a.waiting[id] {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// answerPoll is how often a waiting invocation re-reads the store.
+const answerPoll = 100 * time.Millisecond
+
+// awaitAnswer waits until interaction id is answered or the deadline
+// passes (then the invoking user sees "The application did not respond").
+func (s *Server) awaitAnswer(ctx context.Context, id snowflake.ID, deadline time.Time) (store.Interaction, error) {
+	woken, done := s.answers.register(id)
+	defer done()
+	timer := time.NewTimer(max(deadline.Sub(s.now()), 0))
+	defer timer.Stop()
+	poll := time.NewTicker(answerPoll)
+	defer poll.Stop()
+	for {
+		rec, err := s.store.Interaction(ctx, id)
+		if err != nil {
+			return store.Interaction{}, err
+		}
+		if rec.ResponseType != 0 {
+			return rec, nil
+		}
+		select {
+		case <-woken:
+		case <-poll.C:
+		case <-timer.C:
+			// One last read: an answer may have committed just now.
+			rec, err := s.store.Interaction(ctx, id)
+			if err == nil && rec.ResponseType != 0 {
+				return rec, nil
+			}
+			return store.Interaction{}, errNoResponse
+		case <-ctx.Done():
+			return store.Interaction{}, ctx.Err()
+		}
+	}
+}
+
+// callbackResult is the body of a callback with ?with_response=true, and
+// of an invocation's answer: the real service's interaction callback
+// response. slashd adds resource.choices (autocomplete) and
+// resource.modal, which the real client receives over its gateway.
+type callbackResult struct {
+	Interaction callbackInteraction `json:"interaction"`
+	Resource    *callbackResource   `json:"resource,omitempty"`
+}
+
+type callbackInteraction struct {
+	ID                       snowflake.ID `json:"id"`
+	Type                     int          `json:"type"`
+	ActivityInstanceID       string       `json:"activity_instance_id,omitempty"`
+	ResponseMessageID        snowflake.ID `json:"response_message_id,omitempty"`
+	ResponseMessageLoading   *bool        `json:"response_message_loading,omitempty"`
+	ResponseMessageEphemeral *bool        `json:"response_message_ephemeral,omitempty"`
+}
+
+type callbackResource struct {
+	Type             int             `json:"type"`
+	ActivityInstance json.RawMessage `json:"activity_instance,omitempty"`
+	Message          json.RawMessage `json:"message,omitempty"`
+	Choices          json.RawMessage `json:"choices,omitempty"`
+	Modal            json.RawMessage `json:"modal,omitempty"`
+}
+
+// callbackResponse renders an answered interaction.
+func (s *Server) callbackResponse(ctx context.Context, rec store.Interaction) (callbackResult, error) {
+	out := callbackResult{Interaction: callbackInteraction{ID: rec.ID, Type: rec.Type},
+		Resource: &callbackResource{Type: rec.ResponseType}}
+	switch rec.ResponseType {
+	case interaction.CallbackAutocompleteResult:
+		out.Resource.Choices = rec.Result
+	case interaction.CallbackModal:
+		out.Resource.Modal = rec.Result
+	case interaction.CallbackLaunchActivity:
+		out.Resource.ActivityInstance = rec.Result
+		var inst interaction.ActivityInstance
+		if json.Unmarshal(rec.Result, &inst) == nil {
+			out.Interaction.ActivityInstanceID = inst.ID
+		}
+	}
+	if rec.OriginalMessageID == 0 {
+		return out, nil
+	}
+	m, err := s.store.Message(ctx, rec.OriginalMessageID)
+	if errors.Is(err, store.ErrNotFound) {
+		return out, nil // deleted since
+	}
+	if err != nil {
+		return callbackResult{}, err
+	}
+	loading, ephemeral := rec.ResponseType == interaction.CallbackDeferredChannelMessage, rec.Ephemeral
+	out.Interaction.ResponseMessageID = m.ID
+	out.Interaction.ResponseMessageLoading, out.Interaction.ResponseMessageEphemeral = &loading, &ephemeral
+	out.Resource.Message = m.Body
+	return out, nil
+}

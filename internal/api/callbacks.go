@@ -1,0 +1,310 @@
+package api
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"strings"
+
+	"github.com/slashd/slashd/internal/apierr"
+	"github.com/slashd/slashd/internal/auth"
+	"github.com/slashd/slashd/internal/form"
+	"github.com/slashd/slashd/internal/interaction"
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store"
+)
+
+// interactionCallback is POST /interactions/{id}/{token}/callback: the
+// app's initial answer. 204, or with ?with_response=true 200 and the
+// interaction callback response.
+func (s *Server) interactionCallback(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	id, err := pathID(r, "interaction_id")
+	if err != nil {
+		return err
+	}
+	rec, err := s.store.Interaction(ctx, id)
+	if err != nil {
+		return notFoundAs(err, errUnknownInteraction)
+	}
+	if subtle.ConstantTimeCompare(rec.TokenHash, auth.Hash(r.PathValue("interaction_token"))) != 1 {
+		return errUnknownInteraction
+	}
+	v, err := s.readPayload(w, r)
+	if err != nil {
+		return err
+	}
+	cb, err := interaction.ParseCallback(v, interaction.Type(rec.Type))
+	if errors.Is(err, interaction.ErrNoMessageToUpdate) {
+		return errUnknownMessage // the real service: an UPDATE_MESSAGE to a command
+	}
+	if err != nil {
+		return err
+	}
+	if rec, err = s.answer(ctx, id, cb, answerCallback); err != nil {
+		return err
+	}
+	if r.URL.Query().Get("with_response") != "true" {
+		writeNoContent(w)
+		return nil
+	}
+	out, err := s.callbackResponse(ctx, rec)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// webhookInteraction resolves the interaction a …/webhooks/{app}/{token}
+// route names: unknown tokens and interactions not answered yet are 10015,
+// tokens older than 15 minutes 50027.
+func (s *Server) webhookInteraction(r *http.Request) (store.Interaction, error) {
+	appID, err := pathID(r, "application_id")
+	if err != nil {
+		return store.Interaction{}, err
+	}
+	rec, err := s.store.InteractionByToken(r.Context(), auth.Hash(r.PathValue("interaction_token")))
+	if err != nil {
+		return store.Interaction{}, notFoundAs(err, errUnknownWebhook)
+	}
+	if rec.ApplicationID != appID || rec.ResponseType == 0 {
+		return store.Interaction{}, errUnknownWebhook
+	}
+	if s.now().Sub(rec.CreatedAt) > tokenLifetime {
+		return store.Interaction{}, errInvalidWebhookTok
+	}
+	return rec, nil
+}
+
+// createFollowup is POST /webhooks/{app}/{token}: a follow-up message
+// (Execute Webhook with wait=true). Right after a deferred answer it fills
+// the loading message instead, as the real service still does.
+func (s *Server) createFollowup(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	rec, err := s.webhookInteraction(r)
+	if err != nil {
+		return err
+	}
+	v, err := s.readPayload(w, r)
+	if err != nil {
+		return err
+	}
+	d, err := interaction.ParseMessage(v, false)
+	if err != nil {
+		return err
+	}
+	if d.Empty() {
+		return interaction.ErrEmptyMessage
+	}
+	if orig, ok := s.loadingOriginal(r, rec); ok {
+		d.Flags &^= interaction.FlagEphemeral // the placeholder's visibility stays
+		body, err := s.editMessage(r, orig, d)
+		if err != nil {
+			return err
+		}
+		writeRaw(w, http.StatusOK, body)
+		return nil
+	}
+	m, err := s.interactionMessage(ctx, rec, s.ids.Next(), d, false)
+	if err != nil {
+		return err
+	}
+	if err := s.store.CreateMessage(ctx, m); err != nil {
+		return notFoundAs(err, errUnknownChannel)
+	}
+	writeRaw(w, http.StatusOK, m.Body)
+	return nil
+}
+
+// loadingOriginal returns the deferred answer's placeholder while it is
+// still loading.
+func (s *Server) loadingOriginal(r *http.Request, rec store.Interaction) (store.Message, bool) {
+	if rec.ResponseType != interaction.CallbackDeferredChannelMessage || rec.OriginalMessageID == 0 {
+		return store.Message{}, false
+	}
+	m, err := s.store.Message(r.Context(), rec.OriginalMessageID)
+	if err != nil {
+		return store.Message{}, false
+	}
+	var msg struct {
+		Flags uint64 `json:"flags"`
+	}
+	if json.Unmarshal(m.Body, &msg) != nil || msg.Flags&interaction.FlagLoading == 0 {
+		return store.Message{}, false
+	}
+	return m, true
+}
+
+// webhookMessage finds the message a …/messages/{message_id} route names
+// ("@original": the initial answer's); it must belong to the interaction.
+func (s *Server) webhookMessage(r *http.Request, rec store.Interaction) (store.Message, error) {
+	raw := r.PathValue("message_id")
+	var id snowflake.ID
+	if raw == "@original" {
+		id = rec.OriginalMessageID
+		if id == 0 {
+			return store.Message{}, errUnknownMessage
+		}
+	} else {
+		var err error
+		if id, err = pathID(r, "message_id"); err != nil {
+			return store.Message{}, err
+		}
+	}
+	m, err := s.store.Message(r.Context(), id)
+	if err != nil {
+		return store.Message{}, notFoundAs(err, errUnknownMessage)
+	}
+	if m.InteractionID != rec.ID {
+		return store.Message{}, errUnknownMessage
+	}
+	return m, nil
+}
+
+// getWebhookMessage is GET /webhooks/{app}/{token}/messages/{id|@original}.
+func (s *Server) getWebhookMessage(w http.ResponseWriter, r *http.Request) error {
+	rec, err := s.webhookInteraction(r)
+	if err != nil {
+		return err
+	}
+	m, err := s.webhookMessage(r, rec)
+	if err != nil {
+		return err
+	}
+	writeRaw(w, http.StatusOK, m.Body)
+	return nil
+}
+
+// editWebhookMessage is PATCH /webhooks/{app}/{token}/messages/{id|@original}:
+// only the keys sent change; editing a deferred answer's placeholder
+// fills it.
+func (s *Server) editWebhookMessage(w http.ResponseWriter, r *http.Request) error {
+	rec, err := s.webhookInteraction(r)
+	if err != nil {
+		return err
+	}
+	m, err := s.webhookMessage(r, rec)
+	if err != nil {
+		return err
+	}
+	v, err := s.readPayload(w, r)
+	if err != nil {
+		return err
+	}
+	d, err := interaction.ParseMessage(v, true)
+	if err != nil {
+		return err
+	}
+	body, err := s.editMessage(r, m, d)
+	if err != nil {
+		return err
+	}
+	writeRaw(w, http.StatusOK, body)
+	return nil
+}
+
+// editMessage applies d to stored message m and stores it: a loading
+// placeholder is filled (no longer loading, not marked edited), any other
+// message gets its edited_timestamp.
+func (s *Server) editMessage(r *http.Request, m store.Message, d interaction.MessageData) ([]byte, error) {
+	var msg interaction.Message
+	if err := json.Unmarshal(m.Body, &msg); err != nil {
+		return nil, err
+	}
+	loading := msg.Flags&interaction.FlagLoading != 0
+	msg.Apply(d)
+	if loading {
+		msg.Flags &^= interaction.FlagLoading
+	} else {
+		ts := timestamp(s.now())
+		msg.EditedTimestamp = &ts
+	}
+	if messageEmpty(msg) {
+		return nil, interaction.ErrEmptyMessage
+	}
+	body, err := json.Marshal(msg)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.UpdateMessage(r.Context(), m.ID, body); err != nil {
+		return nil, notFoundAs(err, errUnknownMessage)
+	}
+	return body, nil
+}
+
+// messageEmpty reports whether a message would show nothing.
+func messageEmpty(m interaction.Message) bool {
+	return m.Content == "" && len(m.Embeds) == 0 && len(m.Components) == 0 && len(m.Attachments) == 0 &&
+		len(m.Poll) == 0 && m.ActivityInstance == nil
+}
+
+// deleteWebhookMessage is DELETE /webhooks/{app}/{token}/messages/{id|@original}.
+func (s *Server) deleteWebhookMessage(w http.ResponseWriter, r *http.Request) error {
+	rec, err := s.webhookInteraction(r)
+	if err != nil {
+		return err
+	}
+	m, err := s.webhookMessage(r, rec)
+	if err != nil {
+		return err
+	}
+	if err := s.store.DeleteMessage(r.Context(), m.ID); err != nil {
+		return notFoundAs(err, errUnknownMessage)
+	}
+	writeNoContent(w)
+	return nil
+}
+
+// readPayload reads a JSON body, or a multipart/form-data one whose
+// payload_json part holds the JSON (libraries send that when files are
+// attached; slashd keeps no file contents).
+func (s *Server) readPayload(w http.ResponseWriter, r *http.Request) (any, error) {
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || !strings.EqualFold(mt, "multipart/form-data") {
+		return s.readBody(w, r)
+	}
+	if params["boundary"] == "" {
+		return nil, errInvalidJSON
+	}
+	mr := multipart.NewReader(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), params["boundary"])
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			return nil, apierr.Invalid(form.CodeRequired, form.MsgRequired, "payload_json")
+		}
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, errTooLarge
+		}
+		if err != nil {
+			return nil, errInvalidJSON
+		}
+		if part.FormName() != "payload_json" {
+			continue
+		}
+		b, err := io.ReadAll(part)
+		if errors.As(err, &tooBig) {
+			return nil, errTooLarge
+		}
+		if err != nil {
+			return nil, errInvalidJSON
+		}
+		v, err := form.DecodeJSON(b)
+		if err != nil {
+			return nil, errInvalidJSON
+		}
+		return v, nil
+	}
+}
+
+// writeRaw writes a JSON body already rendered.
+func writeRaw(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}

@@ -1,0 +1,476 @@
+package api
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/slashd/slashd/internal/access"
+	"github.com/slashd/slashd/internal/apierr"
+	"github.com/slashd/slashd/internal/auth"
+	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/event"
+	"github.com/slashd/slashd/internal/form"
+	"github.com/slashd/slashd/internal/guild"
+	"github.com/slashd/slashd/internal/interaction"
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store"
+	"github.com/slashd/slashd/internal/webhook"
+)
+
+// Interaction errors, with the real service's codes.
+var (
+	errUnknownInteraction = apierr.New(http.StatusNotFound, 10062, "Unknown interaction")
+	errAlreadyAcked       = apierr.New(http.StatusBadRequest, 40060, "Interaction has already been acknowledged.")
+	errUnknownWebhook     = apierr.New(http.StatusNotFound, 10015, "Unknown Webhook")
+	errInvalidWebhookTok  = apierr.New(http.StatusUnauthorized, 50027, "Invalid Webhook Token")
+	errUnknownMessage     = apierr.New(http.StatusNotFound, 10008, "Unknown Message")
+	// An invocation the app did not answer in time, or answered with
+	// something unusable: the real client shows these words.
+	errNoResponse        = apierr.New(http.StatusGatewayTimeout, apierr.CodeGeneral, webhook.MessageNoResponse)
+	errInteractionFailed = apierr.New(http.StatusBadGateway, apierr.CodeGeneral, webhook.MessageFailed)
+)
+
+// Interaction timing (api-facts §4.2).
+const (
+	// answerWindow is how long an app has for its initial answer.
+	answerWindow = webhook.DefaultTimeout
+	// tokenLifetime is how long the token serves follow-ups and edits.
+	tokenLifetime = 15 * time.Minute
+	// attachmentSizeLimit is a non-boosted guild's upload limit.
+	attachmentSizeLimit = 10 << 20
+	// defaultLocale is the locale of users and guilds that set none.
+	defaultLocale = "en-US"
+)
+
+// invocation is one accepted invocation, on its way to the app.
+type invocation struct {
+	app     store.Application
+	cmd     command.Command
+	record  store.Interaction
+	payload interaction.Payload
+	body    []byte // the payload's JSON, as delivered
+}
+
+// invoke is POST /interactions: a user runs a command (type 2) or types in
+// an autocomplete option (type 4), as the real chat client does. The
+// invocation is checked, delivered to the app (its Interactions Endpoint
+// URL, else INTERACTION_CREATE on the event bus) and, unlike the real
+// endpoint's bare 204, answered with the outcome once the app has
+// answered: the same body as a callback's ?with_response=true.
+func (s *Server) invoke(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	v, err := s.readBody(w, r)
+	if err != nil {
+		return err
+	}
+	inv, perrs := interaction.ParseInvocation(v)
+	if perrs != nil {
+		return perrs.Err()
+	}
+	in, err := s.prepareInvocation(ctx, principalFrom(ctx).Token.UserID, inv)
+	if err != nil {
+		return err
+	}
+	if err := s.store.CreateInteraction(ctx, in.record); err != nil {
+		return fmt.Errorf("record interaction: %w", err)
+	}
+	rec, err := s.dispatch(ctx, in)
+	if err != nil {
+		return err
+	}
+	out, err := s.callbackResponse(ctx, rec)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// prepareInvocation runs every check of an invocation by user and builds
+// the interaction the app will receive.
+func (s *Server) prepareInvocation(ctx context.Context, user snowflake.ID, inv interaction.Invocation) (invocation, error) {
+	ch, err := s.store.Channel(ctx, inv.ChannelID)
+	if err != nil {
+		return invocation{}, notFoundAs(err, errUnknownChannel)
+	}
+	if inv.GuildID != 0 && inv.GuildID != ch.GuildID {
+		return invocation{}, errUnknownChannel
+	}
+	inv.GuildID = ch.GuildID
+	view, err := s.loadMemberView(ctx, ch.GuildID, user)
+	if errors.Is(err, errNotMember) {
+		return invocation{}, errMissingAccess
+	}
+	if err != nil {
+		return invocation{}, err
+	}
+	if !view.canView(ch) {
+		return invocation{}, errMissingAccess
+	}
+	cmd, ac, err := s.invokedCommand(ctx, view, inv)
+	if err != nil {
+		return invocation{}, err
+	}
+	if err := interaction.CheckVersion(inv, cmd); err != nil {
+		return invocation{}, err
+	}
+	res, err := interaction.Validate(inv, cmd)
+	if err != nil {
+		return invocation{}, err
+	}
+	if !access.NewViewer(view.context(ch, ac.app.ID)).Decide(ac.index, cmd).Allowed {
+		return invocation{}, errMissingPerms
+	}
+	userPerms := view.permissionsIn(ch)
+	if cmd.Type == command.User && !userPerms.Has(guild.SendMessages) {
+		return invocation{}, errMissingPerms // spec §7.2
+	}
+	resolved, err := s.resolve(ctx, view, ch, inv, res)
+	if err != nil {
+		return invocation{}, err
+	}
+	return s.buildInvocation(ctx, view, ch, ac.app, cmd, inv, res, resolved, userPerms)
+}
+
+// invokedCommand finds the command data.id names among those the app has
+// in the guild (a guild command hides a global one of its type and name).
+func (s *Server) invokedCommand(ctx context.Context, view memberView, inv interaction.Invocation) (command.Command, appCommands, error) {
+	if !view.installed(inv.ApplicationID) {
+		if _, err := s.store.Application(ctx, inv.ApplicationID); errors.Is(err, store.ErrNotFound) {
+			return command.Command{}, appCommands{}, errUnknownApp
+		}
+		return command.Command{}, appCommands{}, errUnknownCommand
+	}
+	ac, err := s.loadAppCommands(ctx, inv.ApplicationID, view.snap.Guild.ID)
+	if err != nil {
+		return command.Command{}, appCommands{}, notFoundAs(err, errUnknownApp)
+	}
+	i := slices.IndexFunc(ac.commands, func(c command.Command) bool { return c.ID == inv.Data.ID })
+	if i < 0 {
+		return command.Command{}, appCommands{}, errUnknownCommand
+	}
+	cmd := ac.commands[i]
+	if cmd.Type == command.PrimaryEntryPoint && !ac.embedded() {
+		return command.Command{}, appCommands{}, errUnknownCommand // invisible without Activities (spec §2.3)
+	}
+	return cmd, ac, nil
+}
+
+// buildInvocation shapes the interaction object and its stored record.
+func (s *Server) buildInvocation(ctx context.Context, view memberView, ch guild.Channel, app store.Application,
+	cmd command.Command, inv interaction.Invocation, res interaction.Resolved, resolved *interaction.ResolvedData,
+	userPerms guild.Permissions) (invocation, error) {
+	id := s.ids.Next()
+	token, err := s.newInteractionToken(id)
+	if err != nil {
+		return invocation{}, err
+	}
+	appPerms, err := s.appPermissions(ctx, view, ch, app.ID)
+	if err != nil {
+		return invocation{}, err
+	}
+	user := interaction.NewUser(view.user.ID, view.user.Username, view.user.GlobalName, view.user.Bot)
+	member := interaction.NewMember(view.member, &user, userPerms)
+	chp := interaction.NewChannel(ch, userPerms)
+	data := &interaction.PayloadData{Data: interaction.BuildData(cmd, res)}
+	if !resolved.Empty() {
+		data.Resolved = resolved
+	}
+	locale := view.user.Locale
+	if locale == "" {
+		locale = defaultLocale
+	}
+	p := interaction.Payload{
+		ID: id, ApplicationID: app.ID, Type: inv.Type, Data: data,
+		Guild:   &interaction.PartialGuild{ID: ch.GuildID, Locale: defaultLocale, Features: []string{}},
+		GuildID: ch.GuildID, Channel: &chp, ChannelID: ch.ID, Member: &member,
+		Token: token, Version: 1, AppPermissions: appPerms, Locale: locale, GuildLocale: defaultLocale,
+		Entitlements:                 []json.RawMessage{},
+		AuthorizingIntegrationOwners: map[string]snowflake.ID{"0": ch.GuildID},
+		Context:                      0, // GUILD: slashd has no DMs yet
+		AttachmentSizeLimit:          attachmentSizeLimit,
+	}
+	body, err := json.Marshal(p)
+	if err != nil {
+		return invocation{}, fmt.Errorf("encode interaction: %w", err)
+	}
+	meta, err := json.Marshal(interactionMetadata(p, cmd, res, resolved))
+	if err != nil {
+		return invocation{}, fmt.Errorf("encode interaction metadata: %w", err)
+	}
+	rec := store.Interaction{
+		ID: id, ApplicationID: app.ID, Type: int(inv.Type), TokenHash: auth.Hash(token),
+		GuildID: ch.GuildID, ChannelID: ch.ID, UserID: view.user.ID, CommandID: cmd.ID,
+		CreatedAt: s.now().UTC(), Metadata: meta,
+	}
+	return invocation{app: app, cmd: cmd, record: rec, payload: p, body: body}, nil
+}
+
+// interactionMetadata is what the messages answering the interaction say
+// about it.
+func interactionMetadata(p interaction.Payload, cmd command.Command, res interaction.Resolved,
+	resolved *interaction.ResolvedData) interaction.InteractionMetadata {
+	m := interaction.InteractionMetadata{ID: p.ID, Type: p.Type, User: *p.Member.User,
+		AuthorizingIntegrationOwners: p.AuthorizingIntegrationOwners, Name: cmd.Name, CommandType: cmd.Type}
+	switch cmd.Type {
+	case command.User:
+		if u, ok := resolved.Users[res.TargetID]; ok {
+			m.TargetUser = &u
+		}
+	case command.Message:
+		m.TargetMessageID = res.TargetID
+	}
+	return m
+}
+
+// appPermissions is what the app's bot may do in the channel; an app
+// without a bot member gets what @everyone gets there.
+func (s *Server) appPermissions(ctx context.Context, view memberView, ch guild.Channel, appID snowflake.ID) (guild.Permissions, error) {
+	bot, err := s.store.Member(ctx, ch.GuildID, appID)
+	if errors.Is(err, store.ErrNotFound) {
+		bot = guild.Member{GuildID: ch.GuildID, UserID: appID}
+	} else if err != nil {
+		return 0, err
+	}
+	return view.permissionsOf(bot, ch), nil
+}
+
+// newInteractionToken makes the interaction's continuation token, shaped
+// like the real ones: base64url of "interaction:<id>:<random>".
+func (s *Server) newInteractionToken(id snowflake.ID) (string, error) {
+	secret := make([]byte, 48)
+	if _, err := io.ReadFull(s.rand, secret); err != nil {
+		return "", fmt.Errorf("interaction token: %w", err)
+	}
+	raw := "interaction:" + id.String() + ":" + base64.RawURLEncoding.EncodeToString(secret)
+	return base64.RawURLEncoding.EncodeToString([]byte(raw)), nil
+}
+
+// dispatch hands the invocation to the app and waits (within the answer
+// window) for its answer. An entry point with handler 2 is the service's
+// own to answer: it launches the Activity without involving the app.
+func (s *Server) dispatch(ctx context.Context, in invocation) (store.Interaction, error) {
+	if in.cmd.Type == command.PrimaryEntryPoint && in.cmd.Handler != nil && *in.cmd.Handler == command.HandlerDiscordLaunchActivity {
+		return s.answer(ctx, in.record.ID, interaction.Callback{Type: interaction.CallbackLaunchActivity}, answerLaunch)
+	}
+	deadline := in.record.CreatedAt.Add(answerWindow)
+	if in.app.InteractionsEndpointURL == "" {
+		s.events.Publish(context.WithoutCancel(ctx), event.Event{Type: event.InteractionCreate,
+			ApplicationID: in.app.ID, GuildID: in.record.GuildID, Data: json.RawMessage(in.body)})
+		return s.awaitAnswer(ctx, in.record.ID, deadline)
+	}
+	resp, err := s.webhooks.Deliver(ctx, in.app.InteractionsEndpointURL, ed25519.PrivateKey(in.app.PrivateKey), in.body)
+	var de *webhook.DeliveryError
+	if errors.As(err, &de) {
+		s.log.Info("interaction delivery failed", "application_id", in.app.ID, "interaction_id", in.record.ID,
+			"diagnostic", de.Diagnostic())
+		if de.Kind == webhook.KindTimeout {
+			return store.Interaction{}, errNoResponse
+		}
+		return store.Interaction{}, errInteractionFailed
+	}
+	if err != nil {
+		return store.Interaction{}, err
+	}
+	if resp.ViaCallback {
+		return s.awaitAnswer(ctx, in.record.ID, deadline)
+	}
+	return s.answerInline(ctx, in, resp.Body)
+}
+
+// answerInline applies an answer the app gave in its HTTP response.
+func (s *Server) answerInline(ctx context.Context, in invocation, body []byte) (store.Interaction, error) {
+	v, err := form.DecodeJSON(body)
+	if err != nil {
+		return store.Interaction{}, errInteractionFailed
+	}
+	cb, err := interaction.ParseCallback(v, in.payload.Type)
+	if err != nil {
+		s.log.Info("inline interaction answer refused", "application_id", in.app.ID,
+			"interaction_id", in.record.ID, "err", err)
+		return store.Interaction{}, errInteractionFailed
+	}
+	rec, err := s.answer(ctx, in.record.ID, cb, answerInlineHTTP)
+	if err != nil {
+		var ae *apierr.Error
+		if errors.As(err, &ae) {
+			s.log.Info("inline interaction answer refused", "application_id", in.app.ID,
+				"interaction_id", in.record.ID, "err", err)
+			return store.Interaction{}, errInteractionFailed
+		}
+		return store.Interaction{}, err
+	}
+	return rec, nil
+}
+
+// resolve looks the ids of options and the target up in the world, the
+// way the real service fills data.resolved.
+func (s *Server) resolve(ctx context.Context, view memberView, ch guild.Channel, inv interaction.Invocation,
+	res interaction.Resolved) (*interaction.ResolvedData, error) {
+	rs := entityResolver{s: s, view: view, ch: ch, inv: inv, out: &interaction.ResolvedData{}, errs: &apierr.Fields{}}
+	for _, ref := range res.Refs {
+		if err := rs.ref(ctx, ref); err != nil {
+			return nil, err
+		}
+	}
+	if res.TargetID != 0 {
+		if err := rs.target(ctx, inv.Data.Type, res.TargetID); err != nil {
+			return nil, err
+		}
+	}
+	if err := rs.errs.Err(); err != nil {
+		return nil, err
+	}
+	return rs.out, nil
+}
+
+type entityResolver struct {
+	s    *Server
+	view memberView
+	ch   guild.Channel
+	inv  interaction.Invocation
+	out  *interaction.ResolvedData
+	errs *apierr.Fields
+}
+
+func (rs *entityResolver) ref(ctx context.Context, ref interaction.Ref) error {
+	at := rs.errs.At(ref.Path...)
+	switch ref.Type {
+	case command.UserOption:
+		found, err := rs.user(ctx, ref.ID)
+		if err == nil && !found {
+			at.Add(interaction.CodeOptionInvalid, interaction.MsgUnknownUser)
+		}
+		return err
+	case command.Role:
+		if !rs.role(ref.ID) {
+			at.Add(interaction.CodeOptionInvalid, interaction.MsgUnknownRole)
+		}
+	case command.Mentionable:
+		if rs.role(ref.ID) {
+			return nil
+		}
+		found, err := rs.user(ctx, ref.ID)
+		if err == nil && !found {
+			at.Add(interaction.CodeOptionInvalid, interaction.MsgUnknownMentionable)
+		}
+		return err
+	case command.Channel:
+		c, ok := rs.view.channels[ref.ID]
+		switch {
+		case !ok || !rs.view.canView(c):
+			at.Add(interaction.CodeOptionInvalid, interaction.MsgUnknownChannel)
+		case len(ref.ChannelTypes) > 0 && !slices.Contains(ref.ChannelTypes, c.Type):
+			at.Add(interaction.CodeOptionInvalid, interaction.MsgChannelType)
+		default:
+			put(&rs.out.Channels, c.ID, interaction.NewChannel(c, rs.view.permissionsIn(c)))
+		}
+	case command.Attachment:
+		i := slices.IndexFunc(rs.inv.Data.Attachments, func(a interaction.AttachmentInput) bool { return a.ID == ref.ID })
+		if i < 0 {
+			at.Add(interaction.CodeOptionInvalid, interaction.MsgUnknownAttachment)
+			return nil
+		}
+		put(&rs.out.Attachments, ref.ID, rs.attachment(rs.inv.Data.Attachments[i]))
+	}
+	return nil
+}
+
+// user resolves a user and, when in the guild, their membership.
+func (rs *entityResolver) user(ctx context.Context, id snowflake.ID) (bool, error) {
+	u, err := rs.s.store.User(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	put(&rs.out.Users, id, interaction.NewUser(u.ID, u.Username, u.GlobalName, u.Bot))
+	m, err := rs.s.store.Member(ctx, rs.ch.GuildID, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	put(&rs.out.Members, id, interaction.NewMember(m, nil, rs.view.permissionsOf(m, rs.ch)))
+	return true, nil
+}
+
+func (rs *entityResolver) role(id snowflake.ID) bool {
+	r, ok := rs.view.roles[id]
+	if ok {
+		put(&rs.out.Roles, id, interaction.NewRole(r))
+	}
+	return ok
+}
+
+// attachment shapes an uploaded file; its URL is where slashd would serve
+// it (slashd stores no file contents).
+func (rs *entityResolver) attachment(a interaction.AttachmentInput) interaction.Attachment {
+	url := "https://cdn.slashd.invalid/ephemeral-attachments/" + rs.inv.ApplicationID.String() + "/" +
+		a.ID.String() + "/" + a.Filename
+	return interaction.Attachment{ID: a.ID, Filename: a.Filename, Size: a.Size, URL: url, ProxyURL: url,
+		ContentType: a.ContentType, Ephemeral: true}
+}
+
+// target resolves a USER or MESSAGE command's target.
+func (rs *entityResolver) target(ctx context.Context, t command.Type, id snowflake.ID) error {
+	at := rs.errs.At("data", "target_id")
+	if t == command.User {
+		found, err := rs.user(ctx, id)
+		if err == nil && !found {
+			at.Add(interaction.CodeOptionInvalid, interaction.MsgUnknownUser)
+		}
+		return err
+	}
+	m, err := rs.s.store.Message(ctx, id)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && !visibleIn(m, rs.ch.ID, rs.view.user.ID)) {
+		at.Add(interaction.CodeOptionInvalid, interaction.MsgUnknownMessage)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	put(&rs.out.Messages, id, json.RawMessage(m.Body))
+	return nil
+}
+
+// visibleIn reports whether message m is in channel ch and user may see it.
+func visibleIn(m store.Message, ch, user snowflake.ID) bool {
+	return m.ChannelID == ch && (m.VisibleTo == 0 || m.VisibleTo == user)
+}
+
+func put[V any](m *map[snowflake.ID]V, id snowflake.ID, v V) {
+	if *m == nil {
+		*m = map[snowflake.ID]V{}
+	}
+	(*m)[id] = v
+}
+
+// parseLimit reads an optional integer query parameter within [min, max].
+func parseLimit(r *http.Request, name string, def, min, max int64) (int64, error) {
+	raw := r.URL.Query().Get(name)
+	if raw == "" {
+		return def, nil
+	}
+	n, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil {
+		return 0, apierr.Invalid(form.CodeCoerce, form.MsgNotInt(raw), name)
+	}
+	errs := &apierr.Fields{}
+	v, ok := form.IntValue(json.Number(strconv.FormatInt(n, 10)), min, max, errs.At(name))
+	if !ok {
+		return 0, errs.Err()
+	}
+	return v, nil
+}

@@ -1,0 +1,129 @@
+package api
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/slashd/slashd/internal/apierr"
+	"github.com/slashd/slashd/internal/form"
+	"github.com/slashd/slashd/internal/guild"
+	"github.com/slashd/slashd/internal/interaction"
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store"
+)
+
+// channelForUser reads the path's channel and checks the client token's
+// user may see it.
+func (s *Server) channelForUser(r *http.Request) (guild.Channel, memberView, error) {
+	channelID, err := pathID(r, "channel_id")
+	if err != nil {
+		return guild.Channel{}, memberView{}, err
+	}
+	ctx := r.Context()
+	ch, err := s.store.Channel(ctx, channelID)
+	if err != nil {
+		return guild.Channel{}, memberView{}, notFoundAs(err, errUnknownChannel)
+	}
+	view, err := s.loadMemberView(ctx, ch.GuildID, principalFrom(ctx).Token.UserID)
+	if errors.Is(err, errNotMember) {
+		return guild.Channel{}, memberView{}, errMissingAccess
+	}
+	if err != nil {
+		return guild.Channel{}, memberView{}, err
+	}
+	if !view.canView(ch) {
+		return guild.Channel{}, memberView{}, errMissingAccess
+	}
+	return ch, view, nil
+}
+
+// channelMessages is GET /channels/{id}/messages with a client token: the
+// channel's messages the user may see (ephemeral ones only their own),
+// newest first; ?limit (1-100, default 50) and ?before.
+func (s *Server) channelMessages(w http.ResponseWriter, r *http.Request) error {
+	ch, view, err := s.channelForUser(r)
+	if err != nil {
+		return err
+	}
+	if !view.permissionsIn(ch).Has(guild.ReadMessageHistory) {
+		writeRaw(w, http.StatusOK, []byte("[]"))
+		return nil
+	}
+	limit, err := parseLimit(r, "limit", 50, 1, 100)
+	if err != nil {
+		return err
+	}
+	var before snowflake.ID
+	if raw := r.URL.Query().Get("before"); raw != "" {
+		if before, err = snowflake.Parse(raw); err != nil {
+			return apierr.Invalid(form.CodeCoerce, form.MsgNotSnowflake(raw), "before")
+		}
+	}
+	msgs, err := s.store.ChannelMessages(r.Context(), ch.ID, view.user.ID, before, int(limit))
+	if err != nil {
+		return err
+	}
+	writeRaw(w, http.StatusOK, joinJSON(msgs))
+	return nil
+}
+
+// joinJSON renders stored message bodies as one JSON array.
+func joinJSON(msgs []store.Message) []byte {
+	n := 2
+	for _, m := range msgs {
+		n += len(m.Body) + 1
+	}
+	out := make([]byte, 0, n)
+	out = append(out, '[')
+	for i, m := range msgs {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, m.Body...)
+	}
+	return append(out, ']')
+}
+
+// postChannelMessage is POST /channels/{id}/messages with a client token:
+// a user's message (content, embeds…), which MESSAGE commands can target.
+// It needs SEND_MESSAGES there.
+func (s *Server) postChannelMessage(w http.ResponseWriter, r *http.Request) error {
+	ch, view, err := s.channelForUser(r)
+	if err != nil {
+		return err
+	}
+	if !view.permissionsIn(ch).Has(guild.SendMessages) {
+		return errMissingPerms
+	}
+	v, err := s.readPayload(w, r)
+	if err != nil {
+		return err
+	}
+	d, err := interaction.ParseMessage(v, false)
+	if err != nil {
+		return err
+	}
+	if d.Empty() {
+		return interaction.ErrEmptyMessage
+	}
+	now := s.now().UTC()
+	u := view.user
+	msg := interaction.NewMessage(s.ids.Next(), ch.ID, interaction.NewUser(u.ID, u.Username, u.GlobalName, u.Bot), timestamp(now))
+	d.Flags &^= interaction.FlagEphemeral // only interactions make ephemeral messages
+	msg.Apply(d)
+	body, err := json.Marshal(msg)
+	if err != nil {
+		return err
+	}
+	m := store.Message{ID: msg.ID, ChannelID: ch.ID, GuildID: ch.GuildID, AuthorID: u.ID, Body: body, CreatedAt: now}
+	if err := s.store.CreateMessage(r.Context(), m); err != nil {
+		return notFoundAs(err, errUnknownChannel)
+	}
+	writeRaw(w, http.StatusOK, body)
+	return nil
+}
+
+// timestamp renders a time as message timestamps are.
+func timestamp(t time.Time) string { return t.UTC().Format(interaction.TimestampLayout) }

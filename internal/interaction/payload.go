@@ -1,0 +1,188 @@
+package interaction
+
+import (
+	"encoding/json"
+
+	"github.com/slashd/slashd/internal/guild"
+	"github.com/slashd/slashd/internal/snowflake"
+)
+
+// The wire shapes of what an app receives (api-facts §4.1, §5). The
+// caller fills them from the world; nothing here reads it. Nullable
+// fields the real service always sends (avatar, premium_since, …) are
+// pointers left nil, so that they render as null rather than vanish.
+
+// Payload is the interaction object delivered to an app.
+type Payload struct {
+	ID                           snowflake.ID            `json:"id"`
+	ApplicationID                snowflake.ID            `json:"application_id"`
+	Type                         Type                    `json:"type"`
+	Data                         *PayloadData            `json:"data,omitempty"`
+	Guild                        *PartialGuild           `json:"guild,omitempty"`
+	GuildID                      snowflake.ID            `json:"guild_id,omitempty"`
+	Channel                      *Channel                `json:"channel,omitempty"`
+	ChannelID                    snowflake.ID            `json:"channel_id,omitempty"`
+	Member                       *Member                 `json:"member,omitempty"`
+	User                         *User                   `json:"user,omitempty"`
+	Token                        string                  `json:"token"`
+	Version                      int                     `json:"version"`
+	Message                      json.RawMessage         `json:"message,omitempty"`
+	AppPermissions               guild.Permissions       `json:"app_permissions"`
+	Locale                       string                  `json:"locale,omitempty"`
+	GuildLocale                  string                  `json:"guild_locale,omitempty"`
+	Entitlements                 []json.RawMessage       `json:"entitlements"`
+	AuthorizingIntegrationOwners map[string]snowflake.ID `json:"authorizing_integration_owners"`
+	Context                      int                     `json:"context"`
+	AttachmentSizeLimit          int                     `json:"attachment_size_limit"`
+}
+
+// PayloadData is the data object of an application command or
+// autocomplete interaction, with resolved.
+type PayloadData struct {
+	Data
+	Resolved *ResolvedData `json:"resolved,omitempty"`
+}
+
+// ResolvedData holds the entities the options and the target name, keyed
+// by id; empty maps are left out.
+type ResolvedData struct {
+	Users       map[snowflake.ID]User            `json:"users,omitempty"`
+	Members     map[snowflake.ID]Member          `json:"members,omitempty"`
+	Roles       map[snowflake.ID]Role            `json:"roles,omitempty"`
+	Channels    map[snowflake.ID]Channel         `json:"channels,omitempty"`
+	Messages    map[snowflake.ID]json.RawMessage `json:"messages,omitempty"`
+	Attachments map[snowflake.ID]Attachment      `json:"attachments,omitempty"`
+}
+
+// Empty reports whether nothing was resolved.
+func (r *ResolvedData) Empty() bool {
+	return len(r.Users)+len(r.Members)+len(r.Roles)+len(r.Channels)+len(r.Messages)+len(r.Attachments) == 0
+}
+
+// PartialGuild is the guild object an interaction carries.
+type PartialGuild struct {
+	ID       snowflake.ID `json:"id"`
+	Locale   string       `json:"locale"`
+	Features []string     `json:"features"`
+}
+
+// User is a user object.
+type User struct {
+	ID            snowflake.ID `json:"id"`
+	Username      string       `json:"username"`
+	Discriminator string       `json:"discriminator"`
+	GlobalName    *string      `json:"global_name"`
+	Avatar        *string      `json:"avatar"`
+	Bot           bool         `json:"bot,omitempty"`
+	PublicFlags   int          `json:"public_flags"`
+}
+
+// NewUser shapes a user; slashd has no discriminators ("0", as for every
+// migrated account) and no avatars.
+func NewUser(id snowflake.ID, username, globalName string, bot bool) User {
+	u := User{ID: id, Username: username, Discriminator: "0", Bot: bot}
+	if globalName != "" {
+		u.GlobalName = &globalName
+	}
+	return u
+}
+
+// Member is a guild member with its permissions in the channel. User is
+// nil inside resolved (the user sits in resolved.users), and so are Deaf
+// and Mute.
+type Member struct {
+	User                       *User             `json:"user,omitempty"`
+	Nick                       *string           `json:"nick"`
+	Avatar                     *string           `json:"avatar"`
+	Roles                      []snowflake.ID    `json:"roles"`
+	JoinedAt                   string            `json:"joined_at"`
+	PremiumSince               *string           `json:"premium_since"`
+	Deaf                       *bool             `json:"deaf,omitempty"`
+	Mute                       *bool             `json:"mute,omitempty"`
+	Pending                    bool              `json:"pending"`
+	IsPending                  bool              `json:"is_pending"`
+	Flags                      int               `json:"flags"`
+	Permissions                guild.Permissions `json:"permissions"`
+	CommunicationDisabledUntil *string           `json:"communication_disabled_until"`
+}
+
+// NewMember shapes a membership; with a user, the full form an
+// interaction's member has, without, the partial form of resolved.
+func NewMember(m guild.Member, user *User, perms guild.Permissions) Member {
+	out := Member{User: user, Roles: m.Roles, JoinedAt: m.JoinedAt.UTC().Format(TimestampLayout), Permissions: perms}
+	if out.Roles == nil {
+		out.Roles = []snowflake.ID{}
+	}
+	if m.Nick != "" {
+		nick := m.Nick
+		out.Nick = &nick
+	}
+	if user != nil {
+		f := false
+		out.Deaf, out.Mute = &f, &f
+	}
+	return out
+}
+
+// Role is a role object.
+type Role struct {
+	ID           snowflake.ID      `json:"id"`
+	Name         string            `json:"name"`
+	Color        int               `json:"color"`
+	Hoist        bool              `json:"hoist"`
+	Icon         *string           `json:"icon"`
+	UnicodeEmoji *string           `json:"unicode_emoji"`
+	Position     int               `json:"position"`
+	Permissions  guild.Permissions `json:"permissions"`
+	Managed      bool              `json:"managed"`
+	Mentionable  bool              `json:"mentionable"`
+	Flags        int               `json:"flags"`
+}
+
+// NewRole shapes a role.
+func NewRole(r guild.Role) Role {
+	return Role{ID: r.ID, Name: r.Name, Position: r.Position, Permissions: r.Permissions, Managed: r.Managed}
+}
+
+// Channel is the partial channel of an interaction and of resolved: the
+// keys api-facts §5 lists, with the invoker's permissions there.
+type Channel struct {
+	ID               snowflake.ID      `json:"id"`
+	Type             int               `json:"type"`
+	GuildID          snowflake.ID      `json:"guild_id"`
+	Name             string            `json:"name"`
+	ParentID         *snowflake.ID     `json:"parent_id"`
+	NSFW             bool              `json:"nsfw"`
+	Position         int               `json:"position"`
+	Permissions      guild.Permissions `json:"permissions"`
+	Flags            int               `json:"flags"`
+	LastMessageID    *snowflake.ID     `json:"last_message_id"`
+	RateLimitPerUser int               `json:"rate_limit_per_user"`
+	Topic            *string           `json:"topic"`
+}
+
+// NewChannel shapes a channel as seen by a member with perms there.
+func NewChannel(c guild.Channel, perms guild.Permissions) Channel {
+	out := Channel{ID: c.ID, Type: c.Type, GuildID: c.GuildID, Name: c.Name, NSFW: c.NSFW,
+		Position: c.Position, Permissions: perms}
+	if c.ParentID != 0 {
+		p := c.ParentID
+		out.ParentID = &p
+	}
+	return out
+}
+
+// Attachment is an uploaded file an ATTACHMENT option names.
+type Attachment struct {
+	ID          snowflake.ID `json:"id"`
+	Filename    string       `json:"filename"`
+	Size        int64        `json:"size"`
+	URL         string       `json:"url"`
+	ProxyURL    string       `json:"proxy_url"`
+	ContentType string       `json:"content_type,omitempty"`
+	Ephemeral   bool         `json:"ephemeral"`
+}
+
+// TimestampLayout renders times (in UTC) as the real service does: ISO
+// 8601 with microseconds and an explicit offset.
+const TimestampLayout = "2006-01-02T15:04:05.000000+00:00"

@@ -1,0 +1,239 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store"
+)
+
+var _ store.Messages = (*Store)(nil)
+
+// ---- messages ----
+
+const messageColumns = `id, channel_id, guild_id, author_id, interaction_id, visible_to, body, created_at`
+
+func scanMessage(row scanner) (store.Message, error) {
+	var (
+		m                                   store.Message
+		id, ch, gid, author, inter, visible int64
+		created                             int64
+	)
+	if err := row.Scan(&id, &ch, &gid, &author, &inter, &visible, &m.Body, &created); err != nil {
+		return m, err
+	}
+	m.ID, m.ChannelID, m.GuildID, m.AuthorID = snowflake.ID(id), snowflake.ID(ch), snowflake.ID(gid), snowflake.ID(author)
+	m.InteractionID, m.VisibleTo, m.CreatedAt = snowflake.ID(inter), snowflake.ID(visible), fromUnix(created)
+	return m, nil
+}
+
+// CreateMessage inserts a message into an existing channel.
+func (s *Store) CreateMessage(ctx context.Context, m store.Message) error {
+	return s.Tx(ctx, func(tx *sql.Tx) error {
+		if err := s.mustExist(ctx, tx, "channel", "channels", m.ChannelID); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+			messageArgs(m)...)
+		if err != nil {
+			return fmt.Errorf("insert message %d: %w", m.ID, s.formatError(err))
+		}
+		return nil
+	})
+}
+
+func messageArgs(m store.Message) []any {
+	return []any{id64(m.ID), id64(m.ChannelID), id64(m.GuildID), id64(m.AuthorID), id64(m.InteractionID),
+		id64(m.VisibleTo), string(m.Body), unix(m.CreatedAt)}
+}
+
+// putMessage inserts a message or replaces the one with its id whole.
+func (s *Store) putMessage(ctx context.Context, tx *sql.Tx, m store.Message) error {
+	if err := s.mustExist(ctx, tx, "channel", "channels", m.ChannelID); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		ON CONFLICT (id) DO UPDATE SET channel_id = excluded.channel_id, guild_id = excluded.guild_id,
+			author_id = excluded.author_id, interaction_id = excluded.interaction_id, visible_to = excluded.visible_to,
+			body = excluded.body, created_at = excluded.created_at`,
+		messageArgs(m)...)
+	if err != nil {
+		return fmt.Errorf("put message %d: %w", m.ID, s.formatError(err))
+	}
+	return nil
+}
+
+// Message reads one message.
+func (s *Store) Message(ctx context.Context, id snowflake.ID) (store.Message, error) {
+	m, err := scanMessage(s.queryRow(ctx, `SELECT `+messageColumns+` FROM messages WHERE id = $1`, id64(id)))
+	if err != nil {
+		return m, notFound(err, fmt.Sprintf("message %d", id))
+	}
+	return m, nil
+}
+
+// UpdateMessage replaces a message's body.
+func (s *Store) UpdateMessage(ctx context.Context, id snowflake.ID, body []byte) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE messages SET body = $1 WHERE id = $2`, string(body), id64(id))
+	if err != nil {
+		return fmt.Errorf("update message %d: %w", id, s.formatError(err))
+	}
+	return affected(res, fmt.Sprintf("message %d", id))
+}
+
+// DeleteMessage deletes a message; an interaction whose original message
+// it was keeps no reference to it (OriginalMessageID 0).
+func (s *Store) DeleteMessage(ctx context.Context, id snowflake.ID) error {
+	return s.Tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE id = $1`, id64(id))
+		if err != nil {
+			return fmt.Errorf("delete message %d: %w", id, s.formatError(err))
+		}
+		if err := affected(res, fmt.Sprintf("message %d", id)); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE interactions SET original_message_id = 0 WHERE original_message_id = $1`,
+			id64(id)); err != nil {
+			return fmt.Errorf("forget original message %d: %w", id, err)
+		}
+		return nil
+	})
+}
+
+// ChannelMessages lists the messages of a channel viewer may see, newest
+// first, with ids below before (0: no bound), at most limit (none if
+// limit is not positive).
+func (s *Store) ChannelMessages(ctx context.Context, channelID, viewer, before snowflake.ID, limit int) ([]store.Message, error) {
+	if limit <= 0 {
+		return []store.Message{}, nil
+	}
+	what := fmt.Sprintf("list messages of channel %d", channelID)
+	if before == 0 {
+		return list(ctx, s.cached(), what, scanMessage, `SELECT `+messageColumns+` FROM messages
+			WHERE channel_id = $1 AND (visible_to = 0 OR visible_to = $2)
+			ORDER BY id DESC LIMIT $3`, id64(channelID), id64(viewer), limit)
+	}
+	return list(ctx, s.cached(), what, scanMessage, `SELECT `+messageColumns+` FROM messages
+		WHERE channel_id = $1 AND (visible_to = 0 OR visible_to = $2) AND id < $3
+		ORDER BY id DESC LIMIT $4`, id64(channelID), id64(viewer), id64(before), limit)
+}
+
+// ---- interactions ----
+
+const interactionColumns = `id, application_id, type, token_hash, guild_id, channel_id, user_id, command_id,
+	message_id, created_at, response_type, answered_at, original_message_id, ephemeral, result, metadata`
+
+func scanInteraction(row scanner) (store.Interaction, error) {
+	var (
+		in                                     store.Interaction
+		id, app, gid, ch, user, cmd, msg, orig int64
+		created, answered                      int64
+		ephemeral                              int
+	)
+	if err := row.Scan(&id, &app, &in.Type, &in.TokenHash, &gid, &ch, &user, &cmd, &msg, &created,
+		&in.ResponseType, &answered, &orig, &ephemeral, &in.Result, &in.Metadata); err != nil {
+		return in, err
+	}
+	in.ID, in.ApplicationID, in.GuildID, in.ChannelID = snowflake.ID(id), snowflake.ID(app), snowflake.ID(gid), snowflake.ID(ch)
+	in.UserID, in.CommandID, in.MessageID = snowflake.ID(user), snowflake.ID(cmd), snowflake.ID(msg)
+	in.CreatedAt, in.AnsweredAt = fromUnix(created), fromUnix(answered)
+	in.OriginalMessageID, in.Ephemeral = snowflake.ID(orig), ephemeral != 0
+	return in, nil
+}
+
+// nullText binds JSON kept as nullable TEXT: nil is NULL.
+func nullText(b []byte) any {
+	if b == nil {
+		return nil
+	}
+	return string(b)
+}
+
+// CreateInteraction records an invocation.
+func (s *Store) CreateInteraction(ctx context.Context, in store.Interaction) error {
+	_, err := s.db.ExecContext(ctx, `INSERT INTO interactions (`+interactionColumns+`)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+		id64(in.ID), id64(in.ApplicationID), in.Type, in.TokenHash, id64(in.GuildID), id64(in.ChannelID), id64(in.UserID),
+		id64(in.CommandID), id64(in.MessageID), unix(in.CreatedAt), in.ResponseType, unix(in.AnsweredAt),
+		id64(in.OriginalMessageID), boolInt(in.Ephemeral), nullText(in.Result), nullText(in.Metadata))
+	if err != nil {
+		return fmt.Errorf("insert interaction %d: %w", in.ID, s.formatError(err))
+	}
+	return nil
+}
+
+// Interaction reads one interaction.
+func (s *Store) Interaction(ctx context.Context, id snowflake.ID) (store.Interaction, error) {
+	return readInteraction(ctx, s.cached(), id)
+}
+
+func readInteraction(ctx context.Context, q reader, id snowflake.ID) (store.Interaction, error) {
+	in, err := scanInteraction(q.QueryRowContext(ctx, `SELECT `+interactionColumns+` FROM interactions WHERE id = $1`, id64(id)))
+	if err != nil {
+		return in, notFound(err, fmt.Sprintf("interaction %d", id))
+	}
+	return in, nil
+}
+
+// InteractionByToken finds an interaction by the SHA-256 of its token.
+func (s *Store) InteractionByToken(ctx context.Context, hash []byte) (store.Interaction, error) {
+	in, err := scanInteraction(s.queryRow(ctx, `SELECT `+interactionColumns+` FROM interactions WHERE token_hash = $1`, hash))
+	if err != nil {
+		return in, notFound(err, "interaction by token")
+	}
+	return in, nil
+}
+
+// AnswerInteraction runs fn on the interaction as stored and stores what
+// it returns, in one transaction.
+//
+// Concurrent answers serialize: the transaction first writes the
+// interaction's row (a no-op update), which takes its row lock on
+// PostgreSQL before the read, so that a waiting answer reads the one
+// committed before it; SQLite's transactions begin IMMEDIATE and hold the
+// database's write lock from the start. The same pattern as WriteCommands.
+func (s *Store) AnswerInteraction(ctx context.Context, id snowflake.ID,
+	fn func(store.Interaction) (store.Answer, error),
+) (store.Interaction, error) {
+	var out store.Interaction
+	err := s.Tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE interactions SET response_type = response_type WHERE id = $1`,
+			id64(id)); err != nil {
+			return fmt.Errorf("lock interaction %d: %w", id, s.formatError(err))
+		}
+		cur, err := readInteraction(ctx, txReader{s: s, tx: tx}, id)
+		if err != nil {
+			return err
+		}
+		ans, err := fn(cur)
+		if err != nil {
+			return err // as is: the caller's own error
+		}
+		next := ans.Interaction
+		next.ID, next.ApplicationID, next.TokenHash, next.CreatedAt = cur.ID, cur.ApplicationID, cur.TokenHash, cur.CreatedAt
+		next.Metadata = cur.Metadata
+		_, err = tx.ExecContext(ctx, `UPDATE interactions SET type = $1, guild_id = $2, channel_id = $3, user_id = $4,
+			command_id = $5, message_id = $6, response_type = $7, answered_at = $8, original_message_id = $9,
+			ephemeral = $10, result = $11 WHERE id = $12`,
+			next.Type, id64(next.GuildID), id64(next.ChannelID), id64(next.UserID), id64(next.CommandID),
+			id64(next.MessageID), next.ResponseType, unix(next.AnsweredAt), id64(next.OriginalMessageID),
+			boolInt(next.Ephemeral), nullText(next.Result), id64(id))
+		if err != nil {
+			return fmt.Errorf("answer interaction %d: %w", id, s.formatError(err))
+		}
+		if ans.Put != nil {
+			if err := s.putMessage(ctx, tx, *ans.Put); err != nil {
+				return err
+			}
+		}
+		// Read back what was stored (times at the store's precision).
+		out, err = readInteraction(ctx, txReader{s: s, tx: tx}, id)
+		return err
+	})
+	if err != nil {
+		return store.Interaction{}, err
+	}
+	return out, nil
+}
