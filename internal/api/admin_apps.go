@@ -99,6 +99,33 @@ func (s *Server) adminGetApp(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// adminEditApp is PATCH /admin/v1/applications/{application_id}
+// {"flags": n}: what a developer changes in the portal. Turning EMBEDDED
+// (1<<17, Activities) on creates the Launch entry point command, as the
+// real service does (spec §2.3).
+func (s *Server) adminEditApp(w http.ResponseWriter, r *http.Request) error {
+	app, err := s.adminPathApp(r)
+	if err != nil {
+		return err
+	}
+	f, err := s.adminBody(w, r, true)
+	if err != nil {
+		return err
+	}
+	flags, hasFlags := f.IntIn("flags", 0, 1<<53-1)
+	if err := f.Err(); err != nil {
+		return err
+	}
+	if hasFlags {
+		env := bootstrap.Env{Store: s.store, IDs: s.ids, Rand: s.rand, Now: s.now}
+		if app, err = bootstrap.SetApplicationFlags(r.Context(), env, app, uint64(flags)); err != nil {
+			return notFoundAs(err, errUnknownApp)
+		}
+	}
+	writeJSON(w, http.StatusOK, adminAppOf(app))
+	return nil
+}
+
 // adminSetInteractionsEndpoint is PUT /admin/v1/applications/{application_id}/interactions-endpoint
 // {"interactions_endpoint_url": "https://…"}: as when a developer saves
 // the URL, slashd first sends it a signed PING that must be answered

@@ -33,6 +33,7 @@ func (s *Server) adminRoutes() {
 	s.adminHandle("POST", "/applications", s.adminCreateApp)
 	s.adminHandle("GET", "/applications", s.adminListApps)
 	s.adminHandle("GET", "/applications/{application_id}", s.adminGetApp)
+	s.adminHandle("PATCH", "/applications/{application_id}", s.adminEditApp)
 	s.adminHandle("PUT", "/applications/{application_id}/interactions-endpoint", s.adminSetInteractionsEndpoint)
 	s.adminHandle("GET", "/applications/{application_id}/oauth", s.adminGetOAuth)
 	s.adminHandle("PUT", "/applications/{application_id}/oauth", s.adminPutOAuth)

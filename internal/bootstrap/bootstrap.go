@@ -157,6 +157,31 @@ func CreateGuild(ctx context.Context, env Env, name string, owner, install snowf
 	return g.ID, nil
 }
 
+// SetApplicationFlags replaces an app's flags. Turning the EMBEDDED flag
+// (Activities) on does what the real service does: it creates the global
+// PRIMARY_ENTRY_POINT command "Launch" with handler 2, unless the app
+// already has an entry point command.
+func SetApplicationFlags(ctx context.Context, env Env, app store.Application, flags uint64) (store.Application, error) {
+	enabling := flags&command.ApplicationFlagEmbedded != 0 && app.Flags&command.ApplicationFlagEmbedded == 0
+	if err := env.Store.SetApplicationFlags(ctx, app.ID, flags); err != nil {
+		return app, fmt.Errorf("set flags of app %d: %w", app.ID, err)
+	}
+	app.Flags = flags
+	if !enabling {
+		return app, nil
+	}
+	cmds, err := env.Store.Commands(ctx, command.Scope{ApplicationID: app.ID})
+	if err != nil {
+		return app, err
+	}
+	for _, c := range cmds {
+		if c.Type == command.PrimaryEntryPoint {
+			return app, nil
+		}
+	}
+	return app, createLaunchCommand(ctx, env, app)
+}
+
 // createLaunchCommand is what the real service does when Activities are
 // enabled: a global PRIMARY_ENTRY_POINT command "Launch" with handler 2.
 func createLaunchCommand(ctx context.Context, env Env, app store.Application) error {

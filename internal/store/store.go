@@ -201,6 +201,9 @@ type World interface {
 	// SetInteractionsEndpoint sets or ("" ) clears an app's Interactions
 	// Endpoint URL; ErrNotFound for an unknown app.
 	SetInteractionsEndpoint(ctx context.Context, appID snowflake.ID, url string) error
+	// SetApplicationFlags replaces an app's flags; ErrNotFound for an
+	// unknown app.
+	SetApplicationFlags(ctx context.Context, appID snowflake.ID, flags uint64) error
 
 	// Admin tokens (Authorization: Admin …) and users' client tokens
 	// (the bare Authorization a chat client sends), by SHA-256.

@@ -151,9 +151,20 @@ func scanApplication(row scanner) (store.Application, error) {
 // SetInteractionsEndpoint sets (or, with "", clears) where an app's
 // interactions are delivered.
 func (s *Store) SetInteractionsEndpoint(ctx context.Context, appID snowflake.ID, url string) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE applications SET interactions_endpoint_url = $1 WHERE id = $2`, url, id64(appID))
+	return s.updateApplication(ctx, appID, "interactions_endpoint_url", url)
+}
+
+// SetApplicationFlags replaces an app's flags.
+func (s *Store) SetApplicationFlags(ctx context.Context, appID snowflake.ID, flags uint64) error {
+	return s.updateApplication(ctx, appID, "flags", int64(flags))
+}
+
+// updateApplication sets one column of an application; column is one of
+// the callers' constants, never input.
+func (s *Store) updateApplication(ctx context.Context, appID snowflake.ID, column string, value any) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE applications SET `+column+` = $1 WHERE id = $2`, value, id64(appID))
 	if err != nil {
-		return fmt.Errorf("set interactions endpoint of app %d: %w", appID, err)
+		return fmt.Errorf("set %s of app %d: %w", column, appID, err)
 	}
 	if n, err := res.RowsAffected(); err == nil && n == 0 {
 		return fmt.Errorf("application %d: %w", appID, store.ErrNotFound)

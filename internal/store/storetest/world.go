@@ -206,6 +206,16 @@ func testInteractionsEndpoint(t *testing.T, open func(t *testing.T) store.Store)
 	if err := s.SetInteractionsEndpoint(ctx, 99, "https://x.example/"); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("unknown app: %v, want ErrNotFound", err)
 	}
+	for _, flags := range []uint64{1 << 17, 1<<17 | 1<<23, 0} {
+		must(t, s.SetApplicationFlags(ctx, 2, flags))
+		app, err := s.Application(ctx, 2)
+		if err != nil || app.Flags != flags {
+			t.Errorf("after setting flags %d: %d, %v", flags, app.Flags, err)
+		}
+	}
+	if err := s.SetApplicationFlags(ctx, 99, 1); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("flags of an unknown app: %v, want ErrNotFound", err)
+	}
 }
 
 func testMemberGuilds(t *testing.T, open func(t *testing.T) store.Store) {
