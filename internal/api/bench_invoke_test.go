@@ -1,0 +1,96 @@
+package api_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/slashd/slashd/internal/testenv"
+	"github.com/slashd/slashd/sdk/interactions"
+)
+
+// The issue's latency benchmark: a member invokes a command, slashd
+// delivers the signed interaction to an HTTP app on loopback, the app
+// answers inline and slashd stores the reply message; beside it, a bare
+// loopback POST of the same size. Run with a fixed count for stable
+// percentiles:
+//
+//	go test -run '^$' -bench 'Invoke|LoopbackPost' -benchtime 10000x ./internal/api/
+//
+// Each reports p50-µs and p99-µs over its b.N requests.
+
+func BenchmarkInvoke(b *testing.B) {
+	e := testenv.New(b)
+	w := newInvokeWorld(b, e)
+	cmd := w.command(jsonObj{"name": "echo", "description": "Echo", "options": []jsonObj{
+		{"type": 3, "name": "text", "description": "Text", "required": true},
+	}})
+	w.answerWith(func(i *interactions.Interaction) (interactions.Response, error) {
+		opt, _ := i.Data.Option("text")
+		s, _ := opt.String()
+		return interactions.Message(s), nil
+	})
+	body, err := json.Marshal(w.invocation(2, cmd, "options", []jsonObj{{"type": 3, "name": "text", "value": "hello"}}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("invocation body: %d bytes", len(body))
+	measure(b, e.URL+"/api/v10/interactions", w.client, body)
+	msgs := decodeList(b, mustDo(b, e, "GET", "/api/v10/channels/"+w.channel+"/messages?limit=1", w.client, nil, 200))
+	if len(msgs) != 1 || str(msgs[0], "content") != "hello" {
+		b.Fatalf("last stored message: %v", msgs)
+	}
+}
+
+// BenchmarkLoopbackPost is the floor: one POST of the invocation's size to
+// a handler that reads it and answers a small JSON body.
+func BenchmarkLoopbackPost(b *testing.B) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"type":4,"data":{"content":"hello"}}`))
+	}))
+	defer srv.Close()
+	body := bytes.Repeat([]byte("x"), 261) // an invocation's size, as BenchmarkInvoke logs it
+	measure(b, srv.URL, "", body)
+}
+
+// measure POSTs body b.N times over one keep-alive client and reports the
+// median and 99th percentile latency.
+func measure(b *testing.B, url, auth string, body []byte) {
+	b.Helper()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+	lat := make([]time.Duration, 0, b.N)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		req, err := http.NewRequest("POST", url, bytes.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		start := time.Now()
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		lat = append(lat, time.Since(start))
+		if resp.StatusCode != 200 {
+			b.Fatalf("request %d: %d %s", i, resp.StatusCode, out)
+		}
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+}
