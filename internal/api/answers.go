@@ -53,8 +53,12 @@ func (s *Server) answer(ctx context.Context, id snowflake.ID, cb interaction.Cal
 			return store.Answer{}, errUnknownInteraction
 		}
 		cur.ResponseType, cur.AnsweredAt, cur.Result = cb.Type, now, result
-		if put != nil && (cb.Type == interaction.CallbackChannelMessage || cb.Type == interaction.CallbackDeferredChannelMessage) {
+		switch cb.Type {
+		case interaction.CallbackChannelMessage, interaction.CallbackDeferredChannelMessage:
 			cur.OriginalMessageID, cur.Ephemeral = put.ID, put.VisibleTo != 0
+		case interaction.CallbackUpdateMessage, interaction.CallbackDeferredUpdateMessage:
+			// A component's answer edits its message: that is @original.
+			cur.OriginalMessageID = cur.MessageID
 		}
 		return store.Answer{Interaction: cur, Put: put}, nil
 	})
@@ -81,8 +85,37 @@ func (s *Server) prepareAnswer(ctx context.Context, rec store.Interaction, cb in
 		return nil, cb.Modal, nil
 	case interaction.CallbackLaunchActivity:
 		return s.launchActivity(ctx, rec)
+	case interaction.CallbackUpdateMessage:
+		m, err := s.updatedComponentMessage(ctx, rec, cb.Message)
+		return m, nil, err
 	}
 	return nil, nil, nil
+}
+
+// updatedComponentMessage is UPDATE_MESSAGE: the message whose component
+// was used, edited by the answer.
+func (s *Server) updatedComponentMessage(ctx context.Context, rec store.Interaction, d interaction.MessageData) (*store.Message, error) {
+	if rec.MessageID == 0 {
+		return nil, errUnknownMessage
+	}
+	m, err := s.store.Message(ctx, rec.MessageID)
+	if err != nil {
+		return nil, notFoundAs(err, errUnknownMessage)
+	}
+	var msg interaction.Message
+	if err := json.Unmarshal(m.Body, &msg); err != nil {
+		return nil, err
+	}
+	msg.Apply(d)
+	ts := timestamp(s.now())
+	msg.EditedTimestamp = &ts
+	if messageEmpty(msg) {
+		return nil, interaction.ErrEmptyMessage
+	}
+	if m.Body, err = json.Marshal(msg); err != nil {
+		return nil, err
+	}
+	return &m, nil
 }
 
 // launchActivity starts the app's Activity in the channel: an instance id
@@ -128,9 +161,13 @@ func (s *Server) interactionMessage(ctx context.Context, rec store.Interaction, 
 	}
 	now := s.now().UTC()
 	m := interaction.NewMessage(id, rec.ChannelID, interaction.NewUser(bot.ID, bot.Username, bot.GlobalName, true), timestamp(now))
-	m.Type = interaction.MessageChatInputCommand
-	if meta.CommandType == command.User || meta.CommandType == command.Message {
+	switch {
+	case meta.Type == interaction.MessageComponent:
+		m.Type = interaction.MessageDefault
+	case meta.CommandType == command.User || meta.CommandType == command.Message:
 		m.Type = interaction.MessageContextMenu
+	default:
+		m.Type = interaction.MessageChatInputCommand
 	}
 	m.ApplicationID, m.WebhookID = rec.ApplicationID, rec.ApplicationID
 	if rec.OriginalMessageID != 0 && rec.OriginalMessageID != id {

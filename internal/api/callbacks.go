@@ -160,8 +160,8 @@ func (s *Server) webhookMessage(r *http.Request, rec store.Interaction) (store.M
 	if err != nil {
 		return store.Message{}, notFoundAs(err, errUnknownMessage)
 	}
-	if m.InteractionID != rec.ID {
-		return store.Message{}, errUnknownMessage
+	if m.InteractionID != rec.ID && m.ID != rec.OriginalMessageID {
+		return store.Message{}, errUnknownMessage // @original of a component interaction is its message
 	}
 	return m, nil
 }

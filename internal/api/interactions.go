@@ -60,8 +60,9 @@ type invocation struct {
 	body    []byte // the payload's JSON, as delivered
 }
 
-// invoke is POST /interactions: a user runs a command (type 2) or types in
-// an autocomplete option (type 4), as the real chat client does. The
+// invoke is POST /interactions: a user runs a command (type 2), types in
+// an autocomplete option (type 4) or uses a component of an app's message
+// (type 3), as the real chat client does. The
 // invocation is checked, delivered to the app (its Interactions Endpoint
 // URL, else INTERACTION_CREATE on the event bus) and, unlike the real
 // endpoint's bare 204, answered with the outcome once the app has
@@ -72,11 +73,17 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	inv, perrs := interaction.ParseInvocation(v)
-	if perrs != nil {
-		return perrs.Err()
+	user := principalFrom(ctx).Token.UserID
+	var in invocation
+	if isComponentInvocation(v) {
+		in, err = s.prepareComponentInvocation(ctx, user, v)
+	} else {
+		inv, perrs := interaction.ParseInvocation(v)
+		if perrs != nil {
+			return perrs.Err()
+		}
+		in, err = s.prepareInvocation(ctx, user, inv)
 	}
-	in, err := s.prepareInvocation(ctx, principalFrom(ctx).Token.UserID, inv)
 	if err != nil {
 		return err
 	}
@@ -93,6 +100,17 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// isComponentInvocation reports whether a body is a MESSAGE_COMPONENT
+// invocation (type 3); every other type goes to the command parser.
+func isComponentInvocation(v any) bool {
+	o, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	n, ok := o["type"].(json.Number)
+	return ok && n.String() == "3"
 }
 
 // prepareInvocation runs every check of an invocation by user and builds
@@ -165,32 +183,50 @@ func (s *Server) invokedCommand(ctx context.Context, view memberView, inv intera
 	return cmd, ac, nil
 }
 
-// buildInvocation shapes the interaction object and its stored record.
+// buildInvocation shapes a command's interaction object and its stored
+// record.
 func (s *Server) buildInvocation(ctx context.Context, view memberView, ch guild.Channel, app store.Application,
 	cmd command.Command, inv interaction.Invocation, res interaction.Resolved, resolved *interaction.ResolvedData,
 	userPerms guild.Permissions) (invocation, error) {
-	id := s.ids.Next()
-	token, err := s.newInteractionToken(id)
+	p, err := s.newPayload(ctx, view, ch, app, inv.Type, userPerms)
 	if err != nil {
 		return invocation{}, err
 	}
-	appPerms, err := s.appPermissions(ctx, view, ch, app.ID)
-	if err != nil {
-		return invocation{}, err
-	}
-	user := interaction.NewUser(view.user.ID, view.user.Username, view.user.GlobalName, view.user.Bot)
-	member := interaction.NewMember(view.member, &user, userPerms)
-	chp := interaction.NewChannel(ch, userPerms)
 	data := &interaction.PayloadData{Data: interaction.BuildData(cmd, res)}
 	if !resolved.Empty() {
 		data.Resolved = resolved
 	}
+	p.Data = data
+	in, err := s.sealInvocation(p, interactionMetadata(p, cmd, res, resolved), app)
+	if err != nil {
+		return invocation{}, err
+	}
+	in.cmd, in.record.CommandID = cmd, cmd.ID
+	return in, nil
+}
+
+// newPayload is the part of an interaction object every type shares: who
+// invokes where, with a fresh id and token.
+func (s *Server) newPayload(ctx context.Context, view memberView, ch guild.Channel, app store.Application,
+	it interaction.Type, userPerms guild.Permissions) (interaction.Payload, error) {
+	id := s.ids.Next()
+	token, err := s.newInteractionToken(id)
+	if err != nil {
+		return interaction.Payload{}, err
+	}
+	appPerms, err := s.appPermissions(ctx, view, ch, app.ID)
+	if err != nil {
+		return interaction.Payload{}, err
+	}
+	user := interaction.NewUser(view.user.ID, view.user.Username, view.user.GlobalName, view.user.Bot)
+	member := interaction.NewMember(view.member, &user, userPerms)
+	chp := interaction.NewChannel(ch, userPerms)
 	locale := view.user.Locale
 	if locale == "" {
 		locale = defaultLocale
 	}
-	p := interaction.Payload{
-		ID: id, ApplicationID: app.ID, Type: inv.Type, Data: data,
+	return interaction.Payload{
+		ID: id, ApplicationID: app.ID, Type: it,
 		Guild:   &interaction.PartialGuild{ID: ch.GuildID, Locale: defaultLocale, Features: []string{}},
 		GuildID: ch.GuildID, Channel: &chp, ChannelID: ch.ID, Member: &member,
 		Token: token, Version: 1, AppPermissions: appPerms, Locale: locale, GuildLocale: defaultLocale,
@@ -198,21 +234,25 @@ func (s *Server) buildInvocation(ctx context.Context, view memberView, ch guild.
 		AuthorizingIntegrationOwners: map[string]snowflake.ID{"0": ch.GuildID},
 		Context:                      0, // GUILD: slashd has no DMs yet
 		AttachmentSizeLimit:          attachmentSizeLimit,
-	}
+	}, nil
+}
+
+// sealInvocation encodes a finished payload and makes its stored record.
+func (s *Server) sealInvocation(p interaction.Payload, meta interaction.InteractionMetadata, app store.Application) (invocation, error) {
 	body, err := json.Marshal(p)
 	if err != nil {
 		return invocation{}, fmt.Errorf("encode interaction: %w", err)
 	}
-	meta, err := json.Marshal(interactionMetadata(p, cmd, res, resolved))
+	metaJSON, err := json.Marshal(meta)
 	if err != nil {
 		return invocation{}, fmt.Errorf("encode interaction metadata: %w", err)
 	}
 	rec := store.Interaction{
-		ID: id, ApplicationID: app.ID, Type: int(inv.Type), TokenHash: auth.Hash(token),
-		GuildID: ch.GuildID, ChannelID: ch.ID, UserID: view.user.ID, CommandID: cmd.ID,
-		CreatedAt: s.now().UTC(), Metadata: meta,
+		ID: p.ID, ApplicationID: app.ID, Type: int(p.Type), TokenHash: auth.Hash(p.Token),
+		GuildID: p.GuildID, ChannelID: p.ChannelID, UserID: p.Member.User.ID,
+		CreatedAt: s.now().UTC(), Metadata: metaJSON,
 	}
-	return invocation{app: app, cmd: cmd, record: rec, payload: p, body: body}, nil
+	return invocation{app: app, record: rec, payload: p, body: body}, nil
 }
 
 // interactionMetadata is what the messages answering the interaction say

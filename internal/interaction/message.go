@@ -51,6 +51,8 @@ type InteractionMetadata struct {
 	CommandType                  command.Type            `json:"command_type,omitempty"`
 	TargetUser                   *User                   `json:"target_user,omitempty"`
 	TargetMessageID              snowflake.ID            `json:"target_message_id,omitempty"`
+	// InteractedMessageID is the message whose component was used.
+	InteractedMessageID snowflake.ID `json:"interacted_message_id,omitempty"`
 }
 
 // MessageInteraction is the deprecated interaction field real messages

@@ -17,7 +17,7 @@ type Payload struct {
 	ID                           snowflake.ID            `json:"id"`
 	ApplicationID                snowflake.ID            `json:"application_id"`
 	Type                         Type                    `json:"type"`
-	Data                         *PayloadData            `json:"data,omitempty"`
+	Data                         any                     `json:"data,omitempty"` // *PayloadData or ComponentData
 	Guild                        *PartialGuild           `json:"guild,omitempty"`
 	GuildID                      snowflake.ID            `json:"guild_id,omitempty"`
 	Channel                      *Channel                `json:"channel,omitempty"`

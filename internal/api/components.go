@@ -1,0 +1,70 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/slashd/slashd/internal/interaction"
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store"
+)
+
+// prepareComponentInvocation checks a MESSAGE_COMPONENT invocation (a
+// click on a button or a choice in a select menu of an app's message) and
+// builds its interaction. The message must be in the channel, visible to
+// the user and the app's; the component must be on it.
+func (s *Server) prepareComponentInvocation(ctx context.Context, user snowflake.ID, v any) (invocation, error) {
+	inv, err := interaction.ParseComponentInvocation(v)
+	if err != nil {
+		return invocation{}, err
+	}
+	ch, err := s.store.Channel(ctx, inv.ChannelID)
+	if err != nil {
+		return invocation{}, notFoundAs(err, errUnknownChannel)
+	}
+	if inv.GuildID != 0 && inv.GuildID != ch.GuildID {
+		return invocation{}, errUnknownChannel
+	}
+	view, err := s.loadMemberView(ctx, ch.GuildID, user)
+	if errors.Is(err, errNotMember) {
+		return invocation{}, errMissingAccess
+	}
+	if err != nil {
+		return invocation{}, err
+	}
+	if !view.canView(ch) {
+		return invocation{}, errMissingAccess
+	}
+	app, err := s.store.Application(ctx, inv.ApplicationID)
+	if err != nil {
+		return invocation{}, notFoundAs(err, errUnknownApp)
+	}
+	stored, err := s.store.Message(ctx, inv.MessageID)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && (!visibleIn(stored, ch.ID, user) || stored.AuthorID != app.ID)) {
+		return invocation{}, errUnknownMessage
+	}
+	if err != nil {
+		return invocation{}, err
+	}
+	var msg interaction.Message
+	if err := json.Unmarshal(stored.Body, &msg); err != nil {
+		return invocation{}, err
+	}
+	if err := interaction.CheckComponent(inv, msg.Components); err != nil {
+		return invocation{}, err
+	}
+	p, err := s.newPayload(ctx, view, ch, app, interaction.MessageComponent, view.permissionsIn(ch))
+	if err != nil {
+		return invocation{}, err
+	}
+	p.Data, p.Message = inv.Data, stored.Body
+	meta := interaction.InteractionMetadata{ID: p.ID, Type: p.Type, User: *p.Member.User,
+		AuthorizingIntegrationOwners: p.AuthorizingIntegrationOwners, InteractedMessageID: stored.ID}
+	in, err := s.sealInvocation(p, meta, app)
+	if err != nil {
+		return invocation{}, err
+	}
+	in.record.MessageID = stored.ID
+	return in, nil
+}

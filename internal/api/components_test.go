@@ -1,0 +1,129 @@
+package api_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/slashd/slashd/internal/testenv"
+	"github.com/slashd/slashd/sdk/interactions"
+)
+
+// A button and a select menu on an app's reply: using them makes a
+// MESSAGE_COMPONENT interaction, which the app answers by updating the
+// message (7), by deferring the update (6) and editing @original, or with
+// a new message.
+func TestComponentInteractions(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	w := newInvokeWorld(t, e)
+	cmd := w.command(jsonObj{"name": "panel", "description": "A panel"})
+	components := []any{jsonObj{"type": 1, "components": []any{
+		jsonObj{"type": 2, "style": 1, "label": "Go", "custom_id": "go"},
+		jsonObj{"type": 2, "style": 2, "label": "Off", "custom_id": "off", "disabled": true},
+	}}, jsonObj{"type": 1, "components": []any{
+		jsonObj{"type": 3, "custom_id": "pick", "max_values": 2, "options": []any{
+			jsonObj{"label": "A", "value": "a"}, jsonObj{"label": "B", "value": "b"}}},
+	}}}
+	var gotData json.RawMessage
+	w.answerWith(func(i *interactions.Interaction) (interactions.Response, error) {
+		if i.Type == interactions.InteractionApplicationCommand {
+			return interactions.Response{Type: 4, Data: jsonObj{"content": "panel", "components": components}}, nil
+		}
+		var raw struct {
+			Data    json.RawMessage `json:"data"`
+			Message struct {
+				ID string `json:"id"`
+			} `json:"message"`
+		}
+		_ = json.Unmarshal(i.Raw, &raw)
+		gotData = raw.Data
+		if string(raw.Data) == `{"custom_id":"go","component_type":2}` {
+			return interactions.UpdateMessage("went"), nil
+		}
+		return interactions.DeferUpdate(), nil
+	})
+	r := w.invoke(w.invocation(2, cmd))
+	wantStatus(t, r, 200)
+	var reply struct {
+		Resource struct {
+			Message struct {
+				ID string `json:"id"`
+			} `json:"message"`
+		} `json:"resource"`
+	}
+	r.JSON(t, &reply)
+	msgID := reply.Resource.Message.ID
+	click := func(data jsonObj, message string) testenv.Response {
+		return w.invoke(jsonObj{"type": 3, "application_id": w.app, "channel_id": w.channel, "message_id": message, "data": data})
+	}
+
+	// The button: UPDATE_MESSAGE edits the panel.
+	r = click(jsonObj{"custom_id": "go", "component_type": 2}, msgID)
+	wantStatus(t, r, 200)
+	var upd struct {
+		Interaction struct {
+			Type int `json:"type"`
+		} `json:"interaction"`
+		Resource struct {
+			Type    int `json:"type"`
+			Message struct {
+				ID              string  `json:"id"`
+				Content         string  `json:"content"`
+				EditedTimestamp *string `json:"edited_timestamp"`
+			} `json:"message"`
+		} `json:"resource"`
+	}
+	r.JSON(t, &upd)
+	if upd.Interaction.Type != 3 || upd.Resource.Type != 7 || upd.Resource.Message.ID != msgID ||
+		upd.Resource.Message.Content != "went" || upd.Resource.Message.EditedTimestamp == nil {
+		t.Fatalf("update: %s", r.Body)
+	}
+	if string(gotData) != `{"custom_id":"go","component_type":2}` {
+		t.Fatalf("delivered data: %s", gotData)
+	}
+
+	// The select menu: DEFERRED_UPDATE_MESSAGE, then an edit of @original
+	// (the panel) through the token.
+	var token string
+	w.answerWith(func(i *interactions.Interaction) (interactions.Response, error) {
+		token = i.Token
+		return interactions.DeferUpdate(), nil
+	})
+	wantStatus(t, click(jsonObj{"custom_id": "pick", "component_type": 3, "values": []string{"b", "a"}}, msgID), 200)
+	edited := decodeObj(t, mustDo(t, e, "PATCH", "/api/v10/webhooks/"+w.app+"/"+token+"/messages/@original", "",
+		jsonObj{"content": "picked"}, 200))
+	if str(edited, "id") != msgID || str(edited, "content") != "picked" {
+		t.Fatalf("edit of @original: %v", edited)
+	}
+
+	// What cannot be clicked.
+	unknown := formError(leaf{"data.custom_id", "INTERACTION_COMPONENT_INVALID", "Unknown component"})
+	cases := []struct {
+		name    string
+		data    jsonObj
+		message string
+		status  int
+		want    string
+	}{
+		{"unknown custom_id", jsonObj{"custom_id": "nope", "component_type": 2}, msgID, 400, unknown},
+		{"disabled button", jsonObj{"custom_id": "off", "component_type": 2}, msgID, 400, unknown},
+		{"wrong component type", jsonObj{"custom_id": "go", "component_type": 3, "values": []string{"a"}}, msgID, 400, unknown},
+		{"value not an option", jsonObj{"custom_id": "pick", "component_type": 3, "values": []string{"z"}}, msgID, 400,
+			formError(leaf{"data.values.0", "INTERACTION_COMPONENT_INVALID", "Value is not an option of the select menu"})},
+		{"too many values", jsonObj{"custom_id": "pick", "component_type": 3, "values": []string{"a", "b", "a"}}, msgID, 400,
+			formError(leaf{"data.values", "INTERACTION_COMPONENT_INVALID",
+				"Values must be between the select menu's min_values and max_values"})},
+		{"unknown message", jsonObj{"custom_id": "go", "component_type": 2}, "1234567", 404,
+			`{"message":"Unknown Message","code":10008}`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			wantError(t, click(c.data, c.message), c.status, c.want)
+		})
+	}
+
+	// A user's own message has no components of the app.
+	own := decodeObj(t, mustDo(t, e, "POST", "/api/v10/channels/"+w.channel+"/messages", w.client, jsonObj{"content": "hi"}, 200))
+	wantError(t, click(jsonObj{"custom_id": "go", "component_type": 2}, str(own, "id")), 404,
+		`{"message":"Unknown Message","code":10008}`)
+}
