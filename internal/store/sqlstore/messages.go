@@ -76,7 +76,7 @@ func (s *Store) Message(ctx context.Context, id snowflake.ID) (store.Message, er
 
 // UpdateMessage replaces a message's body.
 func (s *Store) UpdateMessage(ctx context.Context, id snowflake.ID, body []byte) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE messages SET body = $1 WHERE id = $2`, string(body), id64(id))
+	res, err := s.exec(ctx, `UPDATE messages SET body = $1 WHERE id = $2`, string(body), id64(id))
 	if err != nil {
 		return fmt.Errorf("update message %d: %w", id, s.formatError(err))
 	}
@@ -153,7 +153,7 @@ func nullText(b []byte) any {
 
 // CreateInteraction records an invocation.
 func (s *Store) CreateInteraction(ctx context.Context, in store.Interaction) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO interactions (`+interactionColumns+`)
+	_, err := s.exec(ctx, `INSERT INTO interactions (`+interactionColumns+`)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
 		id64(in.ID), id64(in.ApplicationID), in.Type, in.TokenHash, id64(in.GuildID), id64(in.ChannelID), id64(in.UserID),
 		id64(in.CommandID), id64(in.MessageID), unix(in.CreatedAt), in.ResponseType, unix(in.AnsweredAt),

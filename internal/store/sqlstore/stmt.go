@@ -79,26 +79,44 @@ func (c cachedReader) QueryRowContext(ctx context.Context, query string, args ..
 	return c.s.queryRow(ctx, query, args...)
 }
 
-// txReader runs cached statements inside tx (database/sql prepares each
-// once per connection and reuses it).
+// txReader runs cached statements inside tx when the cache has them
+// (database/sql prepares each once per connection and reuses it), the
+// plain query otherwise.
 type txReader struct {
 	s  *Store
 	tx *sql.Tx
 }
 
 func (r txReader) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	st, err := r.s.stmt(ctx, query)
-	if err != nil {
-		return nil, err
+	if st, ok := r.s.preparedStmt(query); ok {
+		return r.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
 	}
-	return r.tx.StmtContext(ctx, st).QueryContext(ctx, args...)
+	return r.tx.QueryContext(ctx, query, args...)
 }
 
 func (r txReader) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	st, err := r.s.stmt(ctx, query)
-	if err != nil {
-		// Let database/sql report the error through Row.Scan.
-		return r.tx.QueryRowContext(ctx, query, args...)
+	if st, ok := r.s.preparedStmt(query); ok {
+		return r.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
 	}
-	return r.tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
+	return r.tx.QueryRowContext(ctx, query, args...)
+}
+
+// preparedStmt returns a statement the cache already holds. A transaction
+// never prepares into the cache: preparing takes a second pooled
+// connection, and when every other one waits for this transaction's write
+// lock (BEGIN IMMEDIATE) that would deadlock until the busy timeout.
+func (s *Store) preparedStmt(query string) (*sql.Stmt, bool) {
+	s.stmts.mu.Lock()
+	defer s.stmts.mu.Unlock()
+	st, ok := s.stmts.stmts[query]
+	return st, ok
+}
+
+// exec runs a write through the statement cache on the pool.
+func (s *Store) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := s.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
 }
