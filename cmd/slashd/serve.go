@@ -90,8 +90,12 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 
 	apiCfg := api.DefaultConfig()
 	apiCfg.RateLimit = cfg.rateLimit
+	handler := api.New(apiCfg, api.Deps{Store: st, IDs: ids, Now: time.Now, Rand: rand.Reader, Logger: log})
+	janitorCtx, stopJanitor := context.WithCancel(ctx)
+	defer stopJanitor()
+	go handler.RunJanitor(janitorCtx, 10*time.Minute)
 	srv := &http.Server{
-		Handler:           api.New(apiCfg, api.Deps{Store: st, IDs: ids, Now: time.Now, Rand: rand.Reader, Logger: log}),
+		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,

@@ -383,6 +383,9 @@ type Messages interface {
 	// fn's error aborts and is returned as is; ErrNotFound if unknown. Of
 	// concurrent answers each sees the one committed before it.
 	AnswerInteraction(ctx context.Context, id snowflake.ID, fn func(Interaction) (Answer, error)) (Interaction, error)
+	// DeleteInteractionsBefore forgets interactions created before t (their
+	// messages stay) and returns how many.
+	DeleteInteractionsBefore(ctx context.Context, t time.Time) (int64, error)
 }
 
 // Message is a message in a guild channel. Body is the message's wire

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
@@ -236,4 +237,17 @@ func (s *Store) AnswerInteraction(ctx context.Context, id snowflake.ID,
 		return store.Interaction{}, err
 	}
 	return out, nil
+}
+
+// DeleteInteractionsBefore forgets interactions created before t.
+func (s *Store) DeleteInteractionsBefore(ctx context.Context, t time.Time) (int64, error) {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM interactions WHERE created_at < $1`, unix(t))
+	if err != nil {
+		return 0, fmt.Errorf("delete interactions before %s: %w", t, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("delete interactions before %s: %w", t, err)
+	}
+	return n, nil
 }

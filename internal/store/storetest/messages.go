@@ -30,6 +30,7 @@ func testMessages(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("interactions", func(t *testing.T) { testInteractions(t, open) })
 	t.Run("AnswerInteraction", func(t *testing.T) { testAnswerInteraction(t, open) })
 	t.Run("concurrent answers", func(t *testing.T) { testConcurrentAnswers(t, open) })
+	t.Run("DeleteInteractionsBefore", func(t *testing.T) { testDeleteInteractionsBefore(t, open) })
 	t.Run("DeleteChannel deletes messages and interactions", func(t *testing.T) { testMessagesDeleteChannel(t, open) })
 	t.Run("DeleteGuild deletes messages and interactions", func(t *testing.T) { testMessagesDeleteGuild(t, open) })
 }
@@ -485,4 +486,29 @@ func testMessagesDeleteGuild(t *testing.T, open func(t *testing.T) store.Store) 
 	must(t, f.s.DeleteGuild(f.ctx, guildID))
 	f.hasMessages(t, "after DeleteGuild", false, textID, threadID, text2ID)
 	f.hasMessages(t, "after DeleteGuild", true, g2TextID)
+}
+
+func testDeleteInteractionsBefore(t *testing.T, open func(t *testing.T) store.Store) {
+	f := messagesFixture(t, open)
+	old, young := interaction(8001, textID, guildID), interaction(8002, textID, guildID)
+	must(t, f.s.CreateInteraction(f.ctx, old))
+	must(t, f.s.CreateInteraction(f.ctx, young))
+	reply := msg(9001, textID, guildID, appID, `{"content":"kept"}`)
+	reply.InteractionID = old.ID
+	must(t, f.s.CreateMessage(f.ctx, reply))
+	n, err := f.s.DeleteInteractionsBefore(f.ctx, young.CreatedAt) // strictly before: young stays
+	if err != nil || n != 1 {
+		t.Fatalf("DeleteInteractionsBefore = %d, %v; want 1", n, err)
+	}
+	if _, err := f.s.Interaction(f.ctx, old.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the old interaction: %v, want ErrNotFound", err)
+	}
+	if _, err := f.s.InteractionByToken(f.ctx, old.TokenHash); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("the old interaction's token: %v, want ErrNotFound", err)
+	}
+	f.interaction(t, young)
+	f.message(t, reply)
+	if n, err := f.s.DeleteInteractionsBefore(f.ctx, young.CreatedAt); err != nil || n != 0 {
+		t.Errorf("second DeleteInteractionsBefore = %d, %v; want 0", n, err)
+	}
 }

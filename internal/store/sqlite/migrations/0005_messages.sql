@@ -39,5 +39,7 @@ CREATE TABLE interactions (
     metadata            TEXT
 );
 CREATE INDEX interactions_by_channel ON interactions (channel_id);
+-- Old interactions are forgotten by age.
+CREATE INDEX interactions_by_created_at ON interactions (created_at);
 -- DeleteMessage clears the original_message_id that names the message.
 CREATE INDEX interactions_by_original_message ON interactions (original_message_id);
