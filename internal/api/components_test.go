@@ -127,3 +127,100 @@ func TestComponentInteractions(t *testing.T) {
 	wantError(t, click(jsonObj{"custom_id": "go", "component_type": 2}, str(own, "id")), 404,
 		`{"message":"Unknown Message","code":10008}`)
 }
+
+// A modal the app shows is submitted as a MODAL_SUBMIT interaction, checked
+// against the modal; the app answers it like a command.
+func TestModalSubmit(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	w := newInvokeWorld(t, e)
+	cmd := w.command(jsonObj{"name": "feedback", "description": "Tell us"})
+	var got json.RawMessage
+	w.answerWith(func(i *interactions.Interaction) (interactions.Response, error) {
+		if i.Type == interactions.InteractionApplicationCommand {
+			return interactions.Response{Type: 9, Data: jsonObj{"custom_id": "fb", "title": "Feedback", "components": []any{
+				jsonObj{"type": 1, "components": []any{jsonObj{"type": 4, "custom_id": "text", "label": "Text", "style": 2,
+					"max_length": 10}}},
+				jsonObj{"type": 1, "components": []any{jsonObj{"type": 4, "custom_id": "mood", "label": "Mood", "style": 1,
+					"required": false}}},
+			}}}, nil
+		}
+		var raw struct {
+			Data json.RawMessage `json:"data"`
+		}
+		_ = json.Unmarshal(i.Raw, &raw)
+		got = raw.Data
+		return interactions.Message("thanks", interactions.Ephemeral()), nil
+	})
+	r := w.invoke(w.invocation(2, cmd))
+	wantStatus(t, r, 200)
+	var shown struct {
+		Interaction struct {
+			ID string `json:"id"`
+		} `json:"interaction"`
+		Resource struct {
+			Type  int             `json:"type"`
+			Modal json.RawMessage `json:"modal"`
+		} `json:"resource"`
+	}
+	r.JSON(t, &shown)
+	if shown.Resource.Type != 9 || len(shown.Resource.Modal) == 0 {
+		t.Fatalf("modal answer: %s", r.Body)
+	}
+	submit := func(modalID, customID string, inputs ...jsonObj) testenv.Response {
+		rows := []any{}
+		for _, in := range inputs {
+			rows = append(rows, jsonObj{"type": 1, "components": []any{with(jsonObj{"type": 4}, "custom_id", in["id"], "value", in["v"])}})
+		}
+		return w.invoke(jsonObj{"type": 5, "application_id": w.app, "channel_id": w.channel,
+			"data": jsonObj{"id": modalID, "custom_id": customID, "components": rows}})
+	}
+	in := func(id, v string) jsonObj { return jsonObj{"id": id, "v": v} }
+
+	r = submit(shown.Interaction.ID, "fb", in("text", "great"))
+	wantStatus(t, r, 200)
+	var ans struct {
+		Interaction struct {
+			Type int `json:"type"`
+		} `json:"interaction"`
+		Resource struct {
+			Type    int `json:"type"`
+			Message struct {
+				Content string `json:"content"`
+				Flags   int    `json:"flags"`
+			} `json:"message"`
+		} `json:"resource"`
+	}
+	r.JSON(t, &ans)
+	if ans.Interaction.Type != 5 || ans.Resource.Type != 4 || ans.Resource.Message.Content != "thanks" || ans.Resource.Message.Flags&64 == 0 {
+		t.Fatalf("answer to the submission: %s", r.Body)
+	}
+	if string(got) != `{"custom_id":"fb","components":[{"type":1,"components":[{"type":4,"custom_id":"text","value":"great"}]}]}` {
+		t.Fatalf("delivered data: %s", got)
+	}
+
+	unknownModal := formError(leaf{"data.id", "INTERACTION_MODAL_INVALID", "Unknown modal"})
+	cases := []struct {
+		name string
+		r    testenv.Response
+		want string
+	}{
+		{"not a modal's interaction", submit("12345", "fb", in("text", "x")), unknownModal},
+		{"another custom_id", submit(shown.Interaction.ID, "other", in("text", "x")),
+			formError(leaf{"data.custom_id", "INTERACTION_MODAL_INVALID", "Unknown modal"})},
+		{"required input missing", submit(shown.Interaction.ID, "fb", in("mood", "ok")),
+			formError(leaf{"data.components", "INTERACTION_MODAL_INVALID", "This text input is required"})},
+		{"unknown input", submit(shown.Interaction.ID, "fb", in("text", "x"), in("age", "3")),
+			formError(leaf{"data.components.1.custom_id", "INTERACTION_MODAL_INVALID", "Unknown text input"})},
+		{"too long", submit(shown.Interaction.ID, "fb", in("text", "far too long")),
+			formError(leaf{"data.components.0.value", "BASE_TYPE_BAD_LENGTH", "Must be between 1 and 10 in length."})},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { wantError(t, c.r, 400, c.want) })
+	}
+	// Another member cannot submit alice's modal.
+	bob := w.world.client(w.memberNamed("bob"))
+	r = w.e.Do("POST", "/api/v10/interactions", bob, jsonObj{"type": 5, "application_id": w.app, "channel_id": w.channel,
+		"data": jsonObj{"id": shown.Interaction.ID, "custom_id": "fb", "components": []any{}}})
+	wantError(t, r, 400, unknownModal)
+}

@@ -61,8 +61,9 @@ type invocation struct {
 }
 
 // invoke is POST /interactions: a user runs a command (type 2), types in
-// an autocomplete option (type 4) or uses a component of an app's message
-// (type 3), as the real chat client does. The
+// an autocomplete option (type 4), uses a component of an app's message
+// (type 3) or submits an app's modal (type 5), as the real chat client
+// does. The
 // invocation is checked, delivered to the app (its Interactions Endpoint
 // URL, else INTERACTION_CREATE on the event bus) and, unlike the real
 // endpoint's bare 204, answered with the outcome once the app has
@@ -75,9 +76,12 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) error {
 	}
 	user := principalFrom(ctx).Token.UserID
 	var in invocation
-	if isComponentInvocation(v) {
+	switch invocationType(v) {
+	case interaction.MessageComponent:
 		in, err = s.prepareComponentInvocation(ctx, user, v)
-	} else {
+	case interaction.ModalSubmit:
+		in, err = s.prepareModalInvocation(ctx, user, v)
+	default:
 		inv, perrs := interaction.ParseInvocation(v)
 		if perrs != nil {
 			return perrs.Err()
@@ -102,15 +106,25 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// isComponentInvocation reports whether a body is a MESSAGE_COMPONENT
-// invocation (type 3); every other type goes to the command parser.
-func isComponentInvocation(v any) bool {
+// invocationType peeks at a body's type: components (3) and modal
+// submissions (5) have their own parsers; everything else goes to the
+// command parser, which reports a bad type.
+func invocationType(v any) interaction.Type {
 	o, ok := v.(map[string]any)
 	if !ok {
-		return false
+		return 0
 	}
 	n, ok := o["type"].(json.Number)
-	return ok && n.String() == "3"
+	if !ok {
+		return 0
+	}
+	switch n.String() {
+	case "3":
+		return interaction.MessageComponent
+	case "5":
+		return interaction.ModalSubmit
+	}
+	return 0
 }
 
 // prepareInvocation runs every check of an invocation by user and builds

@@ -121,7 +121,7 @@ func TestParseInvocation(t *testing.T) {
 		name, body, path, code string
 	}{
 		{"not object", `[]`, "", form.CodeModelConvert},
-		{"bad type", `{"type":3,"application_id":"1","channel_id":"1","data":{}}`, "type", form.CodeChoices},
+		{"bad type", `{"type":1,"application_id":"1","channel_id":"1","data":{}}`, "type", form.CodeChoices},
 		{"missing app", `{"type":2,"channel_id":"1","data":{}}`, "application_id", form.CodeRequired},
 		{"missing channel", `{"type":2,"application_id":"1","data":{}}`, "channel_id", form.CodeRequired},
 		{"bad guild", `{"type":2,"application_id":"1","channel_id":"1","guild_id":"x","data":{}}`, "guild_id", form.CodeCoerce},

@@ -74,7 +74,9 @@ func ParseInvocation(v any) (Invocation, *apierr.Fields) {
 		return inv, errs
 	}
 	if o.Require("type") {
-		if t, ok := o.Choice("type", []int{int(ApplicationCommand), int(Autocomplete)}); ok {
+		// Components (3) and modal submissions (5) have their own parsers;
+		// the message lists every type a client may invoke with.
+		if t, ok := o.Choice("type", []int{int(ApplicationCommand), int(MessageComponent), int(Autocomplete), int(ModalSubmit)}); ok {
 			inv.Type = Type(t)
 		}
 	}

@@ -1,0 +1,64 @@
+package api
+
+import (
+	"context"
+	"errors"
+
+	"github.com/slashd/slashd/internal/apierr"
+	"github.com/slashd/slashd/internal/interaction"
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store"
+)
+
+// errUnknownModal: data.id names no modal this user was shown by the app
+// in the channel within the token's lifetime.
+var errUnknownModal = apierr.Invalid(interaction.CodeModalInvalid, interaction.MsgModalUnknown, "data", "id")
+
+// prepareModalInvocation checks a MODAL_SUBMIT invocation against the
+// modal the app showed the user (the MODAL answer of the interaction
+// data.id names) and builds its interaction.
+func (s *Server) prepareModalInvocation(ctx context.Context, user snowflake.ID, v any) (invocation, error) {
+	inv, err := interaction.ParseModalInvocation(v)
+	if err != nil {
+		return invocation{}, err
+	}
+	ch, view, err := s.invokerChannel(ctx, user, inv.ChannelID, inv.GuildID)
+	if err != nil {
+		return invocation{}, err
+	}
+	opener, err := s.store.Interaction(ctx, inv.ModalID)
+	if errors.Is(err, store.ErrNotFound) || (err == nil && (opener.UserID != user ||
+		opener.ApplicationID != inv.ApplicationID || opener.ChannelID != ch.ID ||
+		opener.ResponseType != interaction.CallbackModal || s.now().Sub(opener.CreatedAt) > tokenLifetime)) {
+		return invocation{}, errUnknownModal
+	}
+	if err != nil {
+		return invocation{}, err
+	}
+	data, err := interaction.CheckModal(inv, opener.Result)
+	if err != nil {
+		return invocation{}, err
+	}
+	app, err := s.store.Application(ctx, inv.ApplicationID)
+	if err != nil {
+		return invocation{}, notFoundAs(err, errUnknownApp)
+	}
+	p, err := s.newPayload(ctx, view, ch, app, interaction.ModalSubmit, view.permissionsIn(ch))
+	if err != nil {
+		return invocation{}, err
+	}
+	p.Data = data
+	if opener.MessageID != 0 { // opened from a component: the app may update that message
+		if m, err := s.store.Message(ctx, opener.MessageID); err == nil {
+			p.Message = m.Body
+		}
+	}
+	meta := interaction.InteractionMetadata{ID: p.ID, Type: p.Type, User: *p.Member.User,
+		AuthorizingIntegrationOwners: p.AuthorizingIntegrationOwners, InteractedMessageID: opener.MessageID}
+	in, err := s.sealInvocation(p, meta, app)
+	if err != nil {
+		return invocation{}, err
+	}
+	in.record.MessageID = opener.MessageID
+	return in, nil
+}
