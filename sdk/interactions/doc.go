@@ -57,8 +57,10 @@
 // A [Response] is the interaction callback object {"type": …, "data": …};
 // build it with [Pong], [Message], [Defer], [DeferUpdate], [UpdateMessage],
 // [Autocomplete] (or the validating [AutocompleteChoices]), [Modal] or
-// [LaunchActivity]. Follow-up messages and edits of the original response
-// go through the webhook endpoints, which this package does not wrap.
+// [LaunchActivity]. After the HTTP answer, a [Client] answers through the
+// callback endpoint ([Client.Respond]), sends follow-up messages
+// ([Client.Followup]) and reads, edits ([EditData]) and deletes the
+// original response and the follow-ups, with the interaction's token.
 //
 // # Errors
 //
