@@ -606,9 +606,9 @@ func TestClientAgainstSlashd(t *testing.T) {
 		}
 	}
 
+	// (A follow-up before the initial answer waits for it in slashd: see
+	// internal/api's TestGatewayFollowups.)
 	i, done := invoke(cmd)
-	_, err = c.Followup(ctx, w.app, i.Token, interactions.MessageData{Content: "too early"})
-	wantCode("follow-up before the initial answer", err, interactions.CodeUnknownWebhook)
 	wantCode("callback with another token", c.Respond(ctx, i.ID, i.Token+"x", interactions.Message("x")), interactions.CodeUnknownInteraction)
 
 	res, err := c.RespondWithResult(ctx, i.ID, i.Token, interactions.Response{Type: interactions.CallbackChannelMessageWithSource,

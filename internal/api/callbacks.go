@@ -56,12 +56,18 @@ func (s *Server) interactionCallback(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
+	if rec.ResponseType == interaction.CallbackDeferredChannelMessage {
+		// The real service shows resource.message only for types 4 and 7;
+		// the loading placeholder is named by response_message_id. (The
+		// invoking client's answer keeps it.)
+		out.Resource.Message = nil
+	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 
 // webhookInteraction resolves the interaction a …/webhooks/{app}/{token}
-// route names: unknown tokens and interactions not answered yet are 10015,
+// route names: unknown tokens and interactions left unanswered are 10015,
 // tokens older than 15 minutes 50027.
 func (s *Server) webhookInteraction(r *http.Request) (store.Interaction, error) {
 	appID, err := pathID(r, "application_id")
@@ -72,8 +78,19 @@ func (s *Server) webhookInteraction(r *http.Request) (store.Interaction, error) 
 	if err != nil {
 		return store.Interaction{}, notFoundAs(err, errUnknownWebhook)
 	}
-	if rec.ApplicationID != appID || rec.ResponseType == 0 {
+	if rec.ApplicationID != appID {
 		return store.Interaction{}, errUnknownWebhook
+	}
+	if rec.ResponseType == 0 {
+		// An app that answers inline and follows up at once can be faster
+		// than its own answer: wait for it within the answer window
+		// rather than refuse a token that is about to work.
+		if rec, err = s.awaitAnswer(r.Context(), rec.ID, rec.CreatedAt.Add(answerWindow)); err != nil {
+			if errors.Is(err, errNoResponse) {
+				return store.Interaction{}, errUnknownWebhook
+			}
+			return store.Interaction{}, err
+		}
 	}
 	if s.now().Sub(rec.CreatedAt) > tokenLifetime {
 		return store.Interaction{}, errInvalidWebhookTok

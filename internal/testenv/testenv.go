@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -42,7 +43,33 @@ type Env struct {
 	// OAuth is the server's OAuth2 server (IssueCode stands in for an
 	// approval on the consent page).
 	OAuth *oauth.Server
+	// Clock is the server's clock (and bootstrap's): real time until a
+	// test moves it with Advance.
+	Clock *Clock
 	cfg   api.Config
+}
+
+// Clock is real time plus an offset a test controls, so that it can step
+// past the interaction answer window or token lifetime without waiting.
+// The zero value is real time.
+type Clock struct {
+	mu     sync.Mutex
+	offset time.Duration
+}
+
+// Now is time.Now plus the offset.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.offset)
+}
+
+// Advance moves the clock forward by d (timers the server started keep
+// running in real time).
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.offset += d
 }
 
 // Option adjusts the server configuration.
@@ -73,13 +100,14 @@ func New(t testing.TB, opts ...Option) *Env {
 	}
 	ids := snowflake.NewGenerator(0, nil)
 	events := event.NewMemory()
-	handler := api.New(cfg, api.Deps{Store: st, IDs: ids, Now: time.Now, Rand: rand.Reader, Events: events})
+	clock := &Clock{}
+	handler := api.New(cfg, api.Deps{Store: st, IDs: ids, Now: clock.Now, Rand: rand.Reader, Events: events})
 	srv := httptest.NewServer(handler)
 	t.Cleanup(func() {
 		srv.Close()
 		st.Close()
 	})
-	e := &Env{T: t, URL: srv.URL, Store: st, IDs: ids, Server: srv, Events: events, OAuth: handler.OAuth(), cfg: cfg}
+	e := &Env{T: t, URL: srv.URL, Store: st, IDs: ids, Server: srv, Events: events, OAuth: handler.OAuth(), Clock: clock, cfg: cfg}
 	e.App = e.NewApp(bootstrap.AppOptions{Name: "testapp"})
 	if e.Admin, err = bootstrap.CreateAdminToken(ctx, e.Bootstrap()); err != nil {
 		t.Fatalf("create admin token: %v", err)
@@ -89,7 +117,7 @@ func New(t testing.TB, opts ...Option) *Env {
 
 // Bootstrap returns the environment bootstrap functions need.
 func (e *Env) Bootstrap() bootstrap.Env {
-	return bootstrap.Env{Store: e.Store, IDs: e.IDs, Rand: rand.Reader, Now: time.Now}
+	return bootstrap.Env{Store: e.Store, IDs: e.IDs, Rand: rand.Reader, Now: e.Clock.Now}
 }
 
 // NewApp creates another application (with owner and installed guild).
@@ -197,7 +225,7 @@ func (e *Env) PostForm(path string, form url.Values, user, pass string) Response
 func (e *Env) NewUser(name, password string) store.User {
 	e.T.Helper()
 	ctx := context.Background()
-	u := store.User{ID: e.IDs.Next(), Username: name, Locale: "en-US", CreatedAt: time.Now().UTC()}
+	u := store.User{ID: e.IDs.Next(), Username: name, Locale: "en-US", CreatedAt: e.Clock.Now().UTC()}
 	if err := e.Store.CreateUser(ctx, u); err != nil {
 		e.T.Fatalf("create user %s: %v", name, err)
 	}
@@ -225,11 +253,11 @@ func (e *Env) SetOAuth(appID snowflake.ID, public bool, redirectURIs ...string) 
 
 // Restart starts a second server on e's store, as a restarted process
 // would be: nothing held in memory carries over. The new Env shares e's
-// store, ids, app and admin token; e keeps running.
+// store, ids, clock, app and admin token; e keeps running.
 func (e *Env) Restart() *Env {
 	e.T.Helper()
 	events := event.NewMemory()
-	handler := api.New(e.cfg, api.Deps{Store: e.Store, IDs: e.IDs, Now: time.Now, Rand: rand.Reader, Events: events})
+	handler := api.New(e.cfg, api.Deps{Store: e.Store, IDs: e.IDs, Now: e.Clock.Now, Rand: rand.Reader, Events: events})
 	srv := httptest.NewServer(handler)
 	e.T.Cleanup(srv.Close)
 	r := *e
