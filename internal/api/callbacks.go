@@ -107,16 +107,9 @@ func (s *Server) createFollowup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	v, err := s.readPayload(w, r)
+	d, err := s.readMessage(w, r, false)
 	if err != nil {
 		return err
-	}
-	d, err := interaction.ParseMessage(v, false)
-	if err != nil {
-		return err
-	}
-	if d.Empty() {
-		return interaction.ErrEmptyMessage
 	}
 	if orig, ok := s.loadingOriginal(r, rec); ok {
 		d.Flags &^= interaction.FlagEphemeral // the placeholder's visibility stays
@@ -209,11 +202,7 @@ func (s *Server) editWebhookMessage(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	v, err := s.readPayload(w, r)
-	if err != nil {
-		return err
-	}
-	d, err := interaction.ParseMessage(v, true)
+	d, err := s.readMessage(w, r, true)
 	if err != nil {
 		return err
 	}
@@ -275,6 +264,23 @@ func (s *Server) deleteWebhookMessage(w http.ResponseWriter, r *http.Request) er
 	}
 	writeNoContent(w)
 	return nil
+}
+
+// readMessage reads a message body: a new message (which may not be
+// empty) or an edit (only the keys sent).
+func (s *Server) readMessage(w http.ResponseWriter, r *http.Request, edit bool) (interaction.MessageData, error) {
+	v, err := s.readPayload(w, r)
+	if err != nil {
+		return interaction.MessageData{}, err
+	}
+	d, err := interaction.ParseMessage(v, edit)
+	if err != nil {
+		return interaction.MessageData{}, err
+	}
+	if !edit && d.Empty() {
+		return interaction.MessageData{}, interaction.ErrEmptyMessage
+	}
+	return d, nil
 }
 
 // readPayload reads a JSON body, or a multipart/form-data one whose

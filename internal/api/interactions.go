@@ -130,24 +130,11 @@ func invocationType(v any) interaction.Type {
 // prepareInvocation runs every check of an invocation by user and builds
 // the interaction the app will receive.
 func (s *Server) prepareInvocation(ctx context.Context, user snowflake.ID, inv interaction.Invocation) (invocation, error) {
-	ch, err := s.store.Channel(ctx, inv.ChannelID)
-	if err != nil {
-		return invocation{}, notFoundAs(err, errUnknownChannel)
-	}
-	if inv.GuildID != 0 && inv.GuildID != ch.GuildID {
-		return invocation{}, errUnknownChannel
-	}
-	inv.GuildID = ch.GuildID
-	view, err := s.loadMemberView(ctx, ch.GuildID, user)
-	if errors.Is(err, errNotMember) {
-		return invocation{}, errMissingAccess
-	}
+	ch, view, err := s.invokerChannel(ctx, user, inv.ChannelID, inv.GuildID)
 	if err != nil {
 		return invocation{}, err
 	}
-	if !view.canView(ch) {
-		return invocation{}, errMissingAccess
-	}
+	inv.GuildID = ch.GuildID
 	cmd, ac, err := s.invokedCommand(ctx, view, inv)
 	if err != nil {
 		return invocation{}, err

@@ -2,7 +2,6 @@ package api
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"time"
 
@@ -21,22 +20,7 @@ func (s *Server) channelForUser(r *http.Request) (guild.Channel, memberView, err
 	if err != nil {
 		return guild.Channel{}, memberView{}, err
 	}
-	ctx := r.Context()
-	ch, err := s.store.Channel(ctx, channelID)
-	if err != nil {
-		return guild.Channel{}, memberView{}, notFoundAs(err, errUnknownChannel)
-	}
-	view, err := s.loadMemberView(ctx, ch.GuildID, principalFrom(ctx).Token.UserID)
-	if errors.Is(err, errNotMember) {
-		return guild.Channel{}, memberView{}, errMissingAccess
-	}
-	if err != nil {
-		return guild.Channel{}, memberView{}, err
-	}
-	if !view.canView(ch) {
-		return guild.Channel{}, memberView{}, errMissingAccess
-	}
-	return ch, view, nil
+	return s.invokerChannel(r.Context(), principalFrom(r.Context()).Token.UserID, channelID, 0)
 }
 
 // channelMessages is GET /channels/{id}/messages with a client token: the
@@ -97,16 +81,9 @@ func (s *Server) postChannelMessage(w http.ResponseWriter, r *http.Request) erro
 	if !view.permissionsIn(ch).Has(guild.SendMessages) {
 		return errMissingPerms
 	}
-	v, err := s.readPayload(w, r)
+	d, err := s.readMessage(w, r, false)
 	if err != nil {
 		return err
-	}
-	d, err := interaction.ParseMessage(v, false)
-	if err != nil {
-		return err
-	}
-	if d.Empty() {
-		return interaction.ErrEmptyMessage
 	}
 	now := s.now().UTC()
 	u := view.user

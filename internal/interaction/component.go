@@ -60,13 +60,7 @@ func ParseComponentInvocation(v any) (ComponentInvocation, error) {
 	if !ok {
 		return inv, errs.Err()
 	}
-	if o.Require("application_id") {
-		inv.ApplicationID, _ = o.Snowflake("application_id")
-	}
-	inv.GuildID, _ = o.Snowflake("guild_id")
-	if o.Require("channel_id") {
-		inv.ChannelID, _ = o.Snowflake("channel_id")
-	}
+	inv.ApplicationID, inv.GuildID, inv.ChannelID = readWhere(o)
 	if o.Require("message_id") {
 		inv.MessageID, _ = o.Snowflake("message_id")
 	}
@@ -193,4 +187,17 @@ func findComponent(list []json.RawMessage, customID string, depth int) (componen
 		}
 	}
 	return component{}, false
+}
+
+// readWhere reads what every invocation names: the application, and the
+// guild (optional) and channel it is used in.
+func readWhere(o form.Object) (app, guildID, channel snowflake.ID) {
+	if o.Require("application_id") {
+		app, _ = o.Snowflake("application_id")
+	}
+	guildID, _ = o.Snowflake("guild_id")
+	if o.Require("channel_id") {
+		channel, _ = o.Snowflake("channel_id")
+	}
+	return app, guildID, channel
 }

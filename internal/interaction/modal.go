@@ -72,13 +72,7 @@ func ParseModalInvocation(v any) (ModalInvocation, error) {
 	if !ok {
 		return inv, errs.Err()
 	}
-	if o.Require("application_id") {
-		inv.ApplicationID, _ = o.Snowflake("application_id")
-	}
-	inv.GuildID, _ = o.Snowflake("guild_id")
-	if o.Require("channel_id") {
-		inv.ChannelID, _ = o.Snowflake("channel_id")
-	}
+	inv.ApplicationID, inv.GuildID, inv.ChannelID = readWhere(o)
 	if !o.Require("data") {
 		return inv, errs.Err()
 	}
