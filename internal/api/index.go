@@ -2,14 +2,12 @@ package api
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 
 	"github.com/slashd/slashd/internal/access"
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/snowflake"
-	"github.com/slashd/slashd/internal/store"
 )
 
 var errUnknownChannel = apierr.New(http.StatusNotFound, 10003, "Unknown Channel")
@@ -29,29 +27,12 @@ type indexApplication struct {
 // global one of the same type and name), kept only where the
 // permissions-v2 decision allows the user, localized for the user.
 func (s *Server) commandIndex(w http.ResponseWriter, r *http.Request) error {
-	channelID, err := pathID(r, "channel_id")
+	// The real client shows no picker where the user cannot see.
+	ch, view, err := s.channelForUser(r)
 	if err != nil {
 		return err
 	}
 	ctx := r.Context()
-	ch, err := s.store.Channel(ctx, channelID)
-	if errors.Is(err, store.ErrNotFound) {
-		return errUnknownChannel
-	}
-	if err != nil {
-		return err
-	}
-	user := principalFrom(ctx).Token.UserID
-	view, err := s.loadMemberView(ctx, ch.GuildID, user)
-	if errors.Is(err, errNotMember) {
-		return errMissingAccess
-	}
-	if err != nil {
-		return err
-	}
-	if !view.canView(ch) {
-		return errMissingAccess // the real client shows no picker where it cannot see
-	}
 	locale := s.requestLocale(r)
 	var (
 		apps     []indexApplication
