@@ -114,6 +114,9 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
+	// Gateway clients are told to reconnect (op 7) before the listener
+	// goes: http.Server.Shutdown does not close websockets.
+	handler.Shutdown(shutdownCtx)
 	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("shutdown: %w", err)
 	}

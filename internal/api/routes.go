@@ -64,12 +64,19 @@ func (s *Server) routes() {
 		s.handle(p, "PATCH", hook+"/messages/{message_id}", publicRoute, s.editWebhookMessage)
 		s.handle(p, "DELETE", hook+"/messages/{message_id}", publicRoute, s.deleteWebhookMessage)
 		s.handle(p, "GET", "/channels/{channel_id}/messages", clientRoute, s.channelMessages)
+
+		// Gateway discovery: where the websocket is.
+		s.handle(p, "GET", "/gateway", publicRoute, s.getGateway)
+		s.handle(p, "GET", "/gateway/bot", readRoute, s.getGatewayBot)
 		s.handle(p, "POST", "/channels/{channel_id}/messages", clientRoute, s.postChannelMessage)
 	}
 	// OAuth2: the token endpoint, revocation, @me, the keys and the
 	// consent page under each prefix, and the discovery document.
 	s.oauth.Routes(s.mux, apiPrefixes)
 	s.adminRoutes()
+	// The websocket gateway itself (discordgo adds a trailing slash).
+	s.mux.Handle("GET /gateway", s.gateway)
+	s.mux.Handle("GET /gateway/{$}", s.gateway)
 	s.mux.Handle("GET /healthz", http.HandlerFunc(s.healthz))
 	s.mux.Handle("/", http.HandlerFunc(s.notFound))
 }

@@ -7,15 +7,19 @@
 package api
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
+	"errors"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
 	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/event"
+	"github.com/slashd/slashd/internal/gateway"
 	"github.com/slashd/slashd/internal/oauth"
 	"github.com/slashd/slashd/internal/ratelimit"
 	"github.com/slashd/slashd/internal/snowflake"
@@ -37,6 +41,8 @@ type Config struct {
 	// RenderCache is how many rendered list items (and, separately,
 	// decoded commands) are kept (0 disables).
 	RenderCache int
+	// Gateway tunes the websocket gateway (zero values: the real one's).
+	Gateway gateway.Config
 }
 
 // DefaultConfig is what `slashd serve` runs with.
@@ -48,6 +54,7 @@ func DefaultConfig() Config {
 		WriteLimit:   ratelimit.Limit{Count: 25, Window: 5 * time.Second},
 		MaxBodyBytes: 8 << 20,
 		RenderCache:  100_000,
+		Gateway:      gateway.DefaultConfig(),
 	}
 }
 
@@ -79,6 +86,8 @@ type Server struct {
 	webhooks *webhook.Deliverer
 	answers  answerWaiters
 	oauth    *oauth.Server
+	gateway  *gateway.Gateway
+	stop     context.CancelFunc // ends the gateway's event loop
 	mux      *http.ServeMux
 }
 
@@ -108,9 +117,26 @@ func New(cfg Config, d Deps) *Server {
 	}
 	s.oauth = oauth.New(oauth.Deps{Store: d.Store, IDs: d.IDs, Now: d.Now, Rand: d.Rand, Logger: d.Logger,
 		Wrap: s.wrapPublic})
+	gcfg := cfg.Gateway
+	gcfg.Now, gcfg.Logger = d.Now, d.Logger
+	s.gateway = gateway.New(gcfg, gatewayDirectory{s})
+	ctx, stop := context.WithCancel(context.Background())
+	s.stop = stop
+	go s.gateway.Run(ctx, s.events)
 	s.routes()
 	return s
 }
+
+// Shutdown asks the gateway's clients to reconnect (op 7), closes their
+// connections and stops the gateway's event loop. http.Server.Shutdown
+// does not close websockets (they are hijacked): call this first.
+func (s *Server) Shutdown(ctx context.Context) {
+	s.gateway.Shutdown(ctx)
+	s.stop()
+}
+
+// Gateway is the websocket gateway (for tests and benchmarks).
+func (s *Server) Gateway() *gateway.Gateway { return s.gateway }
 
 // OAuth is the OAuth2 server the API mounts (its consent page issues
 // codes through it).
@@ -149,6 +175,19 @@ func (r *statusRecorder) WriteHeader(code int) {
 	r.status = code
 	r.ResponseWriter.WriteHeader(code)
 }
+
+// Hijack lets the gateway take the connection over for its websocket.
+func (r *statusRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	h, ok := r.ResponseWriter.(http.Hijacker)
+	if !ok {
+		return nil, nil, errors.New("the response writer cannot be hijacked")
+	}
+	r.status = http.StatusSwitchingProtocols
+	return h.Hijack()
+}
+
+// Unwrap gives http.ResponseController the underlying writer.
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
 // requestContext bounds store work done for one request.
 func requestContext(r *http.Request) (context.Context, context.CancelFunc) {

@@ -35,6 +35,7 @@ type Env struct {
 	Store  *sqlstore.Store
 	IDs    *snowflake.Generator
 	Server *httptest.Server
+	API    *api.Server           // the handler, for its gateway
 	App    bootstrap.Credentials // the first app, its guild and its owner
 	Admin  string                // an admin API token (Authorization: Admin …)
 	// Events is the server's event bus: Subscribe before a request to see
@@ -104,10 +105,12 @@ func New(t testing.TB, opts ...Option) *Env {
 	handler := api.New(cfg, api.Deps{Store: st, IDs: ids, Now: clock.Now, Rand: rand.Reader, Events: events})
 	srv := httptest.NewServer(handler)
 	t.Cleanup(func() {
+		handler.Shutdown(context.Background())
 		srv.Close()
 		st.Close()
 	})
-	e := &Env{T: t, URL: srv.URL, Store: st, IDs: ids, Server: srv, Events: events, OAuth: handler.OAuth(), Clock: clock, cfg: cfg}
+	e := &Env{T: t, URL: srv.URL, Store: st, IDs: ids, Server: srv, API: handler, Events: events, OAuth: handler.OAuth(),
+		Clock: clock, cfg: cfg}
 	e.App = e.NewApp(bootstrap.AppOptions{Name: "testapp"})
 	if e.Admin, err = bootstrap.CreateAdminToken(ctx, e.Bootstrap()); err != nil {
 		t.Fatalf("create admin token: %v", err)
@@ -259,8 +262,11 @@ func (e *Env) Restart() *Env {
 	events := event.NewMemory()
 	handler := api.New(e.cfg, api.Deps{Store: e.Store, IDs: e.IDs, Now: e.Clock.Now, Rand: rand.Reader, Events: events})
 	srv := httptest.NewServer(handler)
-	e.T.Cleanup(srv.Close)
+	e.T.Cleanup(func() {
+		handler.Shutdown(context.Background())
+		srv.Close()
+	})
 	r := *e
-	r.URL, r.Server, r.Events, r.OAuth = srv.URL, srv, events, handler.OAuth()
+	r.URL, r.Server, r.API, r.Events, r.OAuth = srv.URL, srv, handler, events, handler.OAuth()
 	return &r
 }

@@ -115,6 +115,7 @@ func Start(t testing.TB, opts ...Option) *Server {
 	handler := api.New(apiCfg, api.Deps{Store: st, IDs: ids, Now: time.Now, Rand: rand.Reader, Logger: cfg.logger})
 	srv := httptest.NewServer(handler)
 	t.Cleanup(func() {
+		handler.Shutdown(ctx)
 		srv.Close()
 		st.Close()
 	})

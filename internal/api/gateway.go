@@ -1,0 +1,189 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/slashd/slashd/internal/auth"
+	"github.com/slashd/slashd/internal/gateway"
+	"github.com/slashd/slashd/internal/guild"
+	"github.com/slashd/slashd/internal/interaction"
+	"github.com/slashd/slashd/internal/snowflake"
+)
+
+// The gateway's discovery: GET /gateway (no auth) and GET /gateway/bot
+// (a bot token) answer the URL of slashd's own websocket, which is where
+// the libraries connect (discordgo reads /gateway, discord.js
+// /gateway/bot).
+
+func (s *Server) gatewayURL(r *http.Request) string {
+	scheme := "ws"
+	if r.TLS != nil {
+		scheme = "wss"
+	}
+	return scheme + "://" + r.Host + "/gateway"
+}
+
+func (s *Server) getGateway(w http.ResponseWriter, r *http.Request) error {
+	writeJSON(w, http.StatusOK, map[string]string{"url": s.gatewayURL(r)})
+	return nil
+}
+
+// getGatewayBot answers one shard (slashd's guild counts never need
+// more) and the identify budget of the real service.
+func (s *Server) getGatewayBot(w http.ResponseWriter, r *http.Request) error {
+	if !principalFrom(r.Context()).Bot() {
+		return errUnauthorized
+	}
+	writeJSON(w, http.StatusOK, map[string]any{
+		"url":    s.gatewayURL(r),
+		"shards": 1,
+		"session_start_limit": map[string]int{
+			"total": 1000, "remaining": 1000, "reset_after": 86_400_000, "max_concurrency": 1,
+		},
+	})
+	return nil
+}
+
+// gatewayDirectory is the gateway's view of the store.
+type gatewayDirectory struct{ s *Server }
+
+// Bot authenticates a bot token, with or without its "Bot " prefix.
+func (d gatewayDirectory) Bot(ctx context.Context, token string) (gateway.Bot, error) {
+	if !strings.HasPrefix(token, "Bot ") {
+		token = "Bot " + token
+	}
+	p, err := auth.Authenticate(ctx, d.s.store, token, d.s.now())
+	if errors.Is(err, auth.ErrInvalidToken) || (err == nil && !p.Bot()) {
+		return gateway.Bot{}, gateway.ErrUnknownToken
+	}
+	if err != nil {
+		return gateway.Bot{}, err
+	}
+	app, err := d.s.store.Application(ctx, p.Token.ApplicationID)
+	if err != nil {
+		return gateway.Bot{}, err
+	}
+	u, err := d.s.store.User(ctx, app.ID)
+	if err != nil {
+		return gateway.Bot{}, err
+	}
+	user, err := json.Marshal(botUser{User: interaction.NewUser(u.ID, u.Username, u.GlobalName, true), Verified: true,
+		Flags: 0, Email: nil, MFAEnabled: false})
+	return gateway.Bot{ApplicationID: app.ID, Flags: app.Flags, User: user}, err
+}
+
+// botUser is the bot's own user object in READY.
+type botUser struct {
+	interaction.User
+	Verified   bool    `json:"verified"`
+	MFAEnabled bool    `json:"mfa_enabled"`
+	Flags      int     `json:"flags"`
+	Email      *string `json:"email"`
+}
+
+// Guilds returns every guild the app's bot is a member of, as
+// GUILD_CREATE objects.
+func (d gatewayDirectory) Guilds(ctx context.Context, appID snowflake.ID) ([]gateway.Guild, error) {
+	guilds, err := d.s.store.MemberGuilds(ctx, appID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]gateway.Guild, 0, len(guilds))
+	for _, g := range guilds {
+		create, err := d.guildCreate(ctx, g.ID, appID)
+		if errors.Is(err, errNotMember) {
+			continue // left meanwhile
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, gateway.Guild{ID: g.ID, Create: create})
+	}
+	return out, nil
+}
+
+// guildCreate renders a guild as GUILD_CREATE carries it, with the bot's
+// own member (member lists need the privileged GUILD_MEMBERS intent).
+func (d gatewayDirectory) guildCreate(ctx context.Context, guildID, botID snowflake.ID) (json.RawMessage, error) {
+	view, err := d.s.loadMemberView(ctx, guildID, botID)
+	if err != nil {
+		return nil, err
+	}
+	members, err := d.s.store.Members(ctx, guildID)
+	if err != nil {
+		return nil, err
+	}
+	g := view.snap.Guild
+	bot := interaction.NewUser(view.user.ID, view.user.Username, view.user.GlobalName, true)
+	roles := make([]interaction.Role, len(view.snap.Roles))
+	for i, r := range view.snap.Roles {
+		roles[i] = interaction.NewRole(r)
+	}
+	channels := make([]guildChannel, 0, len(view.snap.Channels))
+	threads := []guildChannel{}
+	for _, c := range view.snap.Channels {
+		gc := newGuildChannel(c)
+		if guild.IsThread(c.Type) {
+			threads = append(threads, gc)
+			continue
+		}
+		channels = append(channels, gc)
+	}
+	self := interaction.NewMember(view.member, &bot, 0)
+	joined := self.JoinedAt
+	return json.Marshal(map[string]any{
+		"id": g.ID, "name": g.Name, "icon": nil, "splash": nil, "discovery_splash": nil, "banner": nil,
+		"description": nil, "owner_id": g.OwnerID, "region": "", "afk_channel_id": nil, "afk_timeout": 300,
+		"verification_level": 0, "default_message_notifications": 0, "explicit_content_filter": 0,
+		"roles": roles, "emojis": []any{}, "stickers": []any{}, "features": []string{}, "mfa_level": 0,
+		"application_id": nil, "system_channel_id": nil, "system_channel_flags": 0, "rules_channel_id": nil,
+		"public_updates_channel_id": nil, "safety_alerts_channel_id": nil, "max_members": 500000,
+		"vanity_url_code": nil, "premium_tier": 0, "premium_subscription_count": 0, "preferred_locale": defaultLocale,
+		"nsfw_level": 0, "premium_progress_bar_enabled": false, "joined_at": joined, "large": false,
+		"unavailable": false, "member_count": len(members), "members": []any{selfMember(self)},
+		"channels": channels, "threads": threads, "presences": []any{}, "voice_states": []any{},
+		"stage_instances": []any{}, "guild_scheduled_events": []any{}, "soundboard_sounds": []any{},
+		"lazy": true,
+	})
+}
+
+// selfMember is the bot's member object (GUILD_CREATE members carry no
+// permissions).
+func selfMember(m interaction.Member) interaction.Member {
+	m.Permissions = 0
+	return m
+}
+
+// guildChannel is a channel as GUILD_CREATE lists it.
+type guildChannel struct {
+	ID                   snowflake.ID      `json:"id"`
+	Type                 int               `json:"type"`
+	Name                 string            `json:"name"`
+	Position             int               `json:"position"`
+	ParentID             *snowflake.ID     `json:"parent_id"`
+	NSFW                 bool              `json:"nsfw"`
+	Topic                *string           `json:"topic"`
+	LastMessageID        *snowflake.ID     `json:"last_message_id"`
+	RateLimitPerUser     int               `json:"rate_limit_per_user"`
+	Flags                int               `json:"flags"`
+	PermissionOverwrites []guild.Overwrite `json:"permission_overwrites"`
+}
+
+func newGuildChannel(c guild.Channel) guildChannel {
+	gc := guildChannel{ID: c.ID, Type: c.Type, Name: c.Name, Position: c.Position, NSFW: c.NSFW,
+		PermissionOverwrites: c.Overwrites}
+	if gc.PermissionOverwrites == nil {
+		gc.PermissionOverwrites = []guild.Overwrite{}
+	}
+	if c.ParentID != 0 {
+		p := c.ParentID
+		gc.ParentID = &p
+	}
+	return gc
+}
+
+var _ gateway.Directory = gatewayDirectory{}

@@ -1,0 +1,438 @@
+package gateway
+
+import (
+	"bytes"
+	"compress/zlib"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// Supported API versions: the real gateway's current ones.
+var apiVersions = map[string]bool{"6": true, "7": true, "8": true, "9": true, "10": true}
+
+// writeTimeout bounds one write to a client.
+const writeTimeout = 10 * time.Second
+
+// conn is one websocket connection. Its reader goroutine handles what
+// the client sends; its writer goroutine is the only one that writes
+// (control frames first, then the attached session's dispatches), which
+// keeps a zlib stream in order.
+type conn struct {
+	g       *Gateway
+	ws      *websocket.Conn
+	version int
+	url     string // resume_gateway_url
+	zlib    *zlib.Writer
+	zbuf    bytes.Buffer
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wake   chan struct{}
+
+	mu      sync.Mutex
+	ctrl    [][]byte
+	sess    *session
+	sentSeq int64
+	watch   *time.Timer // closes the connection when heartbeats stop
+
+	windowStart time.Time
+	sent        int
+	closeOnce   sync.Once
+	closedWith  websocket.StatusCode // the code this side closed with
+}
+
+// ServeHTTP accepts a gateway connection: ?v= (6–10), ?encoding=json
+// (etf is refused), ?compress=zlib-stream optional.
+func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ws, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		return // Accept has answered the request
+	}
+	q := r.URL.Query()
+	version := q.Get("v")
+	if version == "" {
+		version = "10"
+	}
+	c := &conn{g: g, ws: ws, url: gatewayURL(r), wake: make(chan struct{}, 1)}
+	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(r.Context()))
+	defer c.cancel()
+	switch {
+	case !apiVersions[version]:
+		c.close(CloseInvalidAPIVersion, "")
+		return
+	case q.Get("encoding") != "" && q.Get("encoding") != "json":
+		c.close(CloseInvalidAPIVersion, "encoding "+q.Get("encoding")+" is not supported: use encoding=json")
+		return
+	}
+	c.version, _ = strconv.Atoi(version)
+	if q.Get("compress") == "zlib-stream" {
+		c.zlib = zlib.NewWriter(&c.zbuf)
+	}
+	if !g.addConn(c) {
+		c.close(websocket.StatusServiceRestart, "shutting down")
+		return
+	}
+	defer g.removeConn(c)
+	ws.SetReadLimit(64 << 10) // larger than MaxPayload: those get 4002, not 1009
+	c.resetWatch()
+	c.send(frame(opHello, map[string]any{"heartbeat_interval": g.cfg.HeartbeatInterval.Milliseconds()}))
+	go c.writeLoop()
+	c.readLoop()
+}
+
+// gatewayURL is the URL a client reached this gateway at.
+func gatewayURL(r *http.Request) string {
+	scheme := "ws"
+	if r.TLS != nil {
+		scheme = "wss"
+	}
+	return scheme + "://" + r.Host + "/gateway"
+}
+
+// readLoop handles the client's payloads until the connection ends.
+func (c *conn) readLoop() {
+	dead := false
+	defer func() {
+		c.watch.Stop()
+		c.cancel()
+		c.mu.Lock()
+		timedOut := c.closedWith == CloseSessionTimedOut
+		c.mu.Unlock()
+		dead = dead || timedOut // 4009: start a new session
+		if s := c.session(); s != nil {
+			s.detach(c, c.g.cfg.Now(), dead)
+			if dead {
+				c.g.removeSession(s)
+			}
+		}
+	}()
+	for {
+		_, data, err := c.ws.Read(c.ctx)
+		if err != nil {
+			// A client closing with 1000 or 1001 ends its session; any
+			// other end leaves it resumable.
+			st := websocket.CloseStatus(err)
+			dead = st == websocket.StatusNormalClosure || st == websocket.StatusGoingAway
+			return
+		}
+		if !c.allowSend() {
+			c.close(CloseRateLimited, "")
+			return
+		}
+		if len(data) > c.g.cfg.MaxPayload {
+			c.close(CloseDecodeError, "")
+			return
+		}
+		var p payload
+		if err := json.Unmarshal(data, &p); err != nil || p.Op == nil {
+			c.close(CloseDecodeError, "")
+			return
+		}
+		if code, reason := c.handle(*p.Op, p.D); code != 0 {
+			c.close(code, reason)
+			return
+		}
+	}
+}
+
+// handle runs one client payload; a non-zero code closes the connection.
+func (c *conn) handle(op int, d json.RawMessage) (websocket.StatusCode, string) {
+	switch op {
+	case opHeartbeat:
+		c.resetWatch()
+		c.send(frame(opHeartbeatACK, nil))
+		return 0, ""
+	case opIdentify:
+		return c.identify(d)
+	case opResume:
+		return c.resume(d)
+	case opPresenceUpdate, opVoiceState, opRequestMembers, opSoundboard:
+		if c.session() == nil {
+			return CloseNotAuthenticated, ""
+		}
+		return 0, "" // accepted; slashd has no presences, voice or member lists to send
+	}
+	return CloseUnknownOpcode, ""
+}
+
+// identify starts a new session (op 2).
+func (c *conn) identify(d json.RawMessage) (websocket.StatusCode, string) {
+	if c.session() != nil {
+		return CloseAlreadyAuthenticated, ""
+	}
+	var id identify
+	if err := json.Unmarshal(d, &id); err != nil {
+		return CloseDecodeError, ""
+	}
+	bot, err := c.g.dir.Bot(c.ctx, id.Token)
+	if errors.Is(err, ErrUnknownToken) {
+		return CloseAuthenticationFailed, ""
+	}
+	if err != nil {
+		c.g.log.Error("gateway: identify", "err", err)
+		return CloseUnknownError, ""
+	}
+	switch {
+	case id.Intents == nil || *id.Intents&^allIntents != 0:
+		return CloseInvalidIntents, ""
+	case disallowedIntents(*id.Intents, bot.Flags) != 0:
+		return CloseDisallowedIntents, ""
+	}
+	shardID, shards := 0, 1
+	if id.Shard != nil {
+		if len(id.Shard) != 2 || id.Shard[1] < 1 || id.Shard[0] < 0 || id.Shard[0] >= id.Shard[1] {
+			return CloseInvalidShard, ""
+		}
+		shardID, shards = id.Shard[0], id.Shard[1]
+	}
+	sid, err := newSessionID()
+	if err != nil {
+		return CloseUnknownError, ""
+	}
+	s := newSession(sid, bot.ApplicationID, shardID, shards, *id.Intents, c.g.cfg.ReplayLimit)
+	guilds, err := c.g.dir.Guilds(c.ctx, bot.ApplicationID)
+	if err != nil {
+		c.g.log.Error("gateway: guilds", "app", bot.ApplicationID, "err", err)
+		return CloseUnknownError, ""
+	}
+	mine := guilds[:0:0]
+	for _, gd := range guilds {
+		if s.holds(gd.ID) {
+			mine = append(mine, gd)
+		}
+	}
+	if len(mine) > c.g.cfg.GuildsPerShard {
+		return CloseShardingRequired, ""
+	}
+	ready, err := c.ready(bot, s, mine)
+	if err != nil {
+		return CloseUnknownError, ""
+	}
+	s.dispatch("READY", ready)
+	if s.intents&IntentGuilds != 0 {
+		for _, gd := range mine {
+			s.dispatch("GUILD_CREATE", gd.Create)
+		}
+	}
+	// Registered after READY and its guilds, so events follow them.
+	c.g.addSession(s)
+	c.attach(s, 0)
+	return 0, ""
+}
+
+// ready renders READY's data.
+func (c *conn) ready(bot Bot, s *session, guilds []Guild) ([]byte, error) {
+	type unavailable struct {
+		ID          string `json:"id"`
+		Unavailable bool   `json:"unavailable"`
+	}
+	list := make([]unavailable, len(guilds))
+	for i, gd := range guilds {
+		list[i] = unavailable{ID: gd.ID.String(), Unavailable: true}
+	}
+	return json.Marshal(map[string]any{
+		"v": c.version, "user": bot.User, "guilds": list, "session_id": s.id, "session_type": "normal",
+		"resume_gateway_url": c.url, "shard": []int{s.shardID, s.shards},
+		"application":      map[string]any{"id": bot.ApplicationID.String(), "flags": bot.Flags},
+		"private_channels": []any{}, "relationships": []any{}, "presences": []any{},
+		"guild_join_requests": []any{}, "user_settings": map[string]any{}, "geo_ordered_rtc_regions": []string{},
+		"_trace": []string{"slashd-gateway"},
+	})
+}
+
+// resume reattaches a dropped session (op 6) and replays what it missed.
+func (c *conn) resume(d json.RawMessage) (websocket.StatusCode, string) {
+	if c.session() != nil {
+		return CloseAlreadyAuthenticated, ""
+	}
+	var rs resume
+	if err := json.Unmarshal(d, &rs); err != nil {
+		return CloseDecodeError, ""
+	}
+	bot, err := c.g.dir.Bot(c.ctx, rs.Token)
+	if errors.Is(err, ErrUnknownToken) {
+		return CloseAuthenticationFailed, ""
+	}
+	if err != nil {
+		return CloseUnknownError, ""
+	}
+	s := c.g.session(rs.SessionID)
+	if s == nil || s.appID != bot.ApplicationID {
+		c.send(frame(opInvalidSession, false))
+		return 0, ""
+	}
+	ok, why := s.resumable(rs.Seq)
+	switch {
+	case why == refuseInvalidSeq:
+		return CloseInvalidSeq, ""
+	case !ok:
+		c.send(frame(opInvalidSession, false))
+		return 0, ""
+	}
+	c.attach(s, rs.Seq)
+	s.dispatch("RESUMED", []byte(`{"_trace":["slashd-gateway"]}`))
+	return 0, ""
+}
+
+// attach makes s this connection's session, sending what follows seq; a
+// connection the session had is closed.
+func (c *conn) attach(s *session, seq int64) {
+	c.mu.Lock()
+	c.sess, c.sentSeq = s, seq
+	c.mu.Unlock()
+	if old := s.attach(c); old != nil && old != c {
+		go old.close(CloseUnknownError, "session resumed elsewhere")
+	}
+	c.notify()
+}
+
+func (c *conn) session() *session {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sess
+}
+
+// send queues a control frame.
+func (c *conn) send(f []byte) {
+	c.mu.Lock()
+	c.ctrl = append(c.ctrl, f)
+	c.mu.Unlock()
+	c.notify()
+}
+
+func (c *conn) notify() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// writeLoop writes queued control frames, then the session's new
+// dispatches, whenever woken.
+func (c *conn) writeLoop() {
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case <-c.wake:
+		}
+		c.mu.Lock()
+		ctrl, s, after := c.ctrl, c.sess, c.sentSeq
+		c.ctrl = nil
+		c.mu.Unlock()
+		for _, f := range ctrl {
+			if !c.write(f) {
+				return
+			}
+		}
+		if s == nil {
+			continue
+		}
+		frames, ok := s.since(after)
+		if !ok { // fell further behind than the session keeps
+			c.close(CloseUnknownError, "client too slow")
+			return
+		}
+		for _, e := range frames {
+			if !c.write(e.frame) {
+				return
+			}
+			c.mu.Lock()
+			if c.sess == s {
+				c.sentSeq = e.seq
+			}
+			c.mu.Unlock()
+		}
+	}
+}
+
+// write sends one frame (through the zlib stream when asked).
+func (c *conn) write(f []byte) bool {
+	ctx, cancel := context.WithTimeout(c.ctx, writeTimeout)
+	defer cancel()
+	typ := websocket.MessageText
+	if c.zlib != nil {
+		c.zbuf.Reset()
+		if _, err := c.zlib.Write(f); err != nil {
+			return false
+		}
+		if err := c.zlib.Flush(); err != nil { // ends each message with 00 00 ff ff
+			return false
+		}
+		f, typ = c.zbuf.Bytes(), websocket.MessageBinary
+	}
+	if err := c.ws.Write(ctx, typ, f); err != nil {
+		c.cancel()
+		return false
+	}
+	return true
+}
+
+// resetWatch restarts the heartbeat watchdog: 1.5 intervals without a
+// heartbeat close the connection (4009).
+func (c *conn) resetWatch() {
+	d := c.g.cfg.HeartbeatInterval * 3 / 2
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.watch == nil {
+		c.watch = time.AfterFunc(d, func() { c.close(CloseSessionTimedOut, "") })
+		return
+	}
+	c.watch.Reset(d)
+}
+
+// allowSend counts a client payload against the send limit.
+func (c *conn) allowSend() bool {
+	now := c.g.cfg.Now()
+	if now.Sub(c.windowStart) >= c.g.cfg.SendWindow {
+		c.windowStart, c.sent = now, 0
+	}
+	c.sent++
+	return c.sent <= c.g.cfg.SendLimit
+}
+
+// close ends the connection with a close code (its reason: the real
+// gateway's text unless given).
+func (c *conn) close(code websocket.StatusCode, reason string) {
+	c.closeOnce.Do(func() {
+		if reason == "" {
+			reason = closeReasons[code]
+		}
+		c.mu.Lock()
+		c.closedWith = code
+		c.mu.Unlock()
+		_ = c.ws.Close(code, reason)
+		c.cancel()
+	})
+}
+
+// reconnect asks the client to reconnect (op 7), gives it a moment to
+// leave on its own, then closes (leaving the session resumable).
+func (c *conn) reconnect(ctx context.Context) {
+	c.send(frame(opReconnect, nil))
+	t := time.NewTimer(500 * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-c.ctx.Done():
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	c.close(websocket.StatusServiceRestart, "reconnect")
+}
+
+func newSessionID() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}

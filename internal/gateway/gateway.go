@@ -1,0 +1,263 @@
+// Package gateway is slashd's websocket gateway: bots connect to it with
+// unmodified libraries (discordgo, discord.js, disgo), identify with their
+// bot token, and receive INTERACTION_CREATE (for apps without an
+// Interactions Endpoint URL) and APPLICATION_COMMAND_PERMISSIONS_UPDATE
+// from the internal event bus, with sequence numbers, heartbeats, resume
+// and the real gateway's close codes (api-facts §6).
+//
+// Sessions live in this process's memory: a dropped connection can resume
+// its session (and get what it missed) within the resume window.
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/slashd/slashd/internal/event"
+	"github.com/slashd/slashd/internal/snowflake"
+)
+
+// ErrUnknownToken is what a Directory returns for a token that is not a
+// bot token.
+var ErrUnknownToken = errors.New("unknown bot token")
+
+// Directory is what the gateway reads of the rest of slashd.
+type Directory interface {
+	// Bot authenticates a bot token ("Bot …" or bare) and returns its
+	// application; ErrUnknownToken if it is none.
+	Bot(ctx context.Context, token string) (Bot, error)
+	// Guilds returns the guilds the app's bot is in, each as the
+	// GUILD_CREATE object the libraries read.
+	Guilds(ctx context.Context, appID snowflake.ID) ([]Guild, error)
+}
+
+// Bot is an application as the gateway sees it.
+type Bot struct {
+	ApplicationID snowflake.ID
+	Flags         uint64
+	User          json.RawMessage // the bot's user object for READY
+}
+
+// Guild is one guild of a bot.
+type Guild struct {
+	ID     snowflake.ID
+	Create json.RawMessage // the GUILD_CREATE data
+}
+
+// Config tunes the gateway.
+type Config struct {
+	// HeartbeatInterval is what Hello tells clients (the real gateway's
+	// 41.25 s); a connection silent for 1.5 intervals is closed (4009).
+	HeartbeatInterval time.Duration
+	// ResumeWindow is how long a dropped session stays resumable.
+	ResumeWindow time.Duration
+	// ReplayLimit is how many dispatches a session keeps for resume.
+	ReplayLimit int
+	// SendLimit is how many payloads a client may send per SendWindow
+	// (120 per 60 s); more closes with 4008.
+	SendLimit  int
+	SendWindow time.Duration
+	// MaxPayload is the largest payload a client may send (4096 bytes);
+	// larger closes with 4002.
+	MaxPayload int
+	// GuildsPerShard is how many guilds a shard may hold before 4011.
+	GuildsPerShard int
+	Now            func() time.Time
+	Logger         *slog.Logger
+}
+
+// DefaultConfig is the real gateway's numbers.
+func DefaultConfig() Config {
+	return Config{HeartbeatInterval: 41250 * time.Millisecond, ResumeWindow: 5 * time.Minute, ReplayLimit: 1000,
+		SendLimit: 120, SendWindow: time.Minute, MaxPayload: 4096, GuildsPerShard: 2500}
+}
+
+// Gateway accepts connections and dispatches events to their sessions.
+type Gateway struct {
+	cfg Config
+	dir Directory
+	log *slog.Logger
+
+	mu       sync.Mutex
+	sessions map[string]*session
+	byApp    map[snowflake.ID]map[*session]struct{}
+	conns    map[*conn]struct{}
+	closing  bool
+}
+
+// New makes a gateway; Run feeds it events.
+func New(cfg Config, dir Directory) *Gateway {
+	def := DefaultConfig()
+	if cfg.HeartbeatInterval <= 0 {
+		cfg.HeartbeatInterval = def.HeartbeatInterval
+	}
+	if cfg.ResumeWindow <= 0 {
+		cfg.ResumeWindow = def.ResumeWindow
+	}
+	if cfg.ReplayLimit <= 0 {
+		cfg.ReplayLimit = def.ReplayLimit
+	}
+	if cfg.SendLimit <= 0 || cfg.SendWindow <= 0 {
+		cfg.SendLimit, cfg.SendWindow = def.SendLimit, def.SendWindow
+	}
+	if cfg.MaxPayload <= 0 {
+		cfg.MaxPayload = def.MaxPayload
+	}
+	if cfg.GuildsPerShard <= 0 {
+		cfg.GuildsPerShard = def.GuildsPerShard
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Gateway{cfg: cfg, dir: dir, log: cfg.Logger, sessions: map[string]*session{},
+		byApp: map[snowflake.ID]map[*session]struct{}{}, conns: map[*conn]struct{}{}}
+}
+
+// Run dispatches the bus's events to the sessions of their apps until
+// ctx ends; it also forgets sessions whose resume window has passed.
+func (g *Gateway) Run(ctx context.Context, bus event.Bus) {
+	events := bus.Subscribe(ctx, 8192)
+	sweep := time.NewTicker(max(g.cfg.ResumeWindow/4, time.Second))
+	defer sweep.Stop()
+	for {
+		select {
+		case e, ok := <-events:
+			if !ok {
+				return
+			}
+			g.Dispatch(e)
+		case <-sweep.C:
+			g.forgetExpired()
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// dispatched says which bus events go to bots.
+var dispatched = map[string]bool{
+	event.InteractionCreate:                   true,
+	event.ApplicationCommandPermissionsUpdate: true,
+}
+
+// Dispatch sends one event to every session of its app whose shard holds
+// its guild. It never blocks on a connection: each session buffers.
+func (g *Gateway) Dispatch(e event.Event) {
+	if !dispatched[e.Type] {
+		return
+	}
+	data, err := json.Marshal(e.Data)
+	if err != nil {
+		g.log.Error("gateway: encode event", "type", e.Type, "err", err)
+		return
+	}
+	g.mu.Lock()
+	targets := make([]*session, 0, len(g.byApp[e.ApplicationID]))
+	for s := range g.byApp[e.ApplicationID] {
+		if s.holds(e.GuildID) {
+			targets = append(targets, s)
+		}
+	}
+	g.mu.Unlock()
+	for _, s := range targets {
+		s.dispatch(e.Type, data)
+	}
+}
+
+// Sessions counts the live sessions (connected or resumable).
+func (g *Gateway) Sessions() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.sessions)
+}
+
+func (g *Gateway) addSession(s *session) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.sessions[s.id] = s
+	if g.byApp[s.appID] == nil {
+		g.byApp[s.appID] = map[*session]struct{}{}
+	}
+	g.byApp[s.appID][s] = struct{}{}
+}
+
+func (g *Gateway) session(id string) *session {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.sessions[id]
+}
+
+func (g *Gateway) removeSession(s *session) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.sessions, s.id)
+	if m := g.byApp[s.appID]; m != nil {
+		delete(m, s)
+		if len(m) == 0 {
+			delete(g.byApp, s.appID)
+		}
+	}
+}
+
+// forgetExpired drops sessions disconnected for longer than the resume
+// window.
+func (g *Gateway) forgetExpired() {
+	now := g.cfg.Now()
+	g.mu.Lock()
+	var expired []*session
+	for _, s := range g.sessions {
+		if s.expired(now, g.cfg.ResumeWindow) {
+			expired = append(expired, s)
+		}
+	}
+	g.mu.Unlock()
+	for _, s := range expired {
+		g.removeSession(s)
+	}
+}
+
+// Shutdown asks every connected client to reconnect (op 7) and closes
+// the connections, so that clients resume elsewhere (or here, once the
+// server is back) without losing events.
+func (g *Gateway) Shutdown(ctx context.Context) {
+	g.mu.Lock()
+	g.closing = true
+	conns := make([]*conn, 0, len(g.conns))
+	for c := range g.conns {
+		conns = append(conns, c)
+	}
+	g.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.reconnect(ctx)
+		}()
+	}
+	wg.Wait()
+}
+
+func (g *Gateway) addConn(c *conn) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closing {
+		return false
+	}
+	g.conns[c] = struct{}{}
+	return true
+}
+
+func (g *Gateway) removeConn(c *conn) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.conns, c)
+}

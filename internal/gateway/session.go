@@ -1,0 +1,132 @@
+package gateway
+
+import (
+	"sync"
+	"time"
+
+	"github.com/slashd/slashd/internal/snowflake"
+)
+
+// session is an identified bot session: its sequence, the dispatches it
+// keeps for resume, and the connection it is attached to (none while the
+// client reconnects).
+type session struct {
+	id      string
+	appID   snowflake.ID
+	shardID int
+	shards  int
+	intents uint64
+	limit   int // dispatches kept for resume
+
+	mu     sync.Mutex
+	seq    int64
+	buf    []entry
+	conn   *conn
+	leftAt time.Time // when the last connection went away
+	dead   bool      // invalidated: cannot be resumed
+}
+
+// entry is one dispatch as sent, kept for replay.
+type entry struct {
+	seq   int64
+	frame []byte
+}
+
+func newSession(id string, appID snowflake.ID, shardID, shards int, intents uint64, limit int) *session {
+	return &session{id: id, appID: appID, shardID: shardID, shards: shards, intents: intents, limit: limit}
+}
+
+// holds reports whether guildID belongs to this session's shard
+// ((guild_id >> 22) % num_shards); events without a guild go to shard 0.
+func (s *session) holds(guildID snowflake.ID) bool {
+	if s.shards <= 1 {
+		return true
+	}
+	return int((uint64(guildID)>>22)%uint64(s.shards)) == s.shardID
+}
+
+// dispatch numbers an event, keeps it and wakes the connection.
+func (s *session) dispatch(t string, data []byte) {
+	s.mu.Lock()
+	s.seq++
+	s.buf = append(s.buf, entry{seq: s.seq, frame: dispatchFrame(t, s.seq, data)})
+	if len(s.buf) >= 2*s.limit { // trim in chunks: amortized O(1)
+		s.buf = append([]entry(nil), s.buf[len(s.buf)-s.limit:]...)
+	}
+	c := s.conn
+	s.mu.Unlock()
+	if c != nil {
+		c.notify()
+	}
+}
+
+// since returns the dispatches after seq, and false when some of them are
+// no longer kept.
+func (s *session) since(seq int64) ([]entry, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if seq >= s.seq {
+		return nil, true
+	}
+	if seq+1 < s.seq-int64(len(s.buf))+1 {
+		return nil, false
+	}
+	n := int(s.seq - seq)
+	out := make([]entry, n)
+	copy(out, s.buf[len(s.buf)-n:])
+	return out, true
+}
+
+// resumable checks a resume from seq: ok, or why not.
+func (s *session) resumable(seq int64) (bool, resumeRefusal) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.dead:
+		return false, refuseInvalidSession
+	case seq > s.seq || seq < 0:
+		return false, refuseInvalidSeq
+	}
+	if seq < s.seq-int64(len(s.buf)) {
+		return false, refuseInvalidSession
+	}
+	return true, 0
+}
+
+type resumeRefusal int
+
+const (
+	refuseInvalidSession resumeRefusal = iota + 1
+	refuseInvalidSeq
+)
+
+// attach makes c the session's connection and returns the one it
+// replaces, if any.
+func (s *session) attach(c *conn) *conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.conn
+	s.conn = c
+	return old
+}
+
+// detach lets go of c (if still attached); dead invalidates the session
+// (the client closed with 1000 or 1001).
+func (s *session) detach(c *conn, now time.Time, dead bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn == c {
+		s.conn = nil
+		s.leftAt = now
+	}
+	if dead {
+		s.dead = true
+	}
+}
+
+// expired reports whether the session can be forgotten.
+func (s *session) expired(now time.Time, window time.Duration) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conn == nil && (s.dead || (!s.leftAt.IsZero() && now.Sub(s.leftAt) > window))
+}
