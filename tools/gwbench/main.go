@@ -1,0 +1,257 @@
+// Command gwbench measures the gateway with many idle sessions: the
+// memory each costs the server, and how long one event takes to reach
+// all of them. The server (an in-process slashd on a temporary SQLite
+// store) and the clients run in two processes, since each side needs a
+// file descriptor per connection.
+//
+//	go run ./tools/gwbench -sessions 10000 -events 5
+//
+// It prints the server's heap and goroutines per session, and for each
+// event the time until the first, the median and the last session had it.
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/slashd/slashd/internal/api"
+	"github.com/slashd/slashd/internal/bootstrap"
+	"github.com/slashd/slashd/internal/event"
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store/sqlite"
+)
+
+func main() {
+	sessions := flag.Int("sessions", 10000, "idle sessions to open")
+	events := flag.Int("events", 5, "events to dispatch to all sessions")
+	client := flag.String("client", "", "internal: run as the client process against this ws URL")
+	token := flag.String("token", "", "internal: the bot token")
+	memprofile := flag.String("memprofile", "", "write the server's heap profile with the sessions open to this file")
+	flag.Parse()
+	heapProfile = *memprofile
+	if *client != "" {
+		runClients(*client, *token, *sessions)
+		return
+	}
+	if err := runServer(*sessions, *events); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// runServer starts slashd, starts the client process, and measures.
+func runServer(n, events int) error {
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "gwbench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	st, err := sqlite.Open(ctx, filepath.Join(dir, "slashd.db"))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	bus := event.NewMemory()
+	ids := snowflake.NewGenerator(0, nil)
+	cfg := api.DefaultConfig()
+	cfg.RateLimit = false
+	handler := api.New(cfg, api.Deps{Store: st, IDs: ids, Now: time.Now, Rand: rand.Reader, Events: bus})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: handler}
+	go srv.Serve(ln)
+	defer srv.Close()
+	creds, err := bootstrap.CreateApp(ctx, bootstrap.Env{Store: st, IDs: ids, Rand: rand.Reader, Now: time.Now},
+		bootstrap.AppOptions{Name: "gwbench", BaseURL: "http://" + ln.Addr().String()})
+	if err != nil {
+		return err
+	}
+	appID, _ := snowflake.Parse(creds.ApplicationID)
+	guildID, _ := snowflake.Parse(creds.GuildID)
+
+	before := heap()
+	goroutinesBefore := runtime.NumGoroutine()
+	cmd := exec.Command(os.Args[0], "-client", "ws://"+ln.Addr().String()+"/gateway?v=10&encoding=json",
+		"-token", creds.BotToken, "-sessions", strconv.Itoa(n))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	lines := bufio.NewScanner(out)
+	if !lines.Scan() || lines.Text() != "ready" {
+		return fmt.Errorf("client process: %q %v", lines.Text(), lines.Err())
+	}
+	fmt.Printf("%d sessions identified in %s\n", n, time.Since(start).Round(time.Millisecond))
+	time.Sleep(time.Second) // let buffers settle
+	after := heap()
+	if heapProfile != "" {
+		if err := writeHeapProfile(heapProfile); err != nil {
+			return err
+		}
+	}
+	fmt.Printf("server heap in use: %.1f MiB before, %.1f MiB with the sessions: %.1f KiB per session\n",
+		mib(before), mib(after), float64(after-before)/1024/float64(n))
+	fmt.Printf("server goroutines: %d per session\n", (runtime.NumGoroutine()-goroutinesBefore)/max(n, 1))
+
+	for i := 0; i < events; i++ {
+		sent := time.Now()
+		bus.Publish(ctx, event.Event{Type: event.InteractionCreate, ApplicationID: appID, GuildID: guildID,
+			Data: map[string]any{"sent": sent.UnixNano(), "i": i}})
+		if !lines.Scan() {
+			return fmt.Errorf("client process ended: %v", lines.Err())
+		}
+		fmt.Printf("event %d: %s\n", i, lines.Text())
+	}
+	in.Close()
+	return cmd.Wait()
+}
+
+// heapProfile is where -memprofile writes.
+var heapProfile string
+
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return pprof.WriteHeapProfile(f)
+}
+
+func heap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapInuse + m.StackInuse
+}
+
+func mib(b uint64) float64 { return float64(b) / (1 << 20) }
+
+// runClients opens n sessions, prints "ready", then for each event all
+// sessions receive prints the latency spread, until stdin closes.
+func runClients(url, token string, n int) {
+	ctx := context.Background()
+	type arrival struct{ at, sent int64 }
+	arrivals := make(chan arrival, n)
+	var ready sync.WaitGroup
+	var failed atomic.Int32
+	sem := make(chan struct{}, 64) // dial concurrency
+	for i := 0; i < n; i++ {
+		ready.Add(1)
+		go func() {
+			sem <- struct{}{}
+			c, err := connect(ctx, url, token)
+			<-sem
+			ready.Done()
+			if err != nil {
+				if failed.Add(1) == 1 {
+					log.Printf("session: %v", err)
+				}
+				return
+			}
+			for {
+				_, msg, err := c.Read(ctx)
+				if err != nil {
+					return
+				}
+				if !strings.Contains(string(msg), `"t":"INTERACTION_CREATE"`) {
+					continue // heartbeat ACKs
+				}
+				var f struct {
+					D struct {
+						Sent int64 `json:"sent"`
+					} `json:"d"`
+				}
+				_ = json.Unmarshal(msg, &f)
+				arrivals <- arrival{at: time.Now().UnixNano(), sent: f.D.Sent}
+			}
+		}()
+	}
+	ready.Wait()
+	if f := failed.Load(); f > 0 {
+		log.Fatalf("%d sessions failed", f)
+	}
+	fmt.Println("ready")
+	go func() { // end when the server closes stdin
+		_, _ = bufio.NewReader(os.Stdin).ReadByte()
+		os.Exit(0)
+	}()
+	for {
+		lat := make([]time.Duration, 0, n)
+		for len(lat) < n {
+			a := <-arrivals
+			lat = append(lat, time.Duration(a.at-a.sent))
+		}
+		slices.Sort(lat)
+		fmt.Printf("first %s, median %s, p99 %s, last %s (all %d sessions)\n", lat[0].Round(time.Microsecond),
+			lat[len(lat)/2].Round(time.Microsecond), lat[len(lat)*99/100].Round(time.Microsecond),
+			lat[len(lat)-1].Round(time.Microsecond), n)
+	}
+}
+
+// connect identifies one session and waits for READY; a goroutine keeps
+// it alive with heartbeats.
+func connect(ctx context.Context, url, token string) (*websocket.Conn, error) {
+	c, _, err := websocket.Dial(ctx, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	_, hello, err := c.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var h struct {
+		D struct {
+			Interval int `json:"heartbeat_interval"`
+		} `json:"d"`
+	}
+	_ = json.Unmarshal(hello, &h)
+	identify := `{"op":2,"d":{"token":"` + token + `","intents":0,"properties":{"os":"linux","browser":"gwbench","device":"gwbench"}}}`
+	if err := c.Write(ctx, websocket.MessageText, []byte(identify)); err != nil {
+		return nil, err
+	}
+	if _, msg, err := c.Read(ctx); err != nil || !strings.Contains(string(msg), `"READY"`) {
+		return nil, fmt.Errorf("no READY: %s %v", msg, err)
+	}
+	go func() {
+		t := time.NewTicker(time.Duration(h.D.Interval) * time.Millisecond)
+		defer t.Stop()
+		for range t.C {
+			if c.Write(ctx, websocket.MessageText, []byte(`{"op":1,"d":null}`)) != nil {
+				return
+			}
+		}
+	}()
+	return c, nil
+}
