@@ -27,25 +27,29 @@ const (
 var errActivitiesDisabled = apierr.Invalid(interaction.CodeResponseTypeInvalid,
 	"Activities are not enabled for this application", "type")
 
-// answer stores an interaction's initial answer: its state and, for
-// message answers, the message, in one transaction. A second answer is
-// 40060; a callback after the answer window, 10062.
-func (s *Server) answer(ctx context.Context, id snowflake.ID, cb interaction.Callback, mode answerMode) (store.Interaction, error) {
-	rec, err := s.store.Interaction(ctx, id)
-	if err != nil {
-		return store.Interaction{}, notFoundAs(err, errUnknownInteraction)
-	}
+// answered is an interaction with its initial answer, and the message the
+// answer stored, when this process stored it.
+type answered struct {
+	store.Interaction
+	msg *store.Message
+}
+
+// answerRecord stores the initial answer of interaction rec (as read; its
+// stored state is checked again inside the transaction): its state and,
+// for message answers, the message, in one transaction. A second answer
+// is 40060; a callback after the answer window, 10062.
+func (s *Server) answerRecord(ctx context.Context, rec store.Interaction, cb interaction.Callback, mode answerMode) (answered, error) {
 	if rec.ResponseType != 0 {
-		return store.Interaction{}, errAlreadyAcked
+		return answered{}, errAlreadyAcked
 	}
 	// Everything that reads the world is done before the transaction,
 	// which only decides and writes.
 	put, result, err := s.prepareAnswer(ctx, rec, cb)
 	if err != nil {
-		return store.Interaction{}, err
+		return answered{}, err
 	}
 	now := s.now().UTC()
-	rec, err = s.store.AnswerInteraction(ctx, id, func(cur store.Interaction) (store.Answer, error) {
+	rec, err = s.store.AnswerInteraction(ctx, rec.ID, func(cur store.Interaction) (store.Answer, error) {
 		if cur.ResponseType != 0 {
 			return store.Answer{}, errAlreadyAcked
 		}
@@ -63,10 +67,10 @@ func (s *Server) answer(ctx context.Context, id snowflake.ID, cb interaction.Cal
 		return store.Answer{Interaction: cur, Put: put}, nil
 	})
 	if err != nil {
-		return store.Interaction{}, err
+		return answered{}, err
 	}
-	s.answers.notify(id)
-	return rec, nil
+	s.answers.notify(rec.ID)
+	return answered{Interaction: rec, msg: put}, nil
 }
 
 // prepareAnswer builds what an answer stores: a message to put, and the
@@ -239,7 +243,7 @@ const answerPoll = 100 * time.Millisecond
 
 // awaitAnswer waits until interaction id is answered or the deadline
 // passes (then the invoking user sees "The application did not respond").
-func (s *Server) awaitAnswer(ctx context.Context, id snowflake.ID, deadline time.Time) (store.Interaction, error) {
+func (s *Server) awaitAnswer(ctx context.Context, id snowflake.ID, deadline time.Time) (answered, error) {
 	woken, done := s.answers.register(id)
 	defer done()
 	timer := time.NewTimer(max(deadline.Sub(s.now()), 0))
@@ -249,10 +253,10 @@ func (s *Server) awaitAnswer(ctx context.Context, id snowflake.ID, deadline time
 	for {
 		rec, err := s.store.Interaction(ctx, id)
 		if err != nil {
-			return store.Interaction{}, err
+			return answered{}, err
 		}
 		if rec.ResponseType != 0 {
-			return rec, nil
+			return answered{Interaction: rec}, nil
 		}
 		select {
 		case <-woken:
@@ -261,11 +265,11 @@ func (s *Server) awaitAnswer(ctx context.Context, id snowflake.ID, deadline time
 			// One last read: an answer may have committed just now.
 			rec, err := s.store.Interaction(ctx, id)
 			if err == nil && rec.ResponseType != 0 {
-				return rec, nil
+				return answered{Interaction: rec}, nil
 			}
-			return store.Interaction{}, errNoResponse
+			return answered{}, errNoResponse
 		case <-ctx.Done():
-			return store.Interaction{}, ctx.Err()
+			return answered{}, ctx.Err()
 		}
 	}
 }
@@ -297,7 +301,7 @@ type callbackResource struct {
 }
 
 // callbackResponse renders an answered interaction.
-func (s *Server) callbackResponse(ctx context.Context, rec store.Interaction) (callbackResult, error) {
+func (s *Server) callbackResponse(ctx context.Context, rec answered) (callbackResult, error) {
 	out := callbackResult{Interaction: callbackInteraction{ID: rec.ID, Type: rec.Type},
 		Resource: &callbackResource{Type: rec.ResponseType}}
 	switch rec.ResponseType {
@@ -315,7 +319,7 @@ func (s *Server) callbackResponse(ctx context.Context, rec store.Interaction) (c
 	if rec.OriginalMessageID == 0 {
 		return out, nil
 	}
-	m, err := s.store.Message(ctx, rec.OriginalMessageID)
+	m, err := s.originalMessage(ctx, rec)
 	if errors.Is(err, store.ErrNotFound) {
 		return out, nil // deleted since
 	}
@@ -327,4 +331,13 @@ func (s *Server) callbackResponse(ctx context.Context, rec store.Interaction) (c
 	out.Interaction.ResponseMessageLoading, out.Interaction.ResponseMessageEphemeral = &loading, &ephemeral
 	out.Resource.Message = m.Body
 	return out, nil
+}
+
+// originalMessage is the answer's message: the one just stored, else as
+// stored now.
+func (s *Server) originalMessage(ctx context.Context, rec answered) (store.Message, error) {
+	if rec.msg != nil && rec.msg.ID == rec.OriginalMessageID {
+		return *rec.msg, nil
+	}
+	return s.store.Message(ctx, rec.OriginalMessageID)
 }

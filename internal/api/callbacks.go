@@ -45,18 +45,19 @@ func (s *Server) interactionCallback(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	if rec, err = s.answer(ctx, id, cb, answerCallback); err != nil {
+	ans, err := s.answerRecord(ctx, rec, cb, answerCallback)
+	if err != nil {
 		return err
 	}
 	if r.URL.Query().Get("with_response") != "true" {
 		writeNoContent(w)
 		return nil
 	}
-	out, err := s.callbackResponse(ctx, rec)
+	out, err := s.callbackResponse(ctx, ans)
 	if err != nil {
 		return err
 	}
-	if rec.ResponseType == interaction.CallbackDeferredChannelMessage {
+	if ans.ResponseType == interaction.CallbackDeferredChannelMessage {
 		// The real service shows resource.message only for types 4 and 7;
 		// the loading placeholder is named by response_message_id. (The
 		// invoking client's answer keeps it.)
@@ -85,12 +86,14 @@ func (s *Server) webhookInteraction(r *http.Request) (store.Interaction, error) 
 		// An app that answers inline and follows up at once can be faster
 		// than its own answer: wait for it within the answer window
 		// rather than refuse a token that is about to work.
-		if rec, err = s.awaitAnswer(r.Context(), rec.ID, rec.CreatedAt.Add(answerWindow)); err != nil {
-			if errors.Is(err, errNoResponse) {
-				return store.Interaction{}, errUnknownWebhook
-			}
+		ans, err := s.awaitAnswer(r.Context(), rec.ID, rec.CreatedAt.Add(answerWindow))
+		if errors.Is(err, errNoResponse) {
+			return store.Interaction{}, errUnknownWebhook
+		}
+		if err != nil {
 			return store.Interaction{}, err
 		}
+		rec = ans.Interaction
 	}
 	if s.now().Sub(rec.CreatedAt) > tokenLifetime {
 		return store.Interaction{}, errInvalidWebhookTok

@@ -299,9 +299,9 @@ func (s *Server) newInteractionToken(id snowflake.ID) (string, error) {
 // dispatch hands the invocation to the app and waits (within the answer
 // window) for its answer. An entry point with handler 2 is the service's
 // own to answer: it launches the Activity without involving the app.
-func (s *Server) dispatch(ctx context.Context, in invocation) (store.Interaction, error) {
+func (s *Server) dispatch(ctx context.Context, in invocation) (answered, error) {
 	if in.cmd.Type == command.PrimaryEntryPoint && in.cmd.Handler != nil && *in.cmd.Handler == command.HandlerDiscordLaunchActivity {
-		return s.answer(ctx, in.record.ID, interaction.Callback{Type: interaction.CallbackLaunchActivity}, answerLaunch)
+		return s.answerRecord(ctx, in.record, interaction.Callback{Type: interaction.CallbackLaunchActivity}, answerLaunch)
 	}
 	deadline := in.record.CreatedAt.Add(answerWindow)
 	if in.app.InteractionsEndpointURL == "" {
@@ -315,12 +315,12 @@ func (s *Server) dispatch(ctx context.Context, in invocation) (store.Interaction
 		s.log.Info("interaction delivery failed", "application_id", in.app.ID, "interaction_id", in.record.ID,
 			"diagnostic", de.Diagnostic())
 		if de.Kind == webhook.KindTimeout {
-			return store.Interaction{}, errNoResponse
+			return answered{}, errNoResponse
 		}
-		return store.Interaction{}, errInteractionFailed
+		return answered{}, errInteractionFailed
 	}
 	if err != nil {
-		return store.Interaction{}, err
+		return answered{}, err
 	}
 	if resp.ViaCallback {
 		return s.awaitAnswer(ctx, in.record.ID, deadline)
@@ -329,26 +329,26 @@ func (s *Server) dispatch(ctx context.Context, in invocation) (store.Interaction
 }
 
 // answerInline applies an answer the app gave in its HTTP response.
-func (s *Server) answerInline(ctx context.Context, in invocation, body []byte) (store.Interaction, error) {
+func (s *Server) answerInline(ctx context.Context, in invocation, body []byte) (answered, error) {
 	v, err := form.DecodeJSON(body)
 	if err != nil {
-		return store.Interaction{}, errInteractionFailed
+		return answered{}, errInteractionFailed
 	}
 	cb, err := interaction.ParseCallback(v, in.payload.Type)
 	if err != nil {
 		s.log.Info("inline interaction answer refused", "application_id", in.app.ID,
 			"interaction_id", in.record.ID, "err", err)
-		return store.Interaction{}, errInteractionFailed
+		return answered{}, errInteractionFailed
 	}
-	rec, err := s.answer(ctx, in.record.ID, cb, answerInlineHTTP)
+	rec, err := s.answerRecord(ctx, in.record, cb, answerInlineHTTP)
 	if err != nil {
 		var ae *apierr.Error
 		if errors.As(err, &ae) {
 			s.log.Info("inline interaction answer refused", "application_id", in.app.ID,
 				"interaction_id", in.record.ID, "err", err)
-			return store.Interaction{}, errInteractionFailed
+			return answered{}, errInteractionFailed
 		}
-		return store.Interaction{}, err
+		return answered{}, err
 	}
 	return rec, nil
 }

@@ -229,9 +229,10 @@ func (s *Store) AnswerInteraction(ctx context.Context, id snowflake.ID,
 				return err
 			}
 		}
-		// Read back what was stored (times at the store's precision).
-		out, err = readInteraction(ctx, txReader{s: s, tx: tx}, id)
-		return err
+		// What was stored, times at the store's precision.
+		next.CreatedAt, next.AnsweredAt = fromUnix(unix(next.CreatedAt)), fromUnix(unix(next.AnsweredAt))
+		out = next
+		return nil
 	})
 	if err != nil {
 		return store.Interaction{}, err
