@@ -108,11 +108,8 @@ func (c *conn) readLoop() {
 		timedOut := c.closedWith == CloseSessionTimedOut
 		c.mu.Unlock()
 		dead = dead || timedOut // 4009: start a new session
-		if s := c.session(); s != nil {
-			s.detach(c, c.g.cfg.Now(), dead)
-			if dead {
-				c.g.removeSession(s)
-			}
+		if s := c.session(); s != nil && s.detach(c, c.g.cfg.Now(), dead) {
+			c.g.removeSession(s)
 		}
 	}()
 	for {

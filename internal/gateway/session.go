@@ -110,18 +110,19 @@ func (s *session) attach(c *conn) *conn {
 	return old
 }
 
-// detach lets go of c (if still attached); dead invalidates the session
-// (the client closed with 1000 or 1001).
-func (s *session) detach(c *conn, now time.Time, dead bool) {
+// detach lets go of c if it is still the session's connection; dead
+// then invalidates the session (the client closed with 1000 or 1001, or
+// timed out). It reports whether the session ended. A connection the
+// session was resumed away from changes nothing.
+func (s *session) detach(c *conn, now time.Time, dead bool) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.conn == c {
-		s.conn = nil
-		s.leftAt = now
+	if s.conn != c {
+		return false
 	}
-	if dead {
-		s.dead = true
-	}
+	s.conn, s.leftAt = nil, now
+	s.dead = s.dead || dead
+	return s.dead
 }
 
 // expired reports whether the session can be forgotten.
