@@ -1,6 +1,7 @@
 // Package clienttest holds compatibility tests that drive slashd with real,
-// unmodified Discord client libraries (discordgo and disgo) instead of
-// hand-written HTTP requests. Each test starts the real API on a fresh
+// unmodified Discord client libraries (discordgo and disgo, and a
+// discord.js v14 bot run with Node.js from discordjs/) instead of
+// hand-written HTTP requests, over REST and the gateway. Each test starts the real API on a fresh
 // store (internal/testenv), aims a library at it the way a bot developer
 // would, and decodes every response through the library's own types, so a
 // wire-format difference from the real service (a snowflake sent as a
