@@ -50,8 +50,11 @@ func (s *session) dispatch(t string, data []byte) {
 	s.mu.Lock()
 	s.seq++
 	s.buf = append(s.buf, entry{seq: s.seq, frame: dispatchFrame(t, s.seq, data)})
-	if len(s.buf) >= 2*s.limit { // trim in chunks: amortized O(1)
-		s.buf = append([]entry(nil), s.buf[len(s.buf)-s.limit:]...)
+	// Keep limit dispatches besides the newest (a resume's RESUMED), so a
+	// client that missed limit of them gets them all; trim in chunks:
+	// amortized O(1).
+	if keep := s.limit + 1; len(s.buf) >= 2*keep {
+		s.buf = append([]entry(nil), s.buf[len(s.buf)-keep:]...)
 	}
 	c := s.conn
 	s.mu.Unlock()
@@ -87,7 +90,9 @@ func (s *session) resumable(seq int64) (bool, resumeRefusal) {
 	case seq > s.seq || seq < 0:
 		return false, refuseInvalidSeq
 	}
-	if seq < s.seq-int64(len(s.buf)) {
+	// More than limit missed: refused whatever the buffer still holds, so
+	// that RESUMED cannot trim what is to be replayed.
+	if s.seq-seq > int64(s.limit) || seq < s.seq-int64(len(s.buf)) {
 		return false, refuseInvalidSession
 	}
 	return true, 0

@@ -1,0 +1,147 @@
+package gateway_test
+
+import (
+	"bytes"
+	"compress/zlib"
+	"context"
+	"encoding/json"
+	"io"
+	"testing"
+
+	"github.com/coder/websocket"
+
+	"github.com/slashd/slashd/internal/testenv"
+)
+
+// zlibFrames reads a zlib-stream connection's messages one after the
+// other as one byte stream, checking each is a binary message ending
+// with the sync flush suffix.
+type zlibFrames struct {
+	t      *testing.T
+	ws     *websocket.Conn
+	buf    []byte
+	frames int
+}
+
+func (r *zlibFrames) Read(p []byte) (int, error) {
+	if len(r.buf) == 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
+		defer cancel()
+		typ, data, err := r.ws.Read(ctx)
+		if err != nil {
+			return 0, err
+		}
+		r.frames++
+		if typ != websocket.MessageBinary {
+			r.t.Errorf("message %d: %v, want binary: %q", r.frames, typ, data)
+		}
+		if !bytes.HasSuffix(data, []byte{0, 0, 0xff, 0xff}) {
+			r.t.Errorf("message %d does not end with 00 00 ff ff: % x", r.frames, data)
+		}
+		r.buf = data
+	}
+	n := copy(p, r.buf)
+	r.buf = r.buf[n:]
+	return n, nil
+}
+
+// TestZlibStream: with compress=zlib-stream every frame is a binary
+// message, and one zlib reader over all of them inflates the very JSON
+// an uncompressed connection gets.
+func TestZlibStream(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	app, g := appID(t, e), guildID(t, e)
+
+	plain := dial(t, e)
+	zc := dialQuery(t, e, "v=10&encoding=json&compress=zlib-stream")
+	zf := &zlibFrames{t: t, ws: zc.ws}
+	zr, err := zlib.NewReader(zf)
+	if err != nil {
+		t.Fatalf("zlib header: %v", err)
+	}
+	dec := json.NewDecoder(zr)
+	next := func() (json.RawMessage, wireFrame) {
+		t.Helper()
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			t.Fatalf("inflate and decode frame %d: %v", zf.frames, err)
+		}
+		var f wireFrame
+		if err := json.Unmarshal(raw, &f); err != nil {
+			t.Fatal(err)
+		}
+		return raw, f
+	}
+	// plainRaw reads the uncompressed connection's next message as sent.
+	plainRaw := func() []byte {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
+		defer cancel()
+		typ, data, err := plain.ws.Read(ctx)
+		if err != nil || typ != websocket.MessageText {
+			t.Fatalf("plain read: %v %v", typ, err)
+		}
+		return data
+	}
+
+	hello, f := next()
+	if f.Op != 10 {
+		t.Fatalf("first frame %s, want Hello", hello)
+	}
+	if want := plainRaw(); string(hello) != string(want) {
+		t.Fatalf("inflated Hello %s, plain %s", hello, want)
+	}
+
+	zc.send(1, nil) // the client sends plain text
+	if _, f := next(); f.Op != 11 {
+		t.Fatalf("got %s, want op 11", f)
+	}
+	zc.send(2, identifyData(e.Bot(), 1))
+	plain.send(2, identifyData(e.Bot(), 1))
+	if _, f := next(); f.name() != "READY" || f.seq() != 1 {
+		t.Fatalf("got %s, want READY", f)
+	}
+	plainRaw() // READY: its session differs
+	gc, f := next()
+	if f.name() != "GUILD_CREATE" {
+		t.Fatalf("got %s, want GUILD_CREATE", f)
+	}
+	if want := plainRaw(); string(gc) != string(want) {
+		t.Fatalf("inflated GUILD_CREATE %s\nplain %s", gc, want)
+	}
+	for n := range 3 {
+		interaction(e, app, g, n)
+		ic, f := next()
+		if f.name() != "INTERACTION_CREATE" || f.seq() != int64(3+n) {
+			t.Fatalf("got %s, want INTERACTION_CREATE with s %d", ic, 3+n)
+		}
+		if want := plainRaw(); string(ic) != string(want) {
+			t.Fatalf("inflated %s\nplain %s", ic, want)
+		}
+	}
+	if zf.frames != 7 {
+		t.Fatalf("%d messages for 7 frames", zf.frames)
+	}
+	// The close code comes through as usual.
+	zc.send(99, nil)
+	_, err = io.ReadAll(zr)
+	if websocket.CloseStatus(err) != 4001 {
+		t.Fatalf("after an unknown op: %v, want close 4001", err)
+	}
+}
+
+// TestIdentifyCompress: Identify's compress: true (discordgo's default)
+// does not turn on compression: frames stay text JSON.
+func TestIdentifyCompress(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	c := dial(t, e)
+	c.hello()
+	d := identifyData(e.Bot(), 1)
+	d["compress"] = true
+	d["large_threshold"] = 250
+	c.send(2, d)
+	c.ready() // fails on a binary message
+	c.dispatch("GUILD_CREATE")
+}
