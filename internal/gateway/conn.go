@@ -267,15 +267,21 @@ func (c *conn) resume(d json.RawMessage) (websocket.StatusCode, string) {
 		c.send(frame(opInvalidSession, false))
 		return 0, ""
 	}
-	ok, why := s.resumable(rs.Seq)
-	switch {
-	case why == refuseInvalidSeq:
+	old, refused := s.resume(c, rs.Seq)
+	switch refused {
+	case refuseInvalidSeq:
 		return CloseInvalidSeq, ""
-	case !ok:
+	case refuseInvalidSession:
 		c.send(frame(opInvalidSession, false))
 		return 0, ""
 	}
-	c.attach(s, rs.Seq)
+	// The writer picks the session up at the next wake-up (RESUMED's).
+	c.mu.Lock()
+	c.sess, c.sentSeq = s, rs.Seq
+	c.mu.Unlock()
+	if old != nil && old != c {
+		go old.close(CloseUnknownError, "session resumed elsewhere")
+	}
 	s.dispatch("RESUMED", []byte(`{"_trace":["slashd-gateway"]}`))
 	return 0, ""
 }
@@ -286,7 +292,7 @@ func (c *conn) attach(s *session, seq int64) {
 	c.mu.Lock()
 	c.sess, c.sentSeq = s, seq
 	c.mu.Unlock()
-	if old := s.attach(c); old != nil && old != c {
+	if old := s.attach(c, seq); old != nil && old != c {
 		go old.close(CloseUnknownError, "session resumed elsewhere")
 	}
 	c.notify()
@@ -348,6 +354,7 @@ func (c *conn) writeLoop() {
 				c.sentSeq = e.seq
 			}
 			c.mu.Unlock()
+			s.markSent(e.seq)
 		}
 	}
 }

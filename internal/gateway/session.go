@@ -20,6 +20,7 @@ type session struct {
 
 	mu     sync.Mutex
 	seq    int64
+	sent   int64 // the last dispatch the attached connection wrote
 	buf    []entry
 	conn   *conn
 	leftAt time.Time // when the last connection went away
@@ -50,17 +51,46 @@ func (s *session) dispatch(t string, data []byte) {
 	s.mu.Lock()
 	s.seq++
 	s.buf = append(s.buf, entry{seq: s.seq, frame: dispatchFrame(t, s.seq, data)})
-	// Keep limit dispatches besides the newest (a resume's RESUMED), so a
-	// client that missed limit of them gets them all; trim in chunks:
-	// amortized O(1).
-	if keep := s.limit + 1; len(s.buf) >= 2*keep {
-		s.buf = append([]entry(nil), s.buf[len(s.buf)-keep:]...)
-	}
+	s.trim()
 	c := s.conn
 	s.mu.Unlock()
 	if c != nil {
 		c.notify()
 	}
+}
+
+// trim forgets old dispatches: it keeps limit of them besides the newest
+// (a resume's RESUMED), so that a client that missed limit gets them all,
+// and never what the attached connection has yet to write, unless the
+// buffer outgrows hardCap times that (the connection is then closed as
+// too slow). It trims in chunks, so that a dispatch costs O(1) amortized.
+func (s *session) trim() {
+	keep := s.limit + 1
+	if len(s.buf) < 2*keep {
+		return
+	}
+	cut := len(s.buf) - keep
+	if len(s.buf) < hardCap*keep {
+		written := 0
+		for written < len(s.buf) && s.buf[written].seq <= s.sent {
+			written++
+		}
+		cut = min(cut, written)
+		if cut < keep/2 {
+			return
+		}
+	}
+	s.buf = append([]entry(nil), s.buf[cut:]...)
+}
+
+// hardCap bounds a session's buffer, in multiples of what it keeps.
+const hardCap = 8
+
+// markSent records that the attached connection wrote up to seq.
+func (s *session) markSent(seq int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sent = max(s.sent, seq)
 }
 
 // since returns the dispatches after seq, and false when some of them are
@@ -80,22 +110,26 @@ func (s *session) since(seq int64) ([]entry, bool) {
 	return out, true
 }
 
-// resumable checks a resume from seq: ok, or why not.
-func (s *session) resumable(seq int64) (bool, resumeRefusal) {
+// resume checks a resume from seq and, when it may, attaches c in the
+// same critical section (so that no trim can fall between the check and
+// the replay); it returns the connection c replaces, if any.
+func (s *session) resume(c *conn, seq int64) (*conn, resumeRefusal) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
 	case s.dead:
-		return false, refuseInvalidSession
+		return nil, refuseInvalidSession
 	case seq > s.seq || seq < 0:
-		return false, refuseInvalidSeq
+		return nil, refuseInvalidSeq
 	}
 	// More than limit missed: refused whatever the buffer still holds, so
 	// that RESUMED cannot trim what is to be replayed.
 	if s.seq-seq > int64(s.limit) || seq < s.seq-int64(len(s.buf)) {
-		return false, refuseInvalidSession
+		return nil, refuseInvalidSession
 	}
-	return true, 0
+	old := s.conn
+	s.conn, s.sent = c, seq
+	return old, 0
 }
 
 type resumeRefusal int
@@ -107,11 +141,11 @@ const (
 
 // attach makes c the session's connection and returns the one it
 // replaces, if any.
-func (s *session) attach(c *conn) *conn {
+func (s *session) attach(c *conn, seq int64) *conn {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old := s.conn
-	s.conn = c
+	s.conn, s.sent = c, seq
 	return old
 }
 
