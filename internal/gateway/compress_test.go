@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/coder/websocket"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/slashd/slashd/internal/testenv"
 )
@@ -144,4 +145,68 @@ func TestIdentifyCompress(t *testing.T) {
 	c.send(2, d)
 	c.ready() // fails on a binary message
 	c.dispatch("GUILD_CREATE")
+}
+
+// binaryFrames reads a compressed connection's binary messages one after
+// the other as one byte stream.
+type binaryFrames struct {
+	t   *testing.T
+	ws  *websocket.Conn
+	buf []byte
+}
+
+func (r *binaryFrames) Read(p []byte) (int, error) {
+	if len(r.buf) == 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), readTimeout)
+		defer cancel()
+		typ, data, err := r.ws.Read(ctx)
+		if err != nil {
+			return 0, err
+		}
+		if typ != websocket.MessageBinary {
+			r.t.Errorf("got a %v message, want binary: %q", typ, data)
+		}
+		r.buf = data
+	}
+	n := copy(p, r.buf)
+	r.buf = r.buf[n:]
+	return n, nil
+}
+
+// TestZstdStream: compress=zstd-stream (disgo's default) sends one zstd
+// stream of binary frames that a standard decoder reads message by
+// message.
+func TestZstdStream(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	app, g := appID(t, e), guildID(t, e)
+	zc := dialQuery(t, e, "v=10&encoding=json&compress=zstd-stream")
+	zr, err := zstd.NewReader(&binaryFrames{t: t, ws: zc.ws}, zstd.WithDecoderConcurrency(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	dec := json.NewDecoder(zr)
+	next := func() wireFrame {
+		t.Helper()
+		var f wireFrame
+		if err := dec.Decode(&f); err != nil {
+			t.Fatalf("inflate and decode: %v", err)
+		}
+		return f
+	}
+	if f := next(); f.Op != 10 {
+		t.Fatalf("first frame %s, want Hello", f)
+	}
+	zc.send(2, identifyData(e.Bot(), 1))
+	if f := next(); f.name() != "READY" {
+		t.Fatalf("got %s, want READY", f)
+	}
+	if f := next(); f.name() != "GUILD_CREATE" {
+		t.Fatalf("got %s, want GUILD_CREATE", f)
+	}
+	interaction(e, app, g, 0)
+	if f := next(); f.name() != "INTERACTION_CREATE" || f.seq() != 3 {
+		t.Fatalf("got %s, want INTERACTION_CREATE with s 3", f)
+	}
 }

@@ -1,8 +1,6 @@
 package gateway
 
 import (
-	"bytes"
-	"compress/zlib"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -30,9 +28,8 @@ type conn struct {
 	g       *Gateway
 	ws      *websocket.Conn
 	version int
-	url     string // resume_gateway_url
-	zlib    *zlib.Writer
-	zbuf    bytes.Buffer
+	url     string     // resume_gateway_url
+	packer  compressor // nil: plain text frames
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -51,7 +48,7 @@ type conn struct {
 }
 
 // ServeHTTP accepts a gateway connection: ?v= (6–10), ?encoding=json
-// (etf is refused), ?compress=zlib-stream optional.
+// (etf is refused), ?compress=zlib-stream or zstd-stream optional.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ws, err := websocket.Accept(w, r, nil)
 	if err != nil {
@@ -74,8 +71,9 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.version, _ = strconv.Atoi(version)
-	if q.Get("compress") == "zlib-stream" {
-		c.zlib = zlib.NewWriter(&c.zbuf)
+	if c.packer, err = newCompressor(q.Get("compress")); err != nil {
+		c.close(CloseUnknownError, "")
+		return
 	}
 	if !g.addConn(c) {
 		c.close(websocket.StatusServiceRestart, "shutting down")
@@ -364,15 +362,12 @@ func (c *conn) write(f []byte) bool {
 	ctx, cancel := context.WithTimeout(c.ctx, writeTimeout)
 	defer cancel()
 	typ := websocket.MessageText
-	if c.zlib != nil {
-		c.zbuf.Reset()
-		if _, err := c.zlib.Write(f); err != nil {
+	if c.packer != nil {
+		var err error
+		if f, err = c.packer.compress(f); err != nil {
 			return false
 		}
-		if err := c.zlib.Flush(); err != nil { // ends each message with 00 00 ff ff
-			return false
-		}
-		f, typ = c.zbuf.Bytes(), websocket.MessageBinary
+		typ = websocket.MessageBinary
 	}
 	if err := c.ws.Write(ctx, typ, f); err != nil {
 		c.cancel()
