@@ -119,10 +119,10 @@ func New(cfg Config, d Deps) *Server {
 		Wrap: s.wrapPublic})
 	gcfg := cfg.Gateway
 	gcfg.Now, gcfg.Logger = d.Now, d.Logger
-	s.gateway = gateway.New(gcfg, gatewayDirectory{s})
+	s.gateway = gateway.New(gcfg, gatewayDirectory{s}, s.events)
 	ctx, stop := context.WithCancel(context.Background())
 	s.stop = stop
-	go s.gateway.Run(ctx, s.events)
+	go s.gateway.Run(ctx)
 	s.routes()
 	return s
 }

@@ -108,6 +108,7 @@ func (c *conn) readLoop() {
 		dead = dead || timedOut // 4009: start a new session
 		if s := c.session(); s != nil && s.detach(c, c.g.cfg.Now(), dead) {
 			c.g.removeSession(s)
+			c.g.publish(eventSessionEnd, sessionEvent{Session: s.id, Node: c.g.cfg.Node})
 		}
 	}()
 	for {
@@ -218,11 +219,32 @@ func (c *conn) identify(d json.RawMessage) (websocket.StatusCode, string) {
 			s.dispatch("GUILD_CREATE", gd.Create)
 		}
 	}
-	// Registered after READY and its guilds, so events follow them.
+	// The session takes the bus's events from its start marker on (see
+	// cluster.go): pending until the marker comes back.
+	s.pending = c.g.bus != nil
 	c.g.addSession(s)
+	if s.pending {
+		c.g.publish(eventSessionStart, sessionEvent{Session: s.id, Node: c.g.cfg.Node, App: s.appID,
+			ShardID: s.shardID, Shards: s.shards, Intents: s.intents, Initial: s.seq})
+		// READY waits for the marker, so that a client that has READY
+		// gets every event published after it.
+		select {
+		case <-s.started:
+		case <-time.After(markerWait):
+			c.g.log.Warn("gateway: session start marker did not come back; starting anyway", "session", s.id)
+			s.start()
+		case <-c.ctx.Done(): // the client left before READY
+			c.g.removeSession(s)
+			c.g.publish(eventSessionEnd, sessionEvent{Session: s.id, Node: c.g.cfg.Node})
+			return 0, ""
+		}
+	}
 	c.attach(s, 0)
 	return 0, ""
 }
+
+// markerWait bounds how long an identify waits for its start marker.
+const markerWait = 2 * time.Second
 
 // ready renders READY's data.
 func (c *conn) ready(bot Bot, s *session, guilds []Guild) ([]byte, error) {
@@ -280,9 +302,18 @@ func (c *conn) resume(d json.RawMessage) (websocket.StatusCode, string) {
 	if old != nil && old != c {
 		go old.close(CloseUnknownError, "session resumed elsewhere")
 	}
-	s.dispatch("RESUMED", []byte(`{"_trace":["slashd-gateway"]}`))
+	// RESUMED takes a sequence number: every node numbers it alike when
+	// it comes through the bus (which also tells the session's former
+	// node to let go).
+	if c.g.bus == nil {
+		s.dispatch("RESUMED", resumedData)
+		return 0, ""
+	}
+	c.g.publish(eventSessionResumed, sessionEvent{Session: s.id, Node: c.g.cfg.Node})
 	return 0, ""
 }
+
+var resumedData = []byte(`{"_trace":["slashd-gateway"]}`)
 
 // attach makes s this connection's session, sending what follows seq; a
 // connection the session had is closed.

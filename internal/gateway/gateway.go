@@ -67,8 +67,11 @@ type Config struct {
 	MaxPayload int
 	// GuildsPerShard is how many guilds a shard may hold before 4011.
 	GuildsPerShard int
-	Now            func() time.Time
-	Logger         *slog.Logger
+	// Node names this process among the nodes sharing the bus (random
+	// when empty).
+	Node   string
+	Now    func() time.Time
+	Logger *slog.Logger
 }
 
 // DefaultConfig is the real gateway's numbers.
@@ -79,19 +82,23 @@ func DefaultConfig() Config {
 
 // Gateway accepts connections and dispatches events to their sessions.
 type Gateway struct {
-	cfg Config
-	dir Directory
-	log *slog.Logger
+	cfg     Config
+	dir     Directory
+	bus     event.Bus
+	log     *slog.Logger
+	started time.Time
 
 	mu       sync.Mutex
 	sessions map[string]*session
 	byApp    map[snowflake.ID]map[*session]struct{}
 	conns    map[*conn]struct{}
+	seen     map[string]time.Time // when each other node last said it was alive
 	closing  bool
 }
 
-// New makes a gateway; Run feeds it events.
-func New(cfg Config, dir Directory) *Gateway {
+// New makes a gateway on bus (nil: no bus, sessions start at once and
+// nothing is dispatched); Run feeds it the bus's events.
+func New(cfg Config, dir Directory, bus event.Bus) *Gateway {
 	def := DefaultConfig()
 	if cfg.HeartbeatInterval <= 0 {
 		cfg.HeartbeatInterval = def.HeartbeatInterval
@@ -117,24 +124,37 @@ func New(cfg Config, dir Directory) *Gateway {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Gateway{cfg: cfg, dir: dir, log: cfg.Logger, sessions: map[string]*session{},
-		byApp: map[snowflake.ID]map[*session]struct{}{}, conns: map[*conn]struct{}{}}
+	if cfg.Node == "" {
+		cfg.Node, _ = newSessionID()
+	}
+	return &Gateway{cfg: cfg, dir: dir, bus: bus, log: cfg.Logger, started: cfg.Now(), sessions: map[string]*session{},
+		byApp: map[snowflake.ID]map[*session]struct{}{}, conns: map[*conn]struct{}{}, seen: map[string]time.Time{}}
 }
 
 // Run dispatches the bus's events to the sessions of their apps until
-// ctx ends; it also forgets sessions whose resume window has passed.
-func (g *Gateway) Run(ctx context.Context, bus event.Bus) {
-	events := bus.Subscribe(ctx, 8192)
-	sweep := time.NewTicker(max(g.cfg.ResumeWindow/4, time.Second))
+// ctx ends, applies the other nodes' session events, says this node is
+// alive and forgets sessions whose resume window has passed.
+func (g *Gateway) Run(ctx context.Context) {
+	if g.bus == nil {
+		return
+	}
+	events := g.bus.Subscribe(ctx, 8192)
+	sweep := time.NewTicker(min(max(g.cfg.ResumeWindow/4, time.Second), aliveInterval))
 	defer sweep.Stop()
+	g.announceAlive()
 	for {
 		select {
 		case e, ok := <-events:
 			if !ok {
 				return
 			}
-			g.Dispatch(e)
+			if dispatched[e.Type] {
+				g.Dispatch(e)
+			} else {
+				g.control(e)
+			}
 		case <-sweep.C:
+			g.announceAlive()
 			g.forgetExpired()
 		case <-ctx.Done():
 			return
@@ -162,7 +182,7 @@ func (g *Gateway) Dispatch(e event.Event) {
 	g.mu.Lock()
 	targets := make([]*session, 0, len(g.byApp[e.ApplicationID]))
 	for s := range g.byApp[e.ApplicationID] {
-		if s.holds(e.GuildID) {
+		if s.holds(e.GuildID) && !s.isPending() {
 			targets = append(targets, s)
 		}
 	}
@@ -208,19 +228,29 @@ func (g *Gateway) removeSession(s *session) {
 }
 
 // forgetExpired drops sessions disconnected for longer than the resume
-// window.
+// window (a shadow counts as disconnected once its node went silent) and
+// tells the other nodes about its own.
 func (g *Gateway) forgetExpired() {
 	now := g.cfg.Now()
 	g.mu.Lock()
-	var expired []*session
+	all := make([]*session, 0, len(g.sessions))
 	for _, s := range g.sessions {
-		if s.expired(now, g.cfg.ResumeWindow) {
-			expired = append(expired, s)
-		}
+		all = append(all, s)
 	}
 	g.mu.Unlock()
-	for _, s := range expired {
+	for _, s := range all {
+		if owner, shadow := s.ownerNode(); shadow {
+			if last, silent := g.silentSince(owner, now); silent {
+				s.markLeft(last)
+			}
+		}
+		if !s.expired(now, g.cfg.ResumeWindow) {
+			continue
+		}
 		g.removeSession(s)
+		if _, shadow := s.ownerNode(); !shadow {
+			g.publish(eventSessionEnd, sessionEvent{Session: s.id, Node: g.cfg.Node})
+		}
 	}
 }
 

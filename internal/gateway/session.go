@@ -18,13 +18,17 @@ type session struct {
 	intents uint64
 	limit   int // dispatches kept for resume
 
-	mu     sync.Mutex
-	seq    int64
-	sent   int64 // the last dispatch the attached connection wrote
-	buf    []entry
-	conn   *conn
-	leftAt time.Time // when the last connection went away
-	dead   bool      // invalidated: cannot be resumed
+	mu      sync.Mutex
+	owner   string        // the node holding its connection ("" or this node: ours)
+	shadow  bool          // another node's session, kept for a resume here
+	pending bool          // ours, waiting for its start marker to come back on the bus
+	started chan struct{} // closed when pending ends
+	seq     int64
+	sent    int64 // the last dispatch the attached connection wrote
+	buf     []entry
+	conn    *conn
+	leftAt  time.Time // when the last connection went away
+	dead    bool      // invalidated: cannot be resumed
 }
 
 // entry is one dispatch as sent, kept for replay.
@@ -34,7 +38,60 @@ type entry struct {
 }
 
 func newSession(id string, appID snowflake.ID, shardID, shards int, intents uint64, limit int) *session {
-	return &session{id: id, appID: appID, shardID: shardID, shards: shards, intents: intents, limit: limit}
+	return &session{id: id, appID: appID, shardID: shardID, shards: shards, intents: intents, limit: limit,
+		started: make(chan struct{})}
+}
+
+// newShadow mirrors another node's session from its start marker.
+func newShadow(se sessionEvent, limit int) *session {
+	s := newSession(se.Session, se.App, se.ShardID, se.Shards, se.Intents, limit)
+	s.owner, s.shadow, s.seq, s.sent = se.Node, true, se.Initial, se.Initial
+	return s
+}
+
+// start ends the pending state: the session's marker is on the bus, and
+// the events after it are the session's.
+func (s *session) start() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pending {
+		s.pending = false
+		close(s.started)
+	}
+}
+
+func (s *session) isPending() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pending
+}
+
+// ownerNode returns the node holding the session, and whether that is
+// another node.
+func (s *session) ownerNode() (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.owner, s.shadow
+}
+
+// moveTo records that node now holds the session (a resume there); the
+// connection this node had is returned to be closed.
+func (s *session) moveTo(node string) *conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.conn
+	s.owner, s.shadow, s.conn, s.sent, s.leftAt = node, true, nil, s.seq, time.Time{}
+	return c
+}
+
+// markLeft counts a shadow as disconnected since t (its node went
+// silent), unless it already is.
+func (s *session) markLeft(t time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.leftAt.IsZero() {
+		s.leftAt = t
+	}
 }
 
 // holds reports whether guildID belongs to this session's shard
@@ -51,6 +108,9 @@ func (s *session) dispatch(t string, data []byte) {
 	s.mu.Lock()
 	s.seq++
 	s.buf = append(s.buf, entry{seq: s.seq, frame: dispatchFrame(t, s.seq, data)})
+	if s.shadow {
+		s.sent = s.seq // nothing to write here: keep only what a resume may ask for
+	}
 	s.trim()
 	c := s.conn
 	s.mu.Unlock()
@@ -113,11 +173,11 @@ func (s *session) since(seq int64) ([]entry, bool) {
 // resume checks a resume from seq and, when it may, attaches c in the
 // same critical section (so that no trim can fall between the check and
 // the replay); it returns the connection c replaces, if any.
-func (s *session) resume(c *conn, seq int64) (*conn, resumeRefusal) {
+func (s *session) resume(c *conn, seq int64) (old *conn, refused resumeRefusal) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
-	case s.dead:
+	case s.dead || s.pending:
 		return nil, refuseInvalidSession
 	case seq > s.seq || seq < 0:
 		return nil, refuseInvalidSeq
@@ -127,8 +187,9 @@ func (s *session) resume(c *conn, seq int64) (*conn, resumeRefusal) {
 	if s.seq-seq > int64(s.limit) || seq < s.seq-int64(len(s.buf)) {
 		return nil, refuseInvalidSession
 	}
-	old := s.conn
-	s.conn, s.sent = c, seq
+	old = s.conn
+	s.conn, s.sent, s.leftAt = c, seq, time.Time{}
+	s.owner, s.shadow = "", false
 	return old, 0
 }
 

@@ -254,6 +254,21 @@ func (e *Env) SetOAuth(appID snowflake.ID, public bool, redirectURIs ...string) 
 	}
 }
 
+// Node starts another server on the same store and event bus, as a
+// second node of a cluster would run; it shares the first app.
+func (e *Env) Node() *Env {
+	e.T.Helper()
+	handler := api.New(e.cfg, api.Deps{Store: e.Store, IDs: e.IDs, Now: e.Clock.Now, Rand: rand.Reader, Events: e.Events})
+	srv := httptest.NewServer(handler)
+	e.T.Cleanup(func() {
+		handler.Shutdown(context.Background())
+		srv.Close()
+	})
+	n := *e
+	n.URL, n.Server, n.API, n.OAuth = srv.URL, srv, handler, handler.OAuth()
+	return &n
+}
+
 // Restart starts a second server on e's store, as a restarted process
 // would be: nothing held in memory carries over. The new Env shares e's
 // store, ids, clock, app and admin token; e keeps running.

@@ -1,0 +1,50 @@
+package gateway_test
+
+import (
+	"testing"
+
+	"github.com/slashd/slashd/internal/testenv"
+)
+
+// TestResumeOnAnotherNode: two nodes share the store and the bus; a bot
+// identified on node A whose connection drops resumes on node B, which
+// replays what it missed from its shadow of the session, with the same
+// sequence numbers.
+func TestResumeOnAnotherNode(t *testing.T) {
+	t.Parallel()
+	a := testenv.New(t)
+	b := a.Node()
+	app, g := appID(t, a), guildID(t, a)
+
+	c := dial(t, a)
+	r := c.login(a, 0)
+	interaction(a, app, g, 1)
+	if n, _, s := c.interactionN(); n != 1 || s != 2 {
+		t.Fatalf("on node A: event %d with s %d, want 1 with s 2", n, s)
+	}
+	_ = c.ws.CloseNow() // the connection to A drops
+	interaction(b, app, g, 2)
+	interaction(a, app, g, 3)
+
+	c2 := dial(t, b)
+	c2.hello()
+	c2.send(6, resumeData(a.Bot(), r.SessionID, 2))
+	for _, want := range []int{2, 3} {
+		if n, _, s := c2.interactionN(); n != want || s != int64(want+1) {
+			t.Fatalf("replayed on node B: event %d with s %d, want %d with s %d", n, s, want, want+1)
+		}
+	}
+	if f := c2.dispatch("RESUMED"); f.seq() != 5 {
+		t.Fatalf("RESUMED with s %d, want 5", f.seq())
+	}
+	interaction(a, app, g, 4)
+	if n, _, s := c2.interactionN(); n != 4 || s != 6 {
+		t.Fatalf("after moving: event %d with s %d, want 4 with s 6", n, s)
+	}
+	// Node A let go of the session: one live connection, on B.
+	c3 := dial(t, a)
+	c3.hello()
+	c3.send(6, resumeData(a.Bot(), r.SessionID, 6))
+	c3.dispatch("RESUMED") // A's shadow takes it back …
+	c2.closed(4000, "")    // … and B closes its connection
+}
