@@ -57,14 +57,36 @@ client.on(Events.ShardDisconnect, (ev, shard) => emit('shardDisconnect', { shard
 client.on(Events.ShardReconnecting, (shard) => emit('shardReconnecting', { shard }));
 client.on(Events.ShardResume, (shard, replayed) => emit('shardResume', { shard, replayed }));
 client.on(Events.Invalidated, () => emit('invalidated'));
+client.on(Events.ShardReady, (shard) => emit('shardReady', { shard }));
 client.on(Events.Debug, (msg) => {
   // discord.js reports an op 11 Heartbeat ACK only as a debug message.
   const ack = /Heartbeat acknowledged, latency of (-?\d+)ms/.exec(msg);
   if (ack) emit('heartbeatAck', { latency: Number(ack[1]) });
+  // So are a websocket that ended without one of the gateway's close
+  // codes (a cut connection is 1006), and what @discordjs/ws decided:
+  // resume, or start over with identify.
+  const closed = /The gateway closed with an unexpected code (\d+), attempting to (\w+)/.exec(msg);
+  if (closed) emit('gatewayClosed', { code: Number(closed[1]), then: closed[2] });
+  const resuming = /Resuming session\s+resume url: (\S+)\s+sequence: (\d+)/.exec(msg);
+  if (resuming) emit('resuming', { url: resuming[1], sequence: Number(resuming[2]) });
+  if (/Failed to connect to the gateway URL specified due to a network error/.test(msg)) emit('networkError');
   if (process.env.SLASHD_DEBUG) console.error('debug:', msg);
 });
+// Every dispatch as it arrived (op 0): its type and sequence number, and
+// READY's session.
+client.on(Events.Raw, (packet) => {
+  if (packet?.op !== 0) return;
+  emit('dispatch', {
+    t: packet.t,
+    s: packet.s,
+    sessionId: packet.t === 'READY' ? packet.d?.session_id ?? null : undefined,
+    resumeURL: packet.t === 'READY' ? packet.d?.resume_gateway_url ?? null : undefined,
+  });
+});
 
-client.once(Events.ClientReady, (c) => {
+// on, not once: discord.js emits it once per login, so a second one would
+// be a bug worth seeing.
+client.on(Events.ClientReady, (c) => {
   emit('ready', {
     ms: Date.now() - started,
     user: { id: c.user.id, username: c.user.username, bot: c.user.bot },
