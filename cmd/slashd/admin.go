@@ -19,10 +19,11 @@ import (
 // a server runs on the same data dir never collide.
 func cliNode() uint16 { return uint16(1 + os.Getpid()%1023) }
 
-// cliEnv opens the store for a CLI verb. Its id generator starts after the
-// largest id in the store, so consecutive CLI runs never repeat an id.
-func cliEnv(ctx context.Context, dataDir string) (bootstrap.Env, func(), error) {
-	st, err := openStore(ctx, dataDir)
+// cliEnv opens the store for a CLI verb (see openStore). Its id generator
+// starts after the largest id in the store, so consecutive CLI runs never
+// repeat an id.
+func cliEnv(ctx context.Context, storeURL, dataDir string) (bootstrap.Env, func(), error) {
+	st, err := openStore(ctx, storeURL, dataDir)
 	if err != nil {
 		return bootstrap.Env{}, nil, err
 	}
@@ -41,6 +42,8 @@ func appCreate(ctx context.Context, args []string, getenv func(string) string, s
 	fs := flag.NewFlagSet("app create", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dataDir := fs.String("data", envOr(getenv, "SLASHD_DATA", "./slashd-data"), "data directory")
+	var storeURL string
+	storeFlag(fs, &storeURL, getenv)
 	name := fs.String("name", "", "application name (required)")
 	embedded := fs.Bool("embedded", false, "give the app an Activity (EMBEDDED flag and a Launch entry point command)")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -51,7 +54,7 @@ func appCreate(ctx context.Context, args []string, getenv func(string) string, s
 	if *name == "" {
 		return fmt.Errorf("app create: --name is required")
 	}
-	env, closeStore, err := cliEnv(ctx, *dataDir)
+	env, closeStore, err := cliEnv(ctx, storeURL, *dataDir)
 	if err != nil {
 		return err
 	}
@@ -72,6 +75,8 @@ func guildCreate(ctx context.Context, args []string, getenv func(string) string,
 	fs := flag.NewFlagSet("guild create", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dataDir := fs.String("data", envOr(getenv, "SLASHD_DATA", "./slashd-data"), "data directory")
+	var storeURL string
+	storeFlag(fs, &storeURL, getenv)
 	name := fs.String("name", "", "guild name (required)")
 	install := fs.String("install", "", "id of an application to install in the guild")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -89,7 +94,7 @@ func guildCreate(ctx context.Context, args []string, getenv func(string) string,
 		}
 		appID = id
 	}
-	env, closeStore, err := cliEnv(ctx, *dataDir)
+	env, closeStore, err := cliEnv(ctx, storeURL, *dataDir)
 	if err != nil {
 		return err
 	}

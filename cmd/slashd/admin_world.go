@@ -53,7 +53,7 @@ func worldVerb(ctx context.Context, args []string, getenv func(string) string, s
 	if wf.fs.NArg() > 0 {
 		return fmt.Errorf("%s: unexpected argument %q", name, wf.fs.Arg(0))
 	}
-	env, closeStore, err := cliEnv(ctx, wf.dataDir)
+	env, closeStore, err := cliEnv(ctx, wf.store, wf.dataDir)
 	if err != nil {
 		return err
 	}
@@ -72,7 +72,7 @@ func worldVerb(ctx context.Context, args []string, getenv func(string) string, s
 // worldFlags are the flags of every world verb; each verb reads its own.
 type worldFlags struct {
 	fs                       *flag.FlagSet
-	dataDir                  string
+	dataDir, store           string
 	asJSON                   bool
 	name, globalName, locale string
 	adult, nsfw              bool
@@ -87,6 +87,7 @@ func newWorldFlags(verb string, getenv func(string) string, stderr io.Writer) *w
 	fs := wf.fs
 	fs.SetOutput(stderr)
 	fs.StringVar(&wf.dataDir, "data", envOr(getenv, "SLASHD_DATA", "./slashd-data"), "data directory")
+	storeFlag(fs, &wf.store, getenv)
 	fs.BoolVar(&wf.asJSON, "json", false, "print JSON (the admin API's object)")
 	switch verb {
 	case "user create":

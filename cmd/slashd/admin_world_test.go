@@ -132,7 +132,7 @@ func TestWorldVerbs(t *testing.T) {
 	if len(ct) != 1 || len(tok) != 59 {
 		t.Fatalf("client token: %v", ct)
 	}
-	st, err := openStore(context.Background(), dir)
+	st, err := openStore(context.Background(), "", dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ func TestUserCreatePassword(t *testing.T) {
 		}
 	}
 
-	st, err := openStore(context.Background(), dir)
+	st, err := openStore(context.Background(), "", dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,9 +1,9 @@
 // Command slashd runs the slashd application-commands service and its
 // administrative verbs.
 //
-//	slashd serve [--addr 127.0.0.1:8080] [--data ./slashd-data] [--ratelimit=true]
-//	slashd app create --data DIR --name NAME [--embedded] [--json]
-//	slashd guild create --data DIR --name NAME [--install APP_ID] [--json]
+//	slashd serve [--addr 127.0.0.1:8080] [--data ./slashd-data] [--store postgres://…] [--nats nats://…] [--ratelimit=true]
+//	slashd app create --data DIR [--store URL] --name NAME [--embedded] [--json]
+//	slashd guild create --data DIR [--store URL] --name NAME [--install APP_ID] [--json]
 package main
 
 import (
@@ -25,16 +25,19 @@ func main() {
 }
 
 const usage = `usage:
-  slashd serve [--addr ADDR] [--data DIR] [--ratelimit=BOOL] [--log-level LEVEL]
-  slashd app create --data DIR --name NAME [--embedded] [--json]
-  slashd guild create --data DIR --name NAME [--install APP_ID] [--json]
-  slashd user create --data DIR --name NAME [--global-name N] [--locale L] [--adult] [--password PW] [--json]
-  slashd role create --data DIR --guild ID --name NAME [--permissions BITS] [--position N] [--json]
-  slashd member add --data DIR --guild ID --user ID [--roles ID,ID] [--nick NICK] [--json]
-  slashd channel create --data DIR --guild ID --name NAME [--type 0] [--parent ID] [--nsfw] [--position N] [--json]
-  slashd token mint --data DIR --user ID [--app ID [--scopes "SCOPE …"]] [--json]
+  slashd serve [--addr ADDR] [--data DIR] [--store URL] [--nats URL] [--ratelimit=BOOL] [--log-level LEVEL]
+  slashd app create --data DIR [--store URL] --name NAME [--embedded] [--json]
+  slashd guild create --data DIR [--store URL] --name NAME [--install APP_ID] [--json]
+  slashd user create --data DIR [--store URL] --name NAME [--global-name N] [--locale L] [--adult] [--password PW] [--json]
+  slashd role create --data DIR [--store URL] --guild ID --name NAME [--permissions BITS] [--position N] [--json]
+  slashd member add --data DIR [--store URL] --guild ID --user ID [--roles ID,ID] [--nick NICK] [--json]
+  slashd channel create --data DIR [--store URL] --guild ID --name NAME [--type 0] [--parent ID] [--nsfw] [--position N] [--json]
+  slashd token mint --data DIR [--store URL] --user ID [--app ID [--scopes "SCOPE …"]] [--json]
 
-environment: SLASHD_ADDR, SLASHD_DATA, SLASHD_RATELIMIT, SLASHD_LOG_LEVEL
+--store URL: postgres://user:password@host:5432/db?sslmode=… (PostgreSQL, CockroachDB,
+  YugabyteDB); unset: the SQLite database in --data
+
+environment: SLASHD_ADDR, SLASHD_DATA, SLASHD_STORE, SLASHD_RATELIMIT, SLASHD_LOG_LEVEL
 `
 
 // run dispatches a command line; getenv supplies the environment.

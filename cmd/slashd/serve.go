@@ -10,7 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
+	neturl "net/url"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -18,16 +18,18 @@ import (
 
 	"github.com/slashd/slashd/internal/api"
 	"github.com/slashd/slashd/internal/bootstrap"
+	"github.com/slashd/slashd/internal/event"
+	"github.com/slashd/slashd/internal/event/natsbus"
 	"github.com/slashd/slashd/internal/snowflake"
-	"github.com/slashd/slashd/internal/store/sqlite"
-	"github.com/slashd/slashd/internal/store/sqlstore"
 )
 
 type serveConfig struct {
 	addr      string
 	dataDir   string
+	store     string // a postgres:// URL; empty: SQLite in dataDir
 	rateLimit bool
 	logLevel  slog.Level
+	nats      string // NATS URL(s) of the cluster's event bus; "" = in-process
 }
 
 func envOr(getenv func(string) string, key, def string) string {
@@ -43,11 +45,14 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	cfg := serveConfig{}
 	fs.StringVar(&cfg.addr, "addr", envOr(getenv, "SLASHD_ADDR", "127.0.0.1:8080"), "listen address")
 	fs.StringVar(&cfg.dataDir, "data", envOr(getenv, "SLASHD_DATA", "./slashd-data"), "data directory")
+	storeFlag(fs, &cfg.store, getenv)
 	rl, err := strconv.ParseBool(envOr(getenv, "SLASHD_RATELIMIT", "true"))
 	if err != nil {
 		return cfg, fmt.Errorf("SLASHD_RATELIMIT: %w", err)
 	}
 	fs.BoolVar(&cfg.rateLimit, "ratelimit", rl, "enforce rate limits like the real service")
+	fs.StringVar(&cfg.nats, "nats", getenv("SLASHD_NATS"),
+		"NATS server URL(s), comma-separated (nats://host:4222): share events with the other slashd nodes; unset: in-process")
 	level := fs.String("log-level", envOr(getenv, "SLASHD_LOG_LEVEL", "info"), "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
@@ -58,19 +63,11 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	return cfg, nil
 }
 
-// openStore opens the SQLite store in a data directory, creating it.
-func openStore(ctx context.Context, dataDir string) (*sqlstore.Store, error) {
-	if err := os.MkdirAll(dataDir, 0o700); err != nil {
-		return nil, fmt.Errorf("create data dir: %w", err)
-	}
-	return sqlite.Open(ctx, filepath.Join(dataDir, "slashd.db"))
-}
-
 // serve runs the HTTP server until ctx ends. ready, if set, is told the
 // listening address (tests listen on port 0).
 func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(addr string)) error {
 	log := slog.New(slog.NewTextHandler(stdout, &slog.HandlerOptions{Level: cfg.logLevel}))
-	st, err := openStore(ctx, cfg.dataDir)
+	st, err := openStore(ctx, cfg.store, cfg.dataDir)
 	if err != nil {
 		return err
 	}
@@ -88,9 +85,22 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 		return err
 	}
 
+	var events event.Bus // nil: the API's in-process bus
+	var bus *natsbus.Bus
+	if cfg.nats != "" {
+		if bus, err = connectNATS(cfg.nats, ln.Addr().String(), log); err != nil {
+			ln.Close()
+			return err
+		}
+		// Closes the connection if serve returns early; after the
+		// drain below it does nothing.
+		defer bus.Close()
+		events = bus
+	}
+
 	apiCfg := api.DefaultConfig()
 	apiCfg.RateLimit = cfg.rateLimit
-	handler := api.New(apiCfg, api.Deps{Store: st, IDs: ids, Now: time.Now, Rand: rand.Reader, Logger: log})
+	handler := api.New(apiCfg, api.Deps{Store: st, IDs: ids, Now: time.Now, Rand: rand.Reader, Logger: log, Events: events})
 	janitorCtx, stopJanitor := context.WithCancel(ctx)
 	defer stopJanitor()
 	go handler.RunJanitor(janitorCtx, 10*time.Minute)
@@ -101,7 +111,8 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}
-	log.Info("slashd listening", "url", baseURL, "data", cfg.dataDir, "ratelimit", cfg.rateLimit)
+	log.Info("slashd listening", "url", baseURL, "data", cfg.dataDir, "store", describeStore(cfg.store),
+		"ratelimit", cfg.rateLimit)
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
@@ -120,7 +131,42 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("shutdown: %w", err)
 	}
+	// Last, so what the API published while finishing its requests
+	// still reaches the other nodes.
+	if bus != nil {
+		if err := bus.Drain(shutdownCtx); err != nil {
+			return fmt.Errorf("shutdown: %w", err)
+		}
+	}
 	return nil
+}
+
+// connectNATS connects the node listening on addr to the event bus at
+// url (see natsbus.Connect: it reconnects forever once connected).
+func connectNATS(url, addr string, log *slog.Logger) (*natsbus.Bus, error) {
+	nc, err := natsbus.Connect(url, "slashd "+addr, natsbus.Logging(log))
+	if err != nil {
+		return nil, fmt.Errorf("connect to NATS at %s: %w", redactURL(url), err)
+	}
+	bus, err := natsbus.New(nc, natsbus.Options{Logger: log})
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	log.Info("event bus on NATS", "url", nc.ConnectedUrlRedacted(), "prefix", bus.Prefix())
+	return bus, nil
+}
+
+// redactURL hides the password of NATS URLs (user:pass@host) in
+// messages.
+func redactURL(urls string) string {
+	parts := strings.Split(urls, ",")
+	for i, p := range parts {
+		if u, err := neturl.Parse(strings.TrimSpace(p)); err == nil && u.User != nil {
+			parts[i] = u.Redacted()
+		}
+	}
+	return strings.Join(parts, ",")
 }
 
 // firstRun bootstraps a demo world on a store with no application and

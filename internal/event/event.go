@@ -1,7 +1,8 @@
 // Package event is slashd's internal event bus: the API publishes what
 // happened (a command's permissions changed, an interaction was created)
 // and consumers (the gateway, webhook delivery) subscribe. The in-memory
-// Bus serves one process; a networked one can satisfy the same interface.
+// Bus serves one process; natsbus carries events between the nodes of a
+// cluster. Package eventtest is the contract both keep.
 package event
 
 import (
@@ -24,7 +25,11 @@ type Event struct {
 	Type          string
 	ApplicationID snowflake.ID
 	GuildID       snowflake.ID
-	Data          any // the dispatch payload, as it goes on the wire
+	// Data is the dispatch payload, as it goes on the wire: it must
+	// marshal to JSON, and consumers use only that JSON. A networked bus
+	// carries the JSON, so what its subscribers receive is a
+	// json.RawMessage (nil for null), not the publisher's value.
+	Data any
 }
 
 // Bus publishes events to subscribers.
@@ -33,9 +38,13 @@ type Bus interface {
 	// a slow one (see Subscribe).
 	Publish(ctx context.Context, e Event)
 	// Subscribe returns a channel of events until ctx ends, when it is
-	// closed. A subscriber that falls more than its buffer behind loses
-	// events rather than stalling publishers; consumers that must not
-	// lose any (gateway resume) keep their own replay buffer.
+	// closed. It receives every event published after Subscribe returns
+	// (on any node), once, and none published before (on a networked
+	// bus: before the publisher flushed it to the network); those of one
+	// publisher in the order they were published. A subscriber that
+	// falls more than its buffer behind loses events rather than
+	// stalling publishers; consumers that must not lose any (gateway
+	// resume) keep their own replay buffer.
 	Subscribe(ctx context.Context, buffer int) <-chan Event
 }
 

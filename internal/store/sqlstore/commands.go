@@ -93,8 +93,10 @@ func (s *Store) WriteCommands(ctx context.Context, scope command.Scope, day int6
 	var out command.Plan
 	err := s.Tx(ctx, func(tx *sql.Tx) error {
 		// Upserting the scope row takes the scope's write lock (a row
-		// lock on PostgreSQL; SQLite's IMMEDIATE transaction holds the
-		// database lock already) and rolls the daily counter over.
+		// lock on PostgreSQL, where a writer that waited for it then
+		// fails to serialize and is run again; SQLite's IMMEDIATE
+		// transaction holds the database lock already) and rolls the
+		// daily counter over.
 		var creates int
 		err := tx.QueryRowContext(ctx, `INSERT INTO command_scopes (application_id, guild_id, day, creates)
 			VALUES ($1, $2, $3, 0)
@@ -215,6 +217,7 @@ func (s *Store) SetCommandPermissions(ctx context.Context, appID, guildID, comma
 ) (command.GuildPermissions, error) {
 	gp := command.GuildPermissions{ID: commandID, ApplicationID: appID, GuildID: guildID}
 	err := s.Tx(ctx, func(tx *sql.Tx) error {
+		gp.Permissions = nil // a retried transaction starts over
 		exists := commandID == appID
 		if !exists {
 			var n int

@@ -192,9 +192,10 @@ func (s *Store) InteractionByToken(ctx context.Context, hash []byte) (store.Inte
 //
 // Concurrent answers serialize: the transaction first writes the
 // interaction's row (a no-op update), which takes its row lock on
-// PostgreSQL before the read, so that a waiting answer reads the one
-// committed before it; SQLite's transactions begin IMMEDIATE and hold the
-// database's write lock from the start. The same pattern as WriteCommands.
+// PostgreSQL before the read, so that a waiting answer fails to serialize
+// and, run again, reads the one committed before it; SQLite's
+// transactions begin IMMEDIATE and hold the database's write lock from
+// the start. The same pattern as WriteCommands.
 func (s *Store) AnswerInteraction(ctx context.Context, id snowflake.ID,
 	fn func(store.Interaction) (store.Answer, error),
 ) (store.Interaction, error) {

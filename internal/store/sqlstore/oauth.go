@@ -238,6 +238,7 @@ func (s *Store) CreateCode(ctx context.Context, c store.AuthCode) error {
 func (s *Store) UseCode(ctx context.Context, hash []byte) (store.AuthCode, error) {
 	var c store.AuthCode
 	err := s.Tx(ctx, func(tx *sql.Tx) error {
+		c = store.AuthCode{} // a retried transaction starts over
 		first, err := markUsed(ctx, tx, `UPDATE oauth_codes SET used = 1 WHERE hash = $1 AND used = 0`, hash)
 		if err != nil {
 			return fmt.Errorf("use authorization code: %w", err)
@@ -294,6 +295,7 @@ func (s *Store) CreateRefreshToken(ctx context.Context, r store.RefreshToken) er
 func (s *Store) UseRefreshToken(ctx context.Context, hash []byte) (store.RefreshToken, error) {
 	var r store.RefreshToken
 	err := s.Tx(ctx, func(tx *sql.Tx) error {
+		r = store.RefreshToken{} // a retried transaction starts over
 		first, err := markUsed(ctx, tx, `UPDATE refresh_tokens SET used = 1 WHERE hash = $1 AND used = 0`, hash)
 		if err != nil {
 			return fmt.Errorf("use refresh token: %w", err)

@@ -2,7 +2,8 @@
 // SQL ($n placeholders, ON CONFLICT, RETURNING, BIGINT ids, JSON as TEXT,
 // times passed from Go), so that every SQL backend shares one code path.
 // A backend opens the connection, applies its migrations and supplies its
-// error translation.
+// error translation and, where transactions can fail to serialize, the
+// isolation level and which errors to retry (Options).
 package sqlstore
 
 import (
@@ -11,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -21,21 +23,58 @@ import (
 
 // Store is a store.Store on a *sql.DB.
 type Store struct {
-	db *sql.DB
-	// FormatError translates a backend error (e.g. a UNIQUE violation)
-	// into store.ErrConflict / store.ErrNotFound; nil keeps errors as they are.
+	db          *sql.DB
 	formatError func(error) error
+	txOptions   *sql.TxOptions
+	retryable   func(error) bool
+	maxAttempts int
 	stmts       stmtCache
 }
 
 var _ store.Store = (*Store)(nil)
 
-// New wraps db. formatError may be nil.
+// Options adapt a Store to its backend.
+type Options struct {
+	// FormatError translates a backend error (e.g. a UNIQUE violation)
+	// into store.ErrConflict / store.ErrNotFound; nil keeps errors as
+	// they are.
+	FormatError func(error) error
+	// Isolation is the isolation level of Tx's transactions;
+	// sql.LevelDefault leaves it to the driver and the database.
+	Isolation sql.IsolationLevel
+	// Retryable reports whether a transaction that failed with err may
+	// be run again from the start (a serialization failure, a deadlock);
+	// nil never retries.
+	Retryable func(error) bool
+	// MaxAttempts bounds how many times Tx runs one transaction while it
+	// fails with retryable errors; 0 means DefaultMaxAttempts.
+	MaxAttempts int
+}
+
+// DefaultMaxAttempts is Options.MaxAttempts when left 0: enough for a
+// few dozen writers contending for one row, each wave of which commits
+// at least one of them.
+const DefaultMaxAttempts = 30
+
+// New wraps db. formatError may be nil. Transactions run at the driver's
+// default isolation and are never retried.
 func New(db *sql.DB, formatError func(error) error) *Store {
-	if formatError == nil {
-		formatError = func(err error) error { return err }
+	return NewWithOptions(db, Options{FormatError: formatError})
+}
+
+// NewWithOptions wraps db for a backend described by o.
+func NewWithOptions(db *sql.DB, o Options) *Store {
+	s := &Store{db: db, formatError: o.FormatError, retryable: o.Retryable, maxAttempts: o.MaxAttempts}
+	if s.formatError == nil {
+		s.formatError = func(err error) error { return err }
 	}
-	return &Store{db: db, formatError: formatError}
+	if s.maxAttempts <= 0 {
+		s.maxAttempts = DefaultMaxAttempts
+	}
+	if o.Isolation != sql.LevelDefault {
+		s.txOptions = &sql.TxOptions{Isolation: o.Isolation}
+	}
+	return s
 }
 
 // DB is the underlying handle.
@@ -47,9 +86,49 @@ func (s *Store) Close() error {
 	return s.db.Close()
 }
 
-// Tx runs fn in one transaction, committing if it returns nil.
+// Tx runs fn in one transaction, committing if it returns nil. When the
+// transaction fails with an error the backend calls retryable (a
+// serialization failure), Tx rolls it back and runs fn again in a new
+// transaction, a few milliseconds later; so fn must be re-runnable: it
+// may set variables it shares with its caller, but each run must set
+// them anew, and it must have no effect outside the transaction that a
+// second run would repeat (its callers' plan functions only compute).
 func (s *Store) Tx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+	return s.retry(ctx, func() error { return s.tx(ctx, fn) })
+}
+
+// retry runs attempt until it succeeds, fails with an error that is not
+// retryable, or has run maxAttempts times, waiting a little longer (with
+// jitter, so that the losers of one conflict do not collide again)
+// between runs.
+func (s *Store) retry(ctx context.Context, attempt func() error) error {
+	for n := 1; ; n++ {
+		err := attempt()
+		if err == nil || s.retryable == nil || !s.retryable(err) {
+			return err
+		}
+		if n >= s.maxAttempts {
+			return fmt.Errorf("gave up after %d attempts: %w", n, err)
+		}
+		t := time.NewTimer(retryDelay(n))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+	}
+}
+
+// retryDelay is how long to wait before attempt n+1: up to 1ms doubled
+// per attempt, at most 100ms, at least half of that.
+func retryDelay(n int) time.Duration {
+	d := min(time.Millisecond<<min(n-1, 7), 100*time.Millisecond)
+	return d/2 + rand.N(d/2+1)
+}
+
+func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, s.txOptions)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}

@@ -716,8 +716,19 @@ func (s *Store) ClientTokenUser(ctx context.Context, hash []byte) (snowflake.ID,
 // transaction DEFERRED whatever _txlock says, so it takes no write lock,
 // and in WAL mode its first read fixes what it sees. Repeatable read
 // gives the same single snapshot on PostgreSQL, whose default (read
-// committed) would not.
+// committed) would not. A backend that can fail even a read-only
+// transaction for serialization (CockroachDB) has it retried like Tx's.
 func (s *Store) Snapshot(ctx context.Context, guildID snowflake.ID) (store.Snapshot, error) {
+	var snap store.Snapshot
+	err := s.retry(ctx, func() error {
+		var err error
+		snap, err = s.snapshot(ctx, guildID)
+		return err
+	})
+	return snap, err
+}
+
+func (s *Store) snapshot(ctx context.Context, guildID snowflake.ID) (store.Snapshot, error) {
 	var snap store.Snapshot
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead})
 	if err != nil {
