@@ -24,12 +24,13 @@ import (
 )
 
 type serveConfig struct {
-	addr      string
-	dataDir   string
-	store     string // a postgres:// URL; empty: SQLite in dataDir
-	rateLimit bool
-	logLevel  slog.Level
-	nats      string // NATS URL(s) of the cluster's event bus; "" = in-process
+	addr       string
+	dataDir    string
+	store      string // a postgres:// URL; empty: SQLite in dataDir
+	rateLimit  bool
+	logLevel   slog.Level
+	nats       string // NATS URL(s) of the cluster's event bus; "" = in-process
+	natsPrefix string // subject prefix: clusters sharing one NATS server keep apart
 }
 
 func envOr(getenv func(string) string, key, def string) string {
@@ -53,6 +54,8 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	fs.BoolVar(&cfg.rateLimit, "ratelimit", rl, "enforce rate limits like the real service")
 	fs.StringVar(&cfg.nats, "nats", getenv("SLASHD_NATS"),
 		"NATS server URL(s), comma-separated (nats://host:4222): share events with the other slashd nodes; unset: in-process")
+	fs.StringVar(&cfg.natsPrefix, "nats-prefix", envOr(getenv, "SLASHD_NATS_PREFIX", "slashd.events"),
+		"NATS subject prefix of this cluster's events")
 	level := fs.String("log-level", envOr(getenv, "SLASHD_LOG_LEVEL", "info"), "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
@@ -88,7 +91,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 	var events event.Bus // nil: the API's in-process bus
 	var bus *natsbus.Bus
 	if cfg.nats != "" {
-		if bus, err = connectNATS(cfg.nats, ln.Addr().String(), log); err != nil {
+		if bus, err = connectNATS(cfg.nats, cfg.natsPrefix, ln.Addr().String(), log); err != nil {
 			ln.Close()
 			return err
 		}
@@ -100,6 +103,9 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 
 	apiCfg := api.DefaultConfig()
 	apiCfg.RateLimit = cfg.rateLimit
+	// A PostgreSQL store may serve several nodes: they count the rate
+	// limits there, so that the limits hold across them.
+	apiCfg.SharedRateLimits = cfg.store != ""
 	handler := api.New(apiCfg, api.Deps{Store: st, IDs: ids, Now: time.Now, Rand: rand.Reader, Logger: log, Events: events})
 	janitorCtx, stopJanitor := context.WithCancel(ctx)
 	defer stopJanitor()
@@ -143,12 +149,12 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 
 // connectNATS connects the node listening on addr to the event bus at
 // url (see natsbus.Connect: it reconnects forever once connected).
-func connectNATS(url, addr string, log *slog.Logger) (*natsbus.Bus, error) {
+func connectNATS(url, prefix, addr string, log *slog.Logger) (*natsbus.Bus, error) {
 	nc, err := natsbus.Connect(url, "slashd "+addr, natsbus.Logging(log))
 	if err != nil {
 		return nil, fmt.Errorf("connect to NATS at %s: %w", redactURL(url), err)
 	}
-	bus, err := natsbus.New(nc, natsbus.Options{Logger: log})
+	bus, err := natsbus.New(nc, natsbus.Options{Logger: log, Prefix: prefix})
 	if err != nil {
 		nc.Close()
 		return nil, err

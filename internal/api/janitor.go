@@ -16,7 +16,8 @@ func (s *Server) ForgetOldInteractions(ctx context.Context) (int64, error) {
 	return s.store.DeleteInteractionsBefore(ctx, s.now().Add(-interactionRetention))
 }
 
-// RunJanitor forgets old interactions every interval until ctx ends.
+// RunJanitor forgets old interactions (and, when the store counts the
+// rate limits, ended windows) every interval until ctx ends.
 func (s *Server) RunJanitor(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -29,6 +30,11 @@ func (s *Server) RunJanitor(ctx context.Context, interval time.Duration) {
 				s.log.Error("forget old interactions", "err", err)
 			} else if n > 0 {
 				s.log.Debug("forgot old interactions", "count", n)
+			}
+			if s.cfg.SharedRateLimits {
+				if _, err := s.store.DeleteRateLimitsBefore(ctx, s.now()); err != nil {
+					s.log.Error("forget ended rate-limit windows", "err", err)
+				}
 			}
 		}
 	}

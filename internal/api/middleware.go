@@ -85,7 +85,13 @@ func (s *Server) authenticateClient(r *http.Request) (auth.Principal, error) {
 // allow applies the global and the route limits, sets the X-RateLimit-*
 // headers and, when a limit is hit, writes the 429 and returns false.
 func (s *Server) allow(w http.ResponseWriter, r *http.Request, who, bucket string, lim ratelimit.Limit) bool {
-	global := s.limiter.Allow("global:"+who, s.cfg.GlobalLimit)
+	global, err := s.limiter.Allow(r.Context(), "global:"+who, s.cfg.GlobalLimit)
+	if err != nil {
+		// A shared counter that cannot be reached does not take the API
+		// down with it: the request goes through, and is logged.
+		s.log.Warn("rate limit unavailable", "err", err)
+		return true
+	}
 	if !global.Allowed {
 		w.Header().Set("X-RateLimit-Global", "true")
 		w.Header().Set("X-RateLimit-Scope", "global")
@@ -94,7 +100,11 @@ func (s *Server) allow(w http.ResponseWriter, r *http.Request, who, bucket strin
 	}
 	// Buckets are per top-level resource: the guild where there is one.
 	major := r.PathValue("guild_id")
-	res := s.limiter.Allow("route:"+bucket+":"+major+":"+who, lim)
+	res, err := s.limiter.Allow(r.Context(), "route:"+bucket+":"+major+":"+who, lim)
+	if err != nil {
+		s.log.Warn("rate limit unavailable", "err", err)
+		return true
+	}
 	h := w.Header()
 	h.Set("X-RateLimit-Bucket", bucket)
 	h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))

@@ -204,3 +204,26 @@ func TestRateLimitNotCountingUnauthorized(t *testing.T) {
 	}
 	wantBucketHeaders(t, mustDo(t, e, "GET", p.global(), e.Bot(), nil, 200), 3, 2)
 }
+
+// With SharedRateLimits the nodes of a cluster count in the store: a bot
+// spreading its requests over two nodes gets the limit of one.
+func TestSharedRateLimitsHoldAcrossNodes(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t, testenv.WithRateLimit(func(c *api.Config) {
+		c.SharedRateLimits = true
+		c.ReadLimit = ratelimit.Limit{Count: 4, Window: time.Minute}
+	}))
+	other := e.Node()
+	path := v10(e).global()
+	for i, node := range []*testenv.Env{e, other, e, other} {
+		r := node.Do("GET", path, e.Bot(), nil)
+		if r.Status != 200 || r.Header.Get("X-RateLimit-Remaining") != strconv.Itoa(3-i) {
+			t.Fatalf("request %d: %d, remaining %q", i, r.Status, r.Header.Get("X-RateLimit-Remaining"))
+		}
+	}
+	for _, node := range []*testenv.Env{e, other} {
+		if r := node.Do("GET", path, e.Bot(), nil); r.Status != 429 || r.Header.Get("Retry-After") == "" {
+			t.Fatalf("over the limit: %d %s", r.Status, r.Body)
+		}
+	}
+}

@@ -31,6 +31,9 @@ import (
 type Config struct {
 	// RateLimit turns the rate limiter on (the default in production).
 	RateLimit bool
+	// SharedRateLimits counts in the store rather than in memory, so
+	// that the limits hold across the nodes of a cluster.
+	SharedRateLimits bool
 	// GlobalLimit is the per-token (or per-IP) global limit: 50/s.
 	GlobalLimit ratelimit.Limit
 	// ReadLimit and WriteLimit are the per-route bucket sizes.
@@ -79,7 +82,7 @@ type Server struct {
 	now      func() time.Time
 	rand     io.Reader
 	log      *slog.Logger
-	limiter  *ratelimit.Limiter
+	limiter  rateLimiter
 	renders  *cache[renderKey, []byte]
 	decoded  *cache[versionKey, command.Command]
 	events   event.Bus
@@ -110,7 +113,7 @@ func New(cfg Config, d Deps) *Server {
 	}
 	s := &Server{
 		cfg: cfg, store: d.Store, ids: d.IDs, now: d.Now, rand: d.Rand, log: d.Logger,
-		limiter: ratelimit.New(d.Now), renders: newCache[renderKey, []byte](cfg.RenderCache),
+		limiter: newRateLimiter(cfg, d), renders: newCache[renderKey, []byte](cfg.RenderCache),
 		decoded: newCache[versionKey, command.Command](cfg.RenderCache), events: d.Events,
 		webhooks: webhook.New(webhook.Config{Now: d.Now}),
 		mux:      http.NewServeMux(),
@@ -137,6 +140,25 @@ func (s *Server) Shutdown(ctx context.Context) {
 
 // Gateway is the websocket gateway (for tests and benchmarks).
 func (s *Server) Gateway() *gateway.Gateway { return s.gateway }
+
+// rateLimiter checks one request against a limit.
+type rateLimiter interface {
+	Allow(ctx context.Context, key string, lim ratelimit.Limit) (ratelimit.Result, error)
+}
+
+// memoryLimiter counts in this process (one node).
+type memoryLimiter struct{ l *ratelimit.Limiter }
+
+func (m memoryLimiter) Allow(_ context.Context, key string, lim ratelimit.Limit) (ratelimit.Result, error) {
+	return m.l.Allow(key, lim), nil
+}
+
+func newRateLimiter(cfg Config, d Deps) rateLimiter {
+	if cfg.SharedRateLimits {
+		return ratelimit.NewShared(d.Store, d.Now)
+	}
+	return memoryLimiter{ratelimit.New(d.Now)}
+}
 
 // OAuth is the OAuth2 server the API mounts (its consent page issues
 // codes through it).

@@ -154,6 +154,7 @@ type Store interface {
 	World
 	OAuth
 	Messages
+	RateLimits
 
 	Close() error
 }
@@ -434,4 +435,16 @@ type Interaction struct {
 type Answer struct {
 	Interaction Interaction
 	Put         *Message
+}
+
+// RateLimits are rate-limit windows shared by every node using the store
+// (the cluster's limits; one node counts in memory).
+type RateLimits interface {
+	// HitRateLimit counts one request against key's window: a window that
+	// ended by now starts again with this request and lasts window. It
+	// returns the requests counted in the window (this one included) and
+	// when the window ends. Concurrent hits are all counted.
+	HitRateLimit(ctx context.Context, key string, now time.Time, window time.Duration) (count int, resetAt time.Time, err error)
+	// DeleteRateLimitsBefore forgets windows that ended before t.
+	DeleteRateLimitsBefore(ctx context.Context, t time.Time) (int64, error)
 }

@@ -28,6 +28,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Permissions", func(t *testing.T) { testPermissions(t, open) })
 	t.Run("World", func(t *testing.T) { testWorld(t, open) })
 	t.Run("OAuth", func(t *testing.T) { testOAuth(t, open) })
+	t.Run("RateLimits", func(t *testing.T) { testRateLimits(t, open) })
 	t.Run("Messages", func(t *testing.T) { testMessages(t, open) })
 }
 
