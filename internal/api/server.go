@@ -138,6 +138,15 @@ func (s *Server) Shutdown(ctx context.Context) {
 	s.stop()
 }
 
+// Kill makes this server look crashed to the rest of a cluster (for
+// failover tests): its gateway connections drop without a word, it stops
+// announcing itself and reading the bus. Its HTTP listener is the
+// caller's to close.
+func (s *Server) Kill() {
+	s.stop()
+	s.gateway.Abandon()
+}
+
 // Gateway is the websocket gateway (for tests and benchmarks).
 func (s *Server) Gateway() *gateway.Gateway { return s.gateway }
 

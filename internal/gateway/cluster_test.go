@@ -1,7 +1,10 @@
 package gateway_test
 
 import (
+	"context"
 	"testing"
+
+	"github.com/coder/websocket"
 
 	"github.com/slashd/slashd/internal/testenv"
 )
@@ -47,4 +50,28 @@ func TestResumeOnAnotherNode(t *testing.T) {
 	c3.send(6, resumeData(a.Bot(), r.SessionID, 6))
 	c3.dispatch("RESUMED") // A's shadow takes it back …
 	c2.closed(4000, "")    // … and B closes its connection
+}
+
+// TestResumeAfterNodeDies: node A crashes (its connections drop without
+// a close frame, it stops reading the bus); the bot resumes on node B
+// and gets what was published meanwhile.
+func TestResumeAfterNodeDies(t *testing.T) {
+	t.Parallel()
+	a := testenv.New(t)
+	b := a.Node()
+	app, g := appID(t, a), guildID(t, a)
+	c := dial(t, a)
+	r := c.login(a, 0)
+	a.API.Kill()
+	if _, _, err := c.ws.Read(context.Background()); websocket.CloseStatus(err) != -1 {
+		t.Fatalf("after the crash: %v, want a dropped connection (no close frame)", err)
+	}
+	interaction(b, app, g, 7)
+	c2 := dial(t, b)
+	c2.hello()
+	c2.send(6, resumeData(a.Bot(), r.SessionID, 1)) // READY was 1 (no GUILDS intent)
+	if n, _, s := c2.interactionN(); n != 7 || s != 2 {
+		t.Fatalf("replayed: event %d with s %d, want 7 with s 2", n, s)
+	}
+	c2.dispatch("RESUMED")
 }

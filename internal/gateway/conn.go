@@ -445,6 +445,19 @@ func (c *conn) close(code websocket.StatusCode, reason string) {
 	})
 }
 
+// abandon drops the connection without a close frame and without
+// touching the session (the node is "dead").
+func (c *conn) abandon() {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		c.closedWith = -1 // not 4009: the session stays resumable
+		c.sess = nil      // the dead node lets go of nothing
+		c.mu.Unlock()
+		_ = c.ws.CloseNow()
+		c.cancel()
+	})
+}
+
 // reconnect asks the client to reconnect (op 7), gives it a moment to
 // leave on its own, then closes (leaving the session resumable).
 func (c *conn) reconnect(ctx context.Context) {

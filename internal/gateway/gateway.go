@@ -276,6 +276,22 @@ func (g *Gateway) Shutdown(ctx context.Context) {
 	wg.Wait()
 }
 
+// Abandon is what a node's crash looks like to its clients and to the
+// other nodes: every connection drops without a close frame, nothing is
+// announced, and the gateway stops listening. For tests of failover.
+func (g *Gateway) Abandon() {
+	g.mu.Lock()
+	g.closing = true
+	conns := make([]*conn, 0, len(g.conns))
+	for c := range g.conns {
+		conns = append(conns, c)
+	}
+	g.mu.Unlock()
+	for _, c := range conns {
+		c.abandon()
+	}
+}
+
 func (g *Gateway) addConn(c *conn) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
