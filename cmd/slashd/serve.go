@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	mathrand "math/rand/v2"
 	"net"
 	"net/http"
 	neturl "net/url"
@@ -31,6 +32,19 @@ type serveConfig struct {
 	logLevel   slog.Level
 	nats       string // NATS URL(s) of the cluster's event bus; "" = in-process
 	natsPrefix string // subject prefix: clusters sharing one NATS server keep apart
+	nodeID     int    // the snowflake node (0-1023); -1: 0 alone, random with a shared store
+}
+
+// snowflakeNode is the node number of this process's ids: nodes sharing
+// a store must not make the same id in the same millisecond.
+func (c serveConfig) snowflakeNode() uint16 {
+	switch {
+	case c.nodeID >= 0:
+		return uint16(c.nodeID)
+	case c.store == "":
+		return 0
+	}
+	return uint16(mathrand.IntN(1024))
 }
 
 func envOr(getenv func(string) string, key, def string) string {
@@ -56,12 +70,21 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		"NATS server URL(s), comma-separated (nats://host:4222): share events with the other slashd nodes; unset: in-process")
 	fs.StringVar(&cfg.natsPrefix, "nats-prefix", envOr(getenv, "SLASHD_NATS_PREFIX", "slashd.events"),
 		"NATS subject prefix of this cluster's events")
+	node, err := strconv.Atoi(envOr(getenv, "SLASHD_NODE_ID", "-1"))
+	if err != nil {
+		return cfg, fmt.Errorf("SLASHD_NODE_ID: %w", err)
+	}
+	fs.IntVar(&cfg.nodeID, "node-id", node,
+		"this node's id in the snowflakes it makes, 0-1023, distinct per node of a cluster (default: 0 alone, random with --store)")
 	level := fs.String("log-level", envOr(getenv, "SLASHD_LOG_LEVEL", "info"), "debug, info, warn or error")
 	if err := fs.Parse(args); err != nil {
 		return cfg, err
 	}
 	if err := cfg.logLevel.UnmarshalText([]byte(*level)); err != nil {
 		return cfg, fmt.Errorf("--log-level: %w", err)
+	}
+	if cfg.nodeID > 1023 {
+		return cfg, fmt.Errorf("--node-id %d: must be 0-1023", cfg.nodeID)
 	}
 	return cfg, nil
 }
@@ -81,7 +104,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
 	}
 	baseURL := "http://" + ln.Addr().String()
-	ids := snowflake.NewGenerator(0, nil)
+	ids := snowflake.NewGenerator(cfg.snowflakeNode(), nil)
 	env := bootstrap.Env{Store: st, IDs: ids, Rand: rand.Reader, Now: time.Now}
 	if err := firstRun(ctx, env, cfg.dataDir, baseURL, stdout); err != nil {
 		ln.Close()
@@ -117,7 +140,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}
-	log.Info("slashd listening", "url", baseURL, "data", cfg.dataDir, "store", describeStore(cfg.store),
+	log.Info("slashd listening", "node", ids.Node(), "url", baseURL, "data", cfg.dataDir, "store", describeStore(cfg.store),
 		"ratelimit", cfg.rateLimit)
 	if ready != nil {
 		ready(ln.Addr().String())

@@ -96,6 +96,9 @@ func NewGenerator(node uint16, now func() time.Time) *Generator {
 	return &Generator{now: now, node: uint64(node) & 0x3FF}
 }
 
+// Node is the generator's node number.
+func (g *Generator) Node() uint16 { return uint16(g.node) }
+
 // Next returns a new ID, strictly greater than every earlier one of this
 // generator, even if the clock steps back or 4096 IDs are asked for in one
 // millisecond (the generator then borrows from the next millisecond).
