@@ -10,6 +10,7 @@ import (
 
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/interaction"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
@@ -70,7 +71,33 @@ func (s *Server) answerRecord(ctx context.Context, rec store.Interaction, cb int
 		return answered{}, err
 	}
 	s.answers.notify(rec.ID)
+	// The invocation may wait on another node: wake it through the bus.
+	s.events.Publish(context.WithoutCancel(ctx), event.Event{Type: eventInteractionAnswered,
+		ApplicationID: rec.ApplicationID, GuildID: rec.GuildID, Data: answeredEvent{ID: rec.ID}})
 	return answered{Interaction: rec, msg: put}, nil
+}
+
+// eventInteractionAnswered tells every node an interaction was answered,
+// so that an invocation waiting on another node than the answer's
+// returns at once rather than at its next store poll.
+const eventInteractionAnswered = "INTERACTION_ANSWERED"
+
+type answeredEvent struct {
+	ID snowflake.ID `json:"id"`
+}
+
+// wakeOnAnswers wakes this node's waiting invocations when an answer is
+// stored on any node, until ctx ends.
+func (s *Server) wakeOnAnswers(ctx context.Context) {
+	for e := range s.events.Subscribe(ctx, 1024) {
+		if e.Type != eventInteractionAnswered {
+			continue
+		}
+		var a answeredEvent
+		if b, err := json.Marshal(e.Data); err == nil && json.Unmarshal(b, &a) == nil && a.ID != 0 {
+			s.answers.notify(a.ID)
+		}
+	}
 }
 
 // prepareAnswer builds what an answer stores: a message to put, and the

@@ -126,6 +126,7 @@ func New(cfg Config, d Deps) *Server {
 	ctx, stop := context.WithCancel(context.Background())
 	s.stop = stop
 	go s.gateway.Run(ctx)
+	go s.wakeOnAnswers(ctx)
 	s.routes()
 	return s
 }

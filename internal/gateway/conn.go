@@ -243,8 +243,13 @@ func (c *conn) identify(d json.RawMessage) (websocket.StatusCode, string) {
 	return 0, ""
 }
 
-// markerWait bounds how long an identify waits for its start marker.
-const markerWait = 2 * time.Second
+// markerWait bounds how long an identify waits for its start marker;
+// catchUpWait how long a resume waits for this node to read the bus as
+// far as the client's seq.
+const (
+	markerWait  = 2 * time.Second
+	catchUpWait = time.Second
+)
 
 // ready renders READY's data.
 func (c *conn) ready(bot Bot, s *session, guilds []Guild) ([]byte, error) {
@@ -288,6 +293,17 @@ func (c *conn) resume(d json.RawMessage) (websocket.StatusCode, string) {
 		return 0, ""
 	}
 	old, refused := s.resume(c, rs.Seq)
+	// This node may not have read the bus as far as the client's old
+	// node had: give it a moment to catch up before calling the seq
+	// invalid.
+	for deadline := time.Now().Add(catchUpWait); refused == refuseInvalidSeq && time.Now().Before(deadline); {
+		select {
+		case <-c.ctx.Done():
+			return 0, ""
+		case <-time.After(10 * time.Millisecond):
+		}
+		old, refused = s.resume(c, rs.Seq)
+	}
 	switch refused {
 	case refuseInvalidSeq:
 		return CloseInvalidSeq, ""
