@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	neturl "net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -202,11 +205,26 @@ func redactURL(urls string) string {
 // prints how to try it.
 func firstRun(ctx context.Context, env bootstrap.Env, dataDir, baseURL string, out io.Writer) error {
 	n, err := env.Store.CountApplications(ctx)
+	if err != nil || n > 0 {
+		return err
+	}
+	// Nodes of a cluster may start together on an empty store: one of
+	// them bootstraps, the others wait for its application.
+	owner, err := randomOwner()
 	if err != nil {
 		return err
 	}
-	if n > 0 {
-		return nil
+	claimed, err := env.Store.ClaimFirstRun(ctx, owner, env.Now(), firstRunStale)
+	if err != nil {
+		return err
+	}
+	if !claimed {
+		return waitForBootstrap(ctx, env)
+	}
+	// The credentials are shown once: make sure they can be written
+	// before anything is created.
+	if err := checkWritable(dataDir); err != nil {
+		return fmt.Errorf("bootstrap: %w", err)
 	}
 	creds, err := bootstrap.CreateApp(ctx, env, bootstrap.AppOptions{Name: "demo", GuildName: "demo guild", BaseURL: baseURL})
 	if err != nil {
@@ -216,10 +234,59 @@ func firstRun(ctx context.Context, env bootstrap.Env, dataDir, baseURL string, o
 		return err
 	}
 	if err := bootstrap.WriteFile(dataDir, creds); err != nil {
+		// Only hashes are stored: print the secrets rather than lose them.
+		b, _ := json.MarshalIndent(creds, "", "  ")
+		fmt.Fprintf(out, "could not write %s; the credentials are:\n%s\n", bootstrap.FileName, b)
 		return err
 	}
 	fmt.Fprint(out, tryIt(creds, filepath.Join(dataDir, bootstrap.FileName)))
 	return nil
+}
+
+// firstRunStale is how long a bootstrap claim holds before another node
+// may take it over (its claimer died before finishing).
+const firstRunStale = time.Minute
+
+// waitForBootstrap waits until the node that claimed the first run has
+// created its application.
+func waitForBootstrap(ctx context.Context, env bootstrap.Env) error {
+	t := time.NewTicker(200 * time.Millisecond)
+	defer t.Stop()
+	deadline := time.After(firstRunStale)
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline:
+			return errors.New("bootstrap: another node claimed the first run and has not finished; start again")
+		case <-t.C:
+		}
+		n, err := env.Store.CountApplications(ctx)
+		if err != nil || n > 0 {
+			return err
+		}
+	}
+}
+
+// checkWritable makes dataDir and checks a file can be written there.
+func checkWritable(dataDir string) error {
+	if err := os.MkdirAll(dataDir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dataDir, ".write-check-*")
+	if err != nil {
+		return fmt.Errorf("data directory %s is not writable: %w", dataDir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+func randomOwner() (string, error) {
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
 }
 
 func tryIt(c bootstrap.Credentials, path string) string {

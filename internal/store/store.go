@@ -213,6 +213,12 @@ type World interface {
 	CreateClientToken(ctx context.Context, hash []byte, userID snowflake.ID, createdAt time.Time) error
 	ClientTokenUser(ctx context.Context, hash []byte) (snowflake.ID, error) // ErrNotFound if unknown
 
+	// ClaimFirstRun picks the one process that bootstraps an empty store
+	// (nodes of a cluster may start together): true for the first to
+	// claim, and for a later one once the claim is older than stale (its
+	// claimer died before finishing).
+	ClaimFirstRun(ctx context.Context, owner string, now time.Time, stale time.Duration) (bool, error)
+
 	// MaxID is the largest snowflake in use (users, guilds, roles,
 	// channels, commands), for id generators of processes that start and
 	// stop while others use the same store.

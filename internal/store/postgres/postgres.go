@@ -79,7 +79,10 @@ func Open(ctx context.Context, dsn string) (*sqlstore.Store, error) {
 	s := sqlstore.NewWithOptions(db, sqlstore.Options{
 		FormatError: formatError,
 		Isolation:   sql.LevelSerializable,
-		Retryable:   Retryable,
+		// A command scope's writes and an interaction's answer serialize
+		// on a row lock they take first.
+		LockedIsolation: sql.LevelReadCommitted,
+		Retryable:       Retryable,
 	})
 	if err := migrate(ctx, db); err != nil {
 		db.Close()

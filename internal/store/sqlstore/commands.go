@@ -91,12 +91,12 @@ func (s *Store) Command(ctx context.Context, scope command.Scope, id snowflake.I
 // result in the same transaction.
 func (s *Store) WriteCommands(ctx context.Context, scope command.Scope, day int64, plan store.PlanFunc) (command.Plan, error) {
 	var out command.Plan
-	err := s.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.lockedTx(ctx, func(tx *sql.Tx) error {
 		// Upserting the scope row takes the scope's write lock (a row
-		// lock on PostgreSQL, where a writer that waited for it then
-		// fails to serialize and is run again; SQLite's IMMEDIATE
-		// transaction holds the database lock already) and rolls the
-		// daily counter over.
+		// lock on PostgreSQL, at READ COMMITTED, so that a writer that
+		// waited for it reads what the holder committed; SQLite's
+		// IMMEDIATE transaction holds the database lock already) and
+		// rolls the daily counter over.
 		var creates int
 		err := tx.QueryRowContext(ctx, `INSERT INTO command_scopes (application_id, guild_id, day, creates)
 			VALUES ($1, $2, $3, 0)

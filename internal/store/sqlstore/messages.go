@@ -200,7 +200,7 @@ func (s *Store) AnswerInteraction(ctx context.Context, id snowflake.ID,
 	fn func(store.Interaction) (store.Answer, error),
 ) (store.Interaction, error) {
 	var out store.Interaction
-	err := s.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.lockedTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE interactions SET response_type = response_type WHERE id = $1`,
 			id64(id)); err != nil {
 			return fmt.Errorf("lock interaction %d: %w", id, s.formatError(err))

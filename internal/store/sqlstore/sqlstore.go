@@ -26,9 +26,11 @@ type Store struct {
 	db          *sql.DB
 	formatError func(error) error
 	txOptions   *sql.TxOptions
-	retryable   func(error) bool
-	maxAttempts int
-	stmts       stmtCache
+	// lockedTxOptions: the transactions serialized by a row lock.
+	lockedTxOptions *sql.TxOptions
+	retryable       func(error) bool
+	maxAttempts     int
+	stmts           stmtCache
 }
 
 var _ store.Store = (*Store)(nil)
@@ -42,6 +44,13 @@ type Options struct {
 	// Isolation is the isolation level of Tx's transactions;
 	// sql.LevelDefault leaves it to the driver and the database.
 	Isolation sql.IsolationLevel
+	// LockedIsolation is the level of the transactions whose first
+	// statement locks the one row that serializes every writer of what
+	// they touch (a command scope, an interaction): READ COMMITTED there
+	// lets a writer that waited for the lock go on with what the holder
+	// committed, where SERIALIZABLE would fail it and retry it, and under
+	// contention retry it many times. sql.LevelDefault: Isolation.
+	LockedIsolation sql.IsolationLevel
 	// Retryable reports whether a transaction that failed with err may
 	// be run again from the start (a serialization failure, a deadlock);
 	// nil never retries.
@@ -74,6 +83,10 @@ func NewWithOptions(db *sql.DB, o Options) *Store {
 	if o.Isolation != sql.LevelDefault {
 		s.txOptions = &sql.TxOptions{Isolation: o.Isolation}
 	}
+	s.lockedTxOptions = s.txOptions
+	if o.LockedIsolation != sql.LevelDefault {
+		s.lockedTxOptions = &sql.TxOptions{Isolation: o.LockedIsolation}
+	}
 	return s
 }
 
@@ -94,7 +107,13 @@ func (s *Store) Close() error {
 // them anew, and it must have no effect outside the transaction that a
 // second run would repeat (its callers' plan functions only compute).
 func (s *Store) Tx(ctx context.Context, fn func(*sql.Tx) error) error {
-	return s.retry(ctx, func() error { return s.tx(ctx, fn) })
+	return s.retry(ctx, func() error { return s.tx(ctx, s.txOptions, fn) })
+}
+
+// lockedTx is Tx for a transaction whose first statement takes the row
+// lock that serializes its writers (see Options.LockedIsolation).
+func (s *Store) lockedTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	return s.retry(ctx, func() error { return s.tx(ctx, s.lockedTxOptions, fn) })
 }
 
 // retry runs attempt until it succeeds, fails with an error that is not
@@ -127,8 +146,8 @@ func retryDelay(n int) time.Duration {
 	return d/2 + rand.N(d/2+1)
 }
 
-func (s *Store) tx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, s.txOptions)
+func (s *Store) tx(ctx context.Context, opts *sql.TxOptions, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}

@@ -771,3 +771,20 @@ func (s *Store) MaxID(ctx context.Context) (snowflake.ID, error) {
 	}
 	return snowflake.ID(max), nil
 }
+
+// ClaimFirstRun inserts the one claim row, or takes over a stale one, in
+// one statement; RETURNING says whether this owner holds it.
+func (s *Store) ClaimFirstRun(ctx context.Context, owner string, now time.Time, stale time.Duration) (bool, error) {
+	var got string
+	err := s.db.QueryRowContext(ctx, `INSERT INTO first_run (id, owner, claimed_at) VALUES (1, $1, $2)
+		ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, claimed_at = excluded.claimed_at
+		WHERE first_run.claimed_at < $3
+		RETURNING owner`, owner, unix(now), unix(now.Add(-stale))).Scan(&got)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil // held by another, not stale
+	}
+	if err != nil {
+		return false, fmt.Errorf("claim the first run: %w", s.formatError(err))
+	}
+	return got == owner, nil
+}

@@ -3,9 +3,11 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -188,6 +190,7 @@ func testWorld(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("MaxID", func(t *testing.T) { testMaxID(t, open) })
 	t.Run("MemberGuilds", func(t *testing.T) { testMemberGuilds(t, open) })
 	t.Run("interactions endpoint", func(t *testing.T) { testInteractionsEndpoint(t, open) })
+	t.Run("ClaimFirstRun", func(t *testing.T) { testClaimFirstRun(t, open) })
 }
 
 func testInteractionsEndpoint(t *testing.T, open func(t *testing.T) store.Store) {
@@ -1227,4 +1230,55 @@ func (f *fixture) createWholeGuild(t *testing.T, g snowflake.ID, global command.
 		must(t, f.s.Install(f.ctx, store.Installation{GuildID: g, ApplicationID: app, Scopes: []string{"bot"}, CreatedAt: ms(1)}))
 	}
 	f.seedGuild(t, g, global)
+}
+
+func testClaimFirstRun(t *testing.T, open func(t *testing.T) store.Store) {
+	s := open(t)
+	ctx := context.Background()
+	now := ms(1_700_000_000_000)
+	stale := time.Minute
+	claim := func(owner string, at time.Time) bool {
+		t.Helper()
+		ok, err := s.ClaimFirstRun(ctx, owner, at, stale)
+		if err != nil {
+			t.Fatalf("ClaimFirstRun(%s): %v", owner, err)
+		}
+		return ok
+	}
+	if !claim("a", now) {
+		t.Fatal("the first claim failed")
+	}
+	if claim("b", now.Add(time.Second)) {
+		t.Fatal("a second claimer took a fresh claim")
+	}
+	if !claim("c", now.Add(2*time.Minute)) {
+		t.Fatal("a stale claim was not taken over")
+	}
+	if claim("a", now.Add(2*time.Minute+time.Second)) {
+		t.Fatal("the first claimer took back a fresh claim")
+	}
+
+	// Of concurrent claimers of an empty store, exactly one wins.
+	s2 := open(t)
+	var (
+		wg   sync.WaitGroup
+		wins atomic.Int32
+	)
+	for i := range 12 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ok, err := s2.ClaimFirstRun(ctx, fmt.Sprint("node", i), now, stale)
+			if err != nil {
+				t.Errorf("concurrent claim: %v", err)
+			}
+			if ok {
+				wins.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := wins.Load(); n != 1 {
+		t.Fatalf("%d concurrent claims won, want 1", n)
+	}
 }
