@@ -59,6 +59,9 @@ func open(ctx context.Context, path string) (*sqlstore.Store, error) {
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")
+	// Writers never checkpoint (it would stall the request that crosses
+	// the threshold); a background loop does, see checkpointLoop.
+	q.Add("_pragma", "wal_autocheckpoint(0)")
 	q.Set("_txlock", "immediate")
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
@@ -67,12 +70,54 @@ func open(ctx context.Context, path string) (*sqlstore.Store, error) {
 	db.SetMaxOpenConns(8)
 	db.SetMaxIdleConns(8)
 	db.SetConnMaxIdleTime(5 * time.Minute)
-	s := sqlstore.New(db, formatError)
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	s := sqlstore.NewWithOptions(db, sqlstore.Options{FormatError: formatError, OnClose: func() {
+		close(stop)
+		<-done
+	}})
 	if err := migrate(ctx, s); err != nil {
 		db.Close()
 		return nil, err
 	}
+	go checkpointLoop(db, stop, done)
 	return s, nil
+}
+
+// checkpointInterval is how often the write-ahead log is folded into the
+// database file, off the request path.
+const checkpointInterval = time.Second
+
+// checkpointLoop checkpoints the WAL without blocking readers or writers
+// (PASSIVE) until stop closes, then once more, fully.
+func checkpointLoop(db *sql.DB, stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	t := time.NewTicker(checkpointInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			_, _ = db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
+			return
+		case <-t.C:
+			checkpoint(db)
+		}
+	}
+}
+
+// walBound is how many WAL frames (pages) a passive checkpoint may leave
+// behind before the next one waits for readers to move on (RESTART), so
+// that a store never busier than its checkpoints keeps a bounded WAL.
+const walBound = 10_000
+
+func checkpoint(db *sql.DB) {
+	var busy, frames, done int
+	if err := db.QueryRow(`PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &done); err != nil {
+		return
+	}
+	if frames-done > walBound {
+		_, _ = db.Exec(`PRAGMA wal_checkpoint(RESTART)`)
+	}
 }
 
 // isBusy reports whether err is SQLite's "database is locked".

@@ -294,3 +294,26 @@ func TestTwoHandlesConcurrentWrites(t *testing.T) {
 		t.Errorf("%d upserts created the command, want 1", c)
 	}
 }
+
+// Writers never checkpoint (the background loop does, every second):
+// Close leaves no WAL behind.
+func TestWALTruncatedOnClose(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "db.sqlite")
+	s, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 200 {
+		if err := s.CreateUser(ctx, store.User{ID: snowflake.ID(1000 + i), Username: "u"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() != 0 {
+		t.Fatalf("the WAL holds %d bytes after Close, want it truncated", fi.Size())
+	}
+}

@@ -26,6 +26,7 @@ type Store struct {
 	db          *sql.DB
 	formatError func(error) error
 	txOptions   *sql.TxOptions
+	onClose     func()
 	// lockedTxOptions: the transactions serialized by a row lock.
 	lockedTxOptions *sql.TxOptions
 	retryable       func(error) bool
@@ -58,6 +59,9 @@ type Options struct {
 	// MaxAttempts bounds how many times Tx runs one transaction while it
 	// fails with retryable errors; 0 means DefaultMaxAttempts.
 	MaxAttempts int
+	// OnClose runs when the store closes, before the handle does (a
+	// backend's background work stops there).
+	OnClose func()
 }
 
 // DefaultMaxAttempts is Options.MaxAttempts when left 0: enough for a
@@ -73,7 +77,7 @@ func New(db *sql.DB, formatError func(error) error) *Store {
 
 // NewWithOptions wraps db for a backend described by o.
 func NewWithOptions(db *sql.DB, o Options) *Store {
-	s := &Store{db: db, formatError: o.FormatError, retryable: o.Retryable, maxAttempts: o.MaxAttempts}
+	s := &Store{db: db, formatError: o.FormatError, retryable: o.Retryable, maxAttempts: o.MaxAttempts, onClose: o.OnClose}
 	if s.formatError == nil {
 		s.formatError = func(err error) error { return err }
 	}
@@ -95,6 +99,9 @@ func (s *Store) DB() *sql.DB { return s.db }
 
 // Close closes the handle.
 func (s *Store) Close() error {
+	if s.onClose != nil {
+		s.onClose()
+	}
 	s.stmts.close()
 	return s.db.Close()
 }
