@@ -179,13 +179,19 @@ func (s *Server) webhookMessage(r *http.Request, rec store.Interaction) (store.M
 	return m, nil
 }
 
-// getWebhookMessage is GET /webhooks/{app}/{token}/messages/{id|@original}.
-func (s *Server) getWebhookMessage(w http.ResponseWriter, r *http.Request) error {
+// webhookTarget resolves both: the token's interaction and the message
+// the route names.
+func (s *Server) webhookTarget(r *http.Request) (store.Message, error) {
 	rec, err := s.webhookInteraction(r)
 	if err != nil {
-		return err
+		return store.Message{}, err
 	}
-	m, err := s.webhookMessage(r, rec)
+	return s.webhookMessage(r, rec)
+}
+
+// getWebhookMessage is GET /webhooks/{app}/{token}/messages/{id|@original}.
+func (s *Server) getWebhookMessage(w http.ResponseWriter, r *http.Request) error {
+	m, err := s.webhookTarget(r)
 	if err != nil {
 		return err
 	}
@@ -197,11 +203,7 @@ func (s *Server) getWebhookMessage(w http.ResponseWriter, r *http.Request) error
 // only the keys sent change; editing a deferred answer's placeholder
 // fills it.
 func (s *Server) editWebhookMessage(w http.ResponseWriter, r *http.Request) error {
-	rec, err := s.webhookInteraction(r)
-	if err != nil {
-		return err
-	}
-	m, err := s.webhookMessage(r, rec)
+	m, err := s.webhookTarget(r)
 	if err != nil {
 		return err
 	}
@@ -254,11 +256,7 @@ func messageEmpty(m interaction.Message) bool {
 
 // deleteWebhookMessage is DELETE /webhooks/{app}/{token}/messages/{id|@original}.
 func (s *Server) deleteWebhookMessage(w http.ResponseWriter, r *http.Request) error {
-	rec, err := s.webhookInteraction(r)
-	if err != nil {
-		return err
-	}
-	m, err := s.webhookMessage(r, rec)
+	m, err := s.webhookTarget(r)
 	if err != nil {
 		return err
 	}

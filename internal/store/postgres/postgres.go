@@ -234,10 +234,7 @@ func applyMigration(ctx context.Context, db *sql.DB, name string) error {
 	if n > 0 {
 		return nil // another node applied it while this one waited
 	}
-	for _, stmt := range strings.Split(string(body), ";\n") {
-		if strings.TrimSpace(stripComments(stmt)) == "" {
-			continue
-		}
+	for _, stmt := range sqlstore.MigrationStatements(string(body)) {
 		if _, err := tx.ExecContext(ctx, stmt); err != nil {
 			return fmt.Errorf("migration %s: %w", name, err)
 		}
@@ -250,17 +247,6 @@ func applyMigration(ctx context.Context, db *sql.DB, name string) error {
 		return fmt.Errorf("migration %s: commit: %w", name, err)
 	}
 	return nil
-}
-
-func stripComments(stmt string) string {
-	var b strings.Builder
-	for _, line := range strings.Split(stmt, "\n") {
-		if !strings.HasPrefix(strings.TrimSpace(line), "--") {
-			b.WriteString(line)
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
 }
 
 // retry runs fn up to ten times while it fails with errors retryable

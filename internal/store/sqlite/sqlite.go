@@ -162,10 +162,7 @@ func applyMigration(ctx context.Context, s *sqlstore.Store, name string) error {
 		if n > 0 {
 			return nil
 		}
-		for _, stmt := range strings.Split(string(body), ";\n") {
-			if strings.TrimSpace(stripComments(stmt)) == "" {
-				continue
-			}
+		for _, stmt := range sqlstore.MigrationStatements(string(body)) {
 			if _, err := tx.ExecContext(ctx, stmt); err != nil {
 				return fmt.Errorf("migration %s: %w", name, err)
 			}
@@ -174,17 +171,6 @@ func applyMigration(ctx context.Context, s *sqlstore.Store, name string) error {
 			name, time.Now().Unix())
 		return err
 	})
-}
-
-func stripComments(stmt string) string {
-	var b strings.Builder
-	for _, line := range strings.Split(stmt, "\n") {
-		if !strings.HasPrefix(strings.TrimSpace(line), "--") {
-			b.WriteString(line)
-			b.WriteByte('\n')
-		}
-	}
-	return b.String()
 }
 
 // formatError turns constraint failures into the store's sentinels.
