@@ -180,7 +180,9 @@ func connectNATS(url, prefix, addr string, log *slog.Logger) (*natsbus.Bus, erro
 	if err != nil {
 		return nil, fmt.Errorf("connect to NATS at %s: %w", redactURL(url), err)
 	}
-	bus, err := natsbus.New(nc, natsbus.Options{Logger: log, Prefix: prefix})
+	// Ordered: the gateway numbers every node's events alike (see
+	// internal/gateway/cluster.go).
+	bus, err := natsbus.New(nc, natsbus.Options{Logger: log, Prefix: prefix, Ordered: true})
 	if err != nil {
 		nc.Close()
 		return nil, err

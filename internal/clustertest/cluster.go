@@ -260,7 +260,7 @@ func New(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 			if err != nil {
 				return nil, fmt.Errorf("node %d: connect to NATS: %w", n.Index, err)
 			}
-			b, err := natsbus.New(nc, natsbus.Options{Prefix: cfg.NATSPrefix, Logger: cfg.Logger})
+			b, err := natsbus.New(nc, natsbus.Options{Prefix: cfg.NATSPrefix, Logger: cfg.Logger, Ordered: true})
 			if err != nil {
 				nc.Close()
 				return nil, fmt.Errorf("node %d: %w", n.Index, err)
@@ -291,6 +291,16 @@ func New(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 // Close stops every node still running and closes the stores and buses.
 func (c *Cluster) Close() {
 	c.closeOnce.Do(func() {
+		// The stream of the cluster's prefix goes with it (through a
+		// node whose connection is still open).
+		for _, n := range c.Nodes {
+			if n.NATS != nil && !n.killed.Load() {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				n.NATS.DeleteStream(ctx)
+				cancel()
+				break
+			}
+		}
 		var wg sync.WaitGroup
 		for _, n := range c.Nodes {
 			wg.Go(func() {

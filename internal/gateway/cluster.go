@@ -27,8 +27,8 @@ import (
 // few seconds: the shadows of a node gone silent count as disconnected
 // from then, and expire after the resume window.
 //
-// The order must be the same on every node: one NATS server (or the
-// in-process bus) gives that; several clustered NATS servers do not.
+// The order must be the same on every node: the in-process bus and an
+// ordered natsbus (a JetStream stream) give that; core NATS does not.
 
 // Control events of the gateway, carried by the bus with the dispatches.
 const (

@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/snowflake"
@@ -63,13 +64,25 @@ type Options struct {
 	// Logger receives publish, decode and subscribe errors (default:
 	// discard).
 	Logger *slog.Logger
+	// Ordered delivers every event to every subscriber in one total
+	// order, the order a JetStream stream (in memory, kept 10 minutes)
+	// stored them in, rather than core NATS's per-publisher order. The
+	// gateway's shadows of other nodes' sessions need it: every node
+	// must number the same events alike. It needs JetStream on the
+	// server.
+	Ordered bool
 }
+
+// streamMaxAge is how long an ordered bus's stream keeps events; its
+// subscribers only ever read new ones, so this only bounds memory.
+const streamMaxAge = 10 * time.Minute
 
 // Bus is an event.Bus over a NATS connection.
 type Bus struct {
 	nc     *nats.Conn
 	prefix string
 	log    *slog.Logger
+	stream jetstream.Stream // Options.Ordered: the stream subscribers read
 
 	mu     sync.Mutex
 	subs   map[*subscriber]struct{}
@@ -85,7 +98,8 @@ type subscriber struct {
 	ch     chan event.Event
 	closed bool
 	sub    *nats.Subscription
-	stop   func() bool // stops waiting for the Subscribe context
+	cc     jetstream.ConsumeContext // an ordered bus's subscription
+	stop   func() bool              // stops waiting for the Subscribe context
 }
 
 // New returns a Bus publishing and subscribing on nc, and takes
@@ -105,7 +119,23 @@ func New(nc *nats.Conn, o Options) (*Bus, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Bus{nc: nc, prefix: prefix, log: log, subs: map[*subscriber]struct{}{}}, nil
+	b := &Bus{nc: nc, prefix: prefix, log: log, subs: map[*subscriber]struct{}{}}
+	if o.Ordered {
+		js, err := jetstream.New(nc)
+		if err != nil {
+			return nil, fmt.Errorf("natsbus: JetStream: %w", err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), subscribeFlushTimeout)
+		defer cancel()
+		b.stream, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+			Name: strings.ReplaceAll(prefix, ".", "_"), Subjects: []string{prefix + ".>"},
+			Storage: jetstream.MemoryStorage, MaxAge: streamMaxAge, Discard: jetstream.DiscardOld,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("natsbus: create the stream of %s: %w", prefix, err)
+		}
+	}
+	return b, nil
 }
 
 // Conn returns the bus's connection.
@@ -200,18 +230,17 @@ func (b *Bus) Subscribe(ctx context.Context, buffer int) <-chan event.Event {
 	b.subs[s] = struct{}{}
 	b.mu.Unlock()
 
-	sub, err := b.nc.Subscribe(b.prefix+".>", s.handler(b.log))
-	if err != nil {
+	if b.stream != nil {
+		if err := b.consume(ctx, s); err != nil {
+			b.log.Error("natsbus: subscribe to the stream", "prefix", b.prefix, "err", err)
+			b.unsubscribe(s)
+			return s.ch
+		}
+	} else if err := b.subscribe(s); err != nil {
 		b.log.Error("natsbus: subscribe", "prefix", b.prefix, "err", err)
 		b.unsubscribe(s)
 		return s.ch
 	}
-	s.mu.Lock()
-	if s.closed { // the bus closed meanwhile
-		_ = sub.Unsubscribe()
-	}
-	s.sub = sub
-	s.mu.Unlock()
 	if b.nc.IsConnected() {
 		if err := b.nc.FlushTimeout(subscribeFlushTimeout); err != nil {
 			b.log.Warn("natsbus: subscribe: server did not confirm the subscription", "prefix", b.prefix, "err", err)
@@ -228,27 +257,60 @@ func (b *Bus) Subscribe(ctx context.Context, buffer int) <-chan event.Event {
 	return s.ch
 }
 
-// handler decodes one message and offers it to s without blocking.
-func (s *subscriber) handler(log *slog.Logger) nats.MsgHandler {
-	return func(m *nats.Msg) {
-		var w wire
-		if err := json.Unmarshal(m.Data, &w); err != nil {
-			log.Error("natsbus: decode event", "subject", m.Subject, "err", err)
-			return
-		}
-		e := event.Event{Type: w.Type, ApplicationID: w.ApplicationID, GuildID: w.GuildID}
-		if len(w.Data) > 0 && string(w.Data) != "null" {
-			e.Data = w.Data
-		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.closed {
-			return
-		}
-		select {
-		case s.ch <- e:
-		default: // full: drop for this subscriber
-		}
+// subscribe gives s a core NATS subscription.
+func (b *Bus) subscribe(s *subscriber) error {
+	sub, err := b.nc.Subscribe(b.prefix+".>", func(m *nats.Msg) { s.offer(b.log, m.Subject, m.Data) })
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed { // the bus closed meanwhile
+		_ = sub.Unsubscribe()
+	}
+	s.sub = sub
+	return nil
+}
+
+// consume gives s an ordered consumer of the stream, from the next event
+// on.
+func (b *Bus) consume(ctx context.Context, s *subscriber) error {
+	cons, err := b.stream.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{DeliverPolicy: jetstream.DeliverNewPolicy})
+	if err != nil {
+		return err
+	}
+	cc, err := cons.Consume(func(m jetstream.Msg) { s.offer(b.log, m.Subject(), m.Data()) })
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		cc.Stop()
+	}
+	s.cc = cc
+	return nil
+}
+
+// offer decodes one message and offers it to s without blocking.
+func (s *subscriber) offer(log *slog.Logger, subject string, data []byte) {
+	var w wire
+	if err := json.Unmarshal(data, &w); err != nil {
+		log.Error("natsbus: decode event", "subject", subject, "err", err)
+		return
+	}
+	e := event.Event{Type: w.Type, ApplicationID: w.ApplicationID, GuildID: w.GuildID}
+	if len(w.Data) > 0 && string(w.Data) != "null" {
+		e.Data = w.Data
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	select {
+	case s.ch <- e:
+	default: // full: drop for this subscriber
 	}
 }
 
@@ -272,6 +334,9 @@ func (b *Bus) unsubscribe(s *subscriber) {
 		// has ended the subscription anyway.
 		_ = s.sub.Unsubscribe()
 	}
+	if s.cc != nil {
+		s.cc.Stop()
+	}
 	close(s.ch)
 }
 
@@ -287,6 +352,19 @@ func (b *Bus) closeSubs() {
 	for _, s := range subs {
 		b.unsubscribe(s)
 	}
+}
+
+// DeleteStream deletes an ordered bus's stream (tests clean up with it);
+// other buses on the prefix lose their subscriptions.
+func (b *Bus) DeleteStream(ctx context.Context) {
+	if b.stream == nil {
+		return
+	}
+	js, err := jetstream.New(b.nc)
+	if err != nil {
+		return
+	}
+	_ = js.DeleteStream(ctx, b.stream.CachedInfo().Config.Name)
 }
 
 // Close closes the connection at once, losing events not yet written to

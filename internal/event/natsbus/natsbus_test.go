@@ -3,6 +3,7 @@ package natsbus_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -26,6 +27,52 @@ func TestContract(t *testing.T) {
 		prefix := natstest.Prefix(t)
 		return func() event.Bus { return natstest.Bus(t, prefix) }
 	})
+}
+
+// TestContractOrdered: the same contract with JetStream ordering.
+func TestContractOrdered(t *testing.T) {
+	natstest.URL(t)
+	eventtest.Run(t, func(t *testing.T) func() event.Bus {
+		prefix := natstest.Prefix(t)
+		return func() event.Bus { return natstest.OrderedBus(t, prefix) }
+	})
+}
+
+// TestOrderedBusOneOrderForAll: events two nodes publish at the same
+// time reach every subscriber of an ordered bus in one and the same
+// order (core NATS only keeps each publisher's own order).
+func TestOrderedBusOneOrderForAll(t *testing.T) {
+	t.Parallel()
+	prefix := natstest.Prefix(t)
+	a, b := natstest.OrderedBus(t, prefix), natstest.OrderedBus(t, prefix)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	subs := []<-chan event.Event{a.Subscribe(ctx, 4096), b.Subscribe(ctx, 4096)}
+	const n = 500
+	done := make(chan struct{})
+	for _, bus := range []*natsbus.Bus{a, b} {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range n {
+				bus.Publish(ctx, event.Event{Type: "T", Data: map[string]any{"from": bus.Prefix(), "i": i,
+					"bus": fmt.Sprintf("%p", bus)}})
+			}
+		}()
+	}
+	<-done
+	<-done
+	var orders [2][]string
+	for k, ch := range subs {
+		for range 2 * n {
+			e := recv(t, ch)
+			orders[k] = append(orders[k], string(e.Data.(json.RawMessage)))
+		}
+	}
+	for i := range orders[0] {
+		if orders[0][i] != orders[1][i] {
+			t.Fatalf("event %d: %s on one node, %s on the other", i, orders[0][i], orders[1][i])
+		}
+	}
 }
 
 func recv(t *testing.T, ch <-chan event.Event) event.Event {

@@ -5,6 +5,7 @@
 package natstest
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"os"
@@ -84,6 +85,26 @@ func Bus(t testing.TB, prefix string, opts ...nats.Option) *natsbus.Bus {
 		t.Fatal(err)
 	}
 	t.Cleanup(b.Close)
+	return b
+}
+
+// OrderedBus is Bus with Options.Ordered: the prefix's JetStream stream
+// is deleted when the test ends.
+func OrderedBus(t testing.TB, prefix string) *natsbus.Bus {
+	t.Helper()
+	nc, err := natsbus.Connect(URL(t), "slashd test "+t.Name())
+	if err != nil {
+		t.Fatalf("connect to NATS: %v", err)
+	}
+	b, err := natsbus.New(nc, natsbus.Options{Prefix: prefix, Ordered: true})
+	if err != nil {
+		nc.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		b.DeleteStream(context.Background())
+		b.Close()
+	})
 	return b
 }
 
