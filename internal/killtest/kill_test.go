@@ -48,6 +48,9 @@ func TestKillNodeUnderLoad(t *testing.T) {
 	natsURL := natstest.URL(t)
 	bin := slashdBinary(t)
 	prefix := natstest.Prefix(t)
+	// The nodes' JetStream stream for prefix: this bus deletes it when
+	// the test ends (registered first, so after the nodes are gone).
+	natstest.OrderedBus(t, prefix)
 
 	// A smaller pool than the default 16 per node: the test server's
 	// connections are shared with other tests. (pool_max_conns is
