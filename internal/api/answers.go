@@ -94,7 +94,7 @@ func (s *Server) wakeOnAnswers(ctx context.Context) {
 			continue
 		}
 		var a answeredEvent
-		if b, err := json.Marshal(e.Data); err == nil && json.Unmarshal(b, &a) == nil && a.ID != 0 {
+		if event.DecodeData(e.Data, &a) == nil && a.ID != 0 {
 			s.answers.notify(a.ID)
 		}
 	}
@@ -191,7 +191,7 @@ func (s *Server) interactionMessage(ctx context.Context, rec store.Interaction, 
 		return store.Message{}, fmt.Errorf("metadata of interaction %d: %w", rec.ID, err)
 	}
 	now := s.now().UTC()
-	m := interaction.NewMessage(id, rec.ChannelID, interaction.NewUser(bot.ID, bot.Username, bot.GlobalName, true), timestamp(now))
+	m := interaction.NewMessage(id, rec.ChannelID, wireUser(bot), timestamp(now))
 	switch {
 	case meta.Type == interaction.MessageComponent:
 		m.Type = interaction.MessageDefault

@@ -19,16 +19,8 @@ import (
 // the libraries connect (discordgo reads /gateway, discord.js
 // /gateway/bot).
 
-func (s *Server) gatewayURL(r *http.Request) string {
-	scheme := "ws"
-	if r.TLS != nil {
-		scheme = "wss"
-	}
-	return scheme + "://" + r.Host + "/gateway"
-}
-
 func (s *Server) getGateway(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, map[string]string{"url": s.gatewayURL(r)})
+	writeJSON(w, http.StatusOK, map[string]string{"url": gateway.URL(r)})
 	return nil
 }
 
@@ -39,7 +31,7 @@ func (s *Server) getGatewayBot(w http.ResponseWriter, r *http.Request) error {
 		return errUnauthorized
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
-		"url":    s.gatewayURL(r),
+		"url":    gateway.URL(r),
 		"shards": 1,
 		"session_start_limit": map[string]int{
 			"total": 1000, "remaining": 1000, "reset_after": 86_400_000, "max_concurrency": 1,
@@ -71,7 +63,7 @@ func (d gatewayDirectory) Bot(ctx context.Context, token string) (gateway.Bot, e
 	if err != nil {
 		return gateway.Bot{}, err
 	}
-	user, err := json.Marshal(botUser{User: interaction.NewUser(u.ID, u.Username, u.GlobalName, true), Verified: true,
+	user, err := json.Marshal(botUser{User: wireUser(u), Verified: true,
 		Flags: 0, Email: nil, MFAEnabled: false})
 	return gateway.Bot{ApplicationID: app.ID, Flags: app.Flags, User: user}, err
 }
@@ -118,7 +110,7 @@ func (d gatewayDirectory) guildCreate(ctx context.Context, guildID, botID snowfl
 		return nil, err
 	}
 	g := view.snap.Guild
-	bot := interaction.NewUser(view.user.ID, view.user.Username, view.user.GlobalName, true)
+	bot := wireUser(view.user)
 	roles := make([]interaction.Role, len(view.snap.Roles))
 	for i, r := range view.snap.Roles {
 		roles[i] = interaction.NewRole(r)

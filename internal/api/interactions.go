@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/slashd/slashd/internal/access"
@@ -219,7 +218,7 @@ func (s *Server) newPayload(ctx context.Context, view memberView, ch guild.Chann
 	if err != nil {
 		return interaction.Payload{}, err
 	}
-	user := interaction.NewUser(view.user.ID, view.user.Username, view.user.GlobalName, view.user.Bot)
+	user := wireUser(view.user)
 	member := interaction.NewMember(view.member, &user, userPerms)
 	chp := interaction.NewChannel(ch, userPerms)
 	locale := view.user.Locale
@@ -435,7 +434,7 @@ func (rs *entityResolver) user(ctx context.Context, id snowflake.ID) (bool, erro
 	if err != nil {
 		return false, err
 	}
-	put(&rs.out.Users, id, interaction.NewUser(u.ID, u.Username, u.GlobalName, u.Bot))
+	put(&rs.out.Users, id, wireUser(u))
 	m, err := rs.s.store.Member(ctx, rs.ch.GuildID, id)
 	if errors.Is(err, store.ErrNotFound) {
 		return true, nil
@@ -496,22 +495,4 @@ func put[V any](m *map[snowflake.ID]V, id snowflake.ID, v V) {
 		*m = map[snowflake.ID]V{}
 	}
 	(*m)[id] = v
-}
-
-// parseLimit reads an optional integer query parameter within [min, max].
-func parseLimit(r *http.Request, name string, def, min, max int64) (int64, error) {
-	raw := r.URL.Query().Get(name)
-	if raw == "" {
-		return def, nil
-	}
-	n, err := strconv.ParseInt(raw, 10, 64)
-	if err != nil {
-		return 0, apierr.Invalid(form.CodeCoerce, form.MsgNotInt(raw), name)
-	}
-	errs := &apierr.Fields{}
-	v, ok := form.IntValue(json.Number(strconv.FormatInt(n, 10)), min, max, errs.At(name))
-	if !ok {
-		return 0, errs.Err()
-	}
-	return v, nil
 }

@@ -182,3 +182,39 @@ func TestInvokePayloadShape(t *testing.T) {
 		t.Fatalf("resolved members: %s", p["data"])
 	}
 }
+
+// Spec §2.8: the payload always carries the default names of the command
+// and its options, even for a user whose locale has localized ones.
+func TestInvokePayloadUsesDefaultNames(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	w := newInvokeWorld(t, e)
+	adminDo(t, e, "PATCH", "/users/"+w.member, jsonObj{"locale": "fr"}, 200)
+	cmd := w.command(jsonObj{"name": "greet", "description": "Greet", "name_localizations": jsonObj{"fr": "saluer"},
+		"options": []jsonObj{{"type": 3, "name": "who", "description": "Who", "name_localizations": jsonObj{"fr": "qui"}}}})
+	var data struct {
+		Name    string `json:"name"`
+		Options []struct {
+			Name string `json:"name"`
+		} `json:"options"`
+	}
+	var locale string
+	w.answerWith(func(i *interactions.Interaction) (interactions.Response, error) {
+		var raw struct {
+			Data   json.RawMessage `json:"data"`
+			Locale string          `json:"locale"`
+		}
+		_ = json.Unmarshal(i.Raw, &raw)
+		_ = json.Unmarshal(raw.Data, &data)
+		locale = raw.Locale
+		return interactions.Message("ok"), nil
+	})
+	wantStatus(t, w.invoke(w.invocation(2, cmd, "options", []jsonObj{{"type": 3, "name": "who", "value": "you"}})), 200)
+	if data.Name != "greet" || len(data.Options) != 1 || data.Options[0].Name != "who" || locale != "fr" {
+		t.Fatalf("delivered data %+v with locale %q, want the default names and locale fr", data, locale)
+	}
+	// A localized name is not the command's name.
+	r := w.invoke(with(w.invocation(2, cmd), "data", jsonObj{"id": cmd["id"], "name": "saluer", "type": 1,
+		"version": cmd["version"], "options": []jsonObj{{"type": 3, "name": "who", "value": "you"}}}))
+	wantError(t, r, 400, formError(leaf{"data.name", "INTERACTION_APPLICATION_COMMAND_INVALID", "Application command name does not match"}))
+}

@@ -87,7 +87,7 @@ func (s *Server) postChannelMessage(w http.ResponseWriter, r *http.Request) erro
 	}
 	now := s.now().UTC()
 	u := view.user
-	msg := interaction.NewMessage(s.ids.Next(), ch.ID, interaction.NewUser(u.ID, u.Username, u.GlobalName, u.Bot), timestamp(now))
+	msg := interaction.NewMessage(s.ids.Next(), ch.ID, wireUser(u), timestamp(now))
 	d.Flags &^= interaction.FlagEphemeral // only interactions make ephemeral messages
 	msg.Apply(d)
 	body, err := json.Marshal(msg)
@@ -104,3 +104,8 @@ func (s *Server) postChannelMessage(w http.ResponseWriter, r *http.Request) erro
 
 // timestamp renders a time as message timestamps are.
 func timestamp(t time.Time) string { return t.UTC().Format(interaction.TimestampLayout) }
+
+// wireUser is a stored user as the API renders one.
+func wireUser(u store.User) interaction.User {
+	return interaction.NewUser(u.ID, u.Username, u.GlobalName, u.Bot)
+}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -165,4 +166,22 @@ func acceptLanguage(h string) string {
 		}
 	}
 	return best
+}
+
+// parseLimit reads an optional integer query parameter within [min, max].
+func parseLimit(r *http.Request, name string, def, min, max int64) (int64, error) {
+	raw := r.URL.Query().Get(name)
+	if raw == "" {
+		return def, nil
+	}
+	n, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil {
+		return 0, apierr.Invalid(form.CodeCoerce, form.MsgNotInt(raw), name)
+	}
+	errs := &apierr.Fields{}
+	v, ok := form.IntValue(json.Number(strconv.FormatInt(n, 10)), min, max, errs.At(name))
+	if !ok {
+		return 0, errs.Err()
+	}
+	return v, nil
 }

@@ -161,3 +161,27 @@ func (s *Server) loadAppCommands(ctx context.Context, appID, guildID snowflake.I
 	}
 	return ac, nil
 }
+
+// invokerChannel reads the channel an invocation names (guildID, when
+// given, must be its guild) and the user's view of its guild; the user
+// must be a member who can see the channel.
+func (s *Server) invokerChannel(ctx context.Context, user, channelID, guildID snowflake.ID) (guild.Channel, memberView, error) {
+	ch, err := s.store.Channel(ctx, channelID)
+	if err != nil {
+		return guild.Channel{}, memberView{}, notFoundAs(err, errUnknownChannel)
+	}
+	if guildID != 0 && guildID != ch.GuildID {
+		return guild.Channel{}, memberView{}, errUnknownChannel
+	}
+	view, err := s.loadMemberView(ctx, ch.GuildID, user)
+	if errors.Is(err, errNotMember) {
+		return guild.Channel{}, memberView{}, errMissingAccess
+	}
+	if err != nil {
+		return guild.Channel{}, memberView{}, err
+	}
+	if !view.canView(ch) {
+		return guild.Channel{}, memberView{}, errMissingAccess
+	}
+	return ch, view, nil
+}

@@ -7,6 +7,7 @@ package event
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 
 	"github.com/slashd/slashd/internal/snowflake"
@@ -91,4 +92,14 @@ func (b *Memory) Subscribe(ctx context.Context, buffer int) <-chan Event {
 		b.mu.Unlock()
 	}()
 	return s.ch
+}
+
+// DecodeData reads an event's Data into v, whether it travelled as a Go
+// value (the in-process bus) or as JSON (a networked one).
+func DecodeData(data any, v any) error {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, v)
 }

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/slashd/slashd/internal/event"
@@ -49,12 +48,10 @@ type sessionEvent struct {
 	Initial int64        `json:"initial,omitempty"` // READY and GUILD_CREATEs
 }
 
-// decodeControl reads a control event's data, whether it travelled as a
-// Go value (the in-process bus) or as JSON (a networked one).
+// decodeControl reads a control event's data.
 func decodeControl(data any) (sessionEvent, bool) {
 	var se sessionEvent
-	b, err := json.Marshal(data)
-	if err != nil || json.Unmarshal(b, &se) != nil || se.Node == "" {
+	if event.DecodeData(data, &se) != nil || se.Node == "" {
 		return se, false
 	}
 	return se, true

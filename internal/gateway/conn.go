@@ -59,7 +59,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if version == "" {
 		version = "10"
 	}
-	c := &conn{g: g, ws: ws, url: gatewayURL(r), wake: make(chan struct{}, 1)}
+	c := &conn{g: g, ws: ws, url: URL(r), wake: make(chan struct{}, 1)}
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(r.Context()))
 	defer c.cancel()
 	switch {
@@ -87,8 +87,10 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.readLoop()
 }
 
-// gatewayURL is the URL a client reached this gateway at.
-func gatewayURL(r *http.Request) string {
+// URL is the gateway's URL for a client that made request r (the
+// request's own host): what GET /gateway answers and resume_gateway_url
+// says.
+func URL(r *http.Request) string {
 	scheme := "ws"
 	if r.TLS != nil {
 		scheme = "wss"

@@ -12,7 +12,8 @@
 // # Decisions (copied into docs/compat.md)
 //
 //   - Parse. type must be 2 or 4 (BASE_TYPE_CHOICES "Value must be one of
-//     (2, 4)."); application_id, channel_id, data, data.id, data.name,
+//     (2, 3, 4, 5)."; 3 and 5 are read by ParseComponentInvocation and
+//     ParseModalInvocation); application_id, channel_id, data, data.id, data.name,
 //     data.type (1-4) and data.version are required (BASE_TYPE_REQUIRED);
 //     guild_id and target_id are optional snowflakes. Options are
 //     {name, type, value?, options?, focused?}; arrays hold at most 25

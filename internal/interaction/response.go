@@ -70,6 +70,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/slashd/slashd/internal/apierr"
@@ -104,6 +105,10 @@ var callbackTypes = []int{
 	CallbackDeferredUpdateMessage, CallbackUpdateMessage, CallbackAutocompleteResult,
 	CallbackModal, CallbackPremiumRequired, CallbackLaunchActivity,
 }
+
+// ValidCallbackType reports whether t is a callback type an app may answer
+// with: 1, 4, 5, 6, 7, 8, 9, 10 or 12.
+func ValidCallbackType(t int) bool { return slices.Contains(callbackTypes, t) }
 
 // Message flags an app may set.
 const (

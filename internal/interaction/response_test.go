@@ -534,3 +534,12 @@ func FuzzParseMessage(f *testing.F) {
 		}
 	})
 }
+
+func TestValidCallbackType(t *testing.T) {
+	valid := map[int]bool{1: true, 4: true, 5: true, 6: true, 7: true, 8: true, 9: true, 10: true, 12: true}
+	for i := -1; i <= 14; i++ {
+		if ValidCallbackType(i) != valid[i] {
+			t.Errorf("ValidCallbackType(%d) = %v", i, !valid[i])
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/slashd/slashd/internal/interaction"
 	"io"
 	"mime"
 	"net"
@@ -85,32 +86,6 @@ func New(cfg Config) *Deliverer {
 	return d
 }
 
-// Interaction callback types (api-facts §4.2).
-const (
-	CallbackPong                             = 1
-	CallbackChannelMessageWithSource         = 4
-	CallbackDeferredChannelMessageWithSource = 5
-	CallbackDeferredUpdateMessage            = 6
-	CallbackUpdateMessage                    = 7
-	CallbackAutocompleteResult               = 8
-	CallbackModal                            = 9
-	CallbackPremiumRequired                  = 10
-	CallbackLaunchActivity                   = 12
-)
-
-// ValidCallbackType reports whether t is a callback type an app may answer
-// with: 1, 4, 5, 6, 7, 8, 9, 10 or 12.
-func ValidCallbackType(t int) bool {
-	switch t {
-	case CallbackPong, CallbackChannelMessageWithSource,
-		CallbackDeferredChannelMessageWithSource, CallbackDeferredUpdateMessage,
-		CallbackUpdateMessage, CallbackAutocompleteResult, CallbackModal,
-		CallbackPremiumRequired, CallbackLaunchActivity:
-		return true
-	}
-	return false
-}
-
 // Response is an application's answer to a delivery.
 type Response struct {
 	// Status is the HTTP status the app answered with (200, 202 or 204).
@@ -119,7 +94,7 @@ type Response struct {
 	// POST /interactions/{id}/{token}/callback instead of inline. Type and
 	// Data are then zero.
 	ViaCallback bool
-	// Type is the inline interaction callback type (ValidCallbackType).
+	// Type is the inline interaction callback type (interaction.ValidCallbackType).
 	Type int
 	// Data is the raw "data" member of the inline answer; nil when absent
 	// or null. Validating it against Type is the caller's job.
@@ -324,7 +299,7 @@ func (d *Deliverer) Deliver(ctx context.Context, endpoint string, priv ed25519.P
 	if r.Type == nil {
 		return bad(`answer has no "type"`, nil)
 	}
-	if !ValidCallbackType(*r.Type) {
+	if !interaction.ValidCallbackType(*r.Type) {
 		return bad(fmt.Sprintf("unknown interaction callback type %d", *r.Type), nil)
 	}
 	data := r.Data

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/slashd/slashd/internal/interaction"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -136,7 +137,7 @@ func (d *Deliverer) VerifyEndpointPing(ctx context.Context, endpoint string, pri
 	var pong struct {
 		Type *int `json:"type"`
 	}
-	if err := json.Unmarshal(a.body, &pong); err != nil || pong.Type == nil || *pong.Type != CallbackPong {
+	if err := json.Unmarshal(a.body, &pong); err != nil || pong.Type == nil || *pong.Type != interaction.CallbackPong {
 		return pingFail(fmt.Sprintf(`PONG body %q, want {"type":1}`, truncate(a.body)))
 	}
 
