@@ -79,7 +79,6 @@ func (s *Server) adminHandle(method, path string, h handlerFunc) {
 // wrapAdmin checks the admin token, then runs h and renders its error.
 func (s *Server) wrapAdmin(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
 		ok, err := s.adminAuthorized(r)
 		if err != nil {
 			s.writeError(w, r, err)

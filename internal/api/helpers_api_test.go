@@ -153,6 +153,12 @@ func wantStatus(t testing.TB, r testenv.Response, status int) {
 	if r.Status != status {
 		t.Fatalf("status: got %s, want %d", describe(r), status)
 	}
+	if status == http.StatusNoContent && (r.Header.Get("Content-Type") != "" || len(r.Body) != 0) {
+		// @discordjs/rest parses any body labelled JSON: a labelled empty
+		// 204 makes every reply() and delete throw in a discord.js bot.
+		t.Fatalf("204 must have no Content-Type and no body: Content-Type %q, body %q",
+			r.Header.Get("Content-Type"), r.Body)
+	}
 }
 
 // canon renders JSON canonically (sorted keys, no spaces).

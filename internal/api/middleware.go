@@ -33,7 +33,6 @@ func (s *Server) wrap(template string, kind routeKind, h handlerFunc) http.Handl
 		routeLimit = s.cfg.WriteLimit
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
 		who := "ip:" + clientIP(r)
 		if kind == clientRoute {
 			p, err := s.authenticateClient(r)

@@ -24,8 +24,11 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(b)
 }
 
+// writeNoContent answers 204 with no body and no Content-Type, as the real
+// service does: @discordjs/rest parses any body labelled JSON, so a 204
+// that carried the header would throw "Unexpected end of JSON input".
 func writeNoContent(w http.ResponseWriter) {
-	w.Header().Set("Content-Type", "application/json")
+	w.Header().Del("Content-Type")
 	w.WriteHeader(http.StatusNoContent)
 }
 
