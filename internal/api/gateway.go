@@ -63,18 +63,9 @@ func (d gatewayDirectory) Bot(ctx context.Context, token string) (gateway.Bot, e
 	if err != nil {
 		return gateway.Bot{}, err
 	}
-	user, err := json.Marshal(botUser{User: wireUser(u), Verified: true,
-		Flags: 0, Email: nil, MFAEnabled: false})
+	// READY's user is the bot's own account, as GET /users/@me renders it.
+	user, err := json.Marshal(currentUser(u, false))
 	return gateway.Bot{ApplicationID: app.ID, Flags: app.Flags, User: user}, err
-}
-
-// botUser is the bot's own user object in READY.
-type botUser struct {
-	interaction.User
-	Verified   bool    `json:"verified"`
-	MFAEnabled bool    `json:"mfa_enabled"`
-	Flags      int     `json:"flags"`
-	Email      *string `json:"email"`
 }
 
 // Guilds returns every guild the app's bot is a member of, as

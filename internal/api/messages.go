@@ -11,6 +11,7 @@ import (
 	"github.com/slashd/slashd/internal/interaction"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
+	"github.com/slashd/slashd/internal/wire"
 )
 
 // channelForUser reads the path's channel and checks the client token's
@@ -106,6 +107,6 @@ func (s *Server) postChannelMessage(w http.ResponseWriter, r *http.Request) erro
 func timestamp(t time.Time) string { return t.UTC().Format(interaction.TimestampLayout) }
 
 // wireUser is a stored user as the API renders one.
-func wireUser(u store.User) interaction.User {
-	return interaction.NewUser(u.ID, u.Username, u.GlobalName, u.Bot)
+func wireUser(u store.User) wire.User {
+	return wire.NewUser(u.ID, u.Username, u.GlobalName, u.Bot)
 }

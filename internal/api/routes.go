@@ -69,6 +69,12 @@ func (s *Server) routes() {
 		s.handle(p, "GET", "/gateway", publicRoute, s.getGateway)
 		s.handle(p, "GET", "/gateway/bot", readRoute, s.getGatewayBot)
 		s.handle(p, "POST", "/channels/{channel_id}/messages", clientRoute, s.postChannelMessage)
+
+		// Identity: what a bot (or a Bearer token with identify) reads
+		// about itself at start.
+		s.handle(p, "GET", "/users/@me", readRoute, s.getCurrentUser)
+		s.handle(p, "GET", "/applications/@me", readRoute, s.getCurrentApplication)
+		s.handle(p, "GET", "/oauth2/applications/@me", readRoute, s.getCurrentApplication)
 	}
 	// OAuth2: the token endpoint, revocation, @me, the keys and the
 	// consent page under each prefix, and the discovery document.

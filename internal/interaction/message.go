@@ -5,6 +5,7 @@ import (
 
 	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/wire"
 )
 
 // Message types the service creates.
@@ -20,10 +21,10 @@ type Message struct {
 	Type                int                  `json:"type"`
 	Content             string               `json:"content"`
 	ChannelID           snowflake.ID         `json:"channel_id"`
-	Author              User                 `json:"author"`
+	Author              wire.User            `json:"author"`
 	Attachments         []json.RawMessage    `json:"attachments"`
 	Embeds              []json.RawMessage    `json:"embeds"`
-	Mentions            []User               `json:"mentions"`
+	Mentions            []wire.User          `json:"mentions"`
 	MentionRoles        []snowflake.ID       `json:"mention_roles"`
 	Pinned              bool                 `json:"pinned"`
 	MentionEveryone     bool                 `json:"mention_everyone"`
@@ -44,12 +45,12 @@ type Message struct {
 type InteractionMetadata struct {
 	ID                           snowflake.ID            `json:"id"`
 	Type                         Type                    `json:"type"`
-	User                         User                    `json:"user"`
+	User                         wire.User               `json:"user"`
 	AuthorizingIntegrationOwners map[string]snowflake.ID `json:"authorizing_integration_owners"`
 	OriginalResponseMessageID    snowflake.ID            `json:"original_response_message_id,omitempty"`
 	Name                         string                  `json:"name,omitempty"`
 	CommandType                  command.Type            `json:"command_type,omitempty"`
-	TargetUser                   *User                   `json:"target_user,omitempty"`
+	TargetUser                   *wire.User              `json:"target_user,omitempty"`
 	TargetMessageID              snowflake.ID            `json:"target_message_id,omitempty"`
 	// InteractedMessageID is the message whose component was used.
 	InteractedMessageID snowflake.ID `json:"interacted_message_id,omitempty"`
@@ -61,7 +62,7 @@ type MessageInteraction struct {
 	ID   snowflake.ID `json:"id"`
 	Type Type         `json:"type"`
 	Name string       `json:"name"`
-	User User         `json:"user"`
+	User wire.User    `json:"user"`
 }
 
 // ActivityInstance is a launched Activity.
@@ -71,9 +72,9 @@ type ActivityInstance struct {
 
 // NewMessage is an empty message: every list present, as the real
 // service renders it. timestamp is in TimestampLayout.
-func NewMessage(id, channelID snowflake.ID, author User, timestamp string) Message {
+func NewMessage(id, channelID snowflake.ID, author wire.User, timestamp string) Message {
 	return Message{ID: id, ChannelID: channelID, Author: author, Timestamp: timestamp,
-		Attachments: []json.RawMessage{}, Embeds: []json.RawMessage{}, Mentions: []User{},
+		Attachments: []json.RawMessage{}, Embeds: []json.RawMessage{}, Mentions: []wire.User{},
 		MentionRoles: []snowflake.ID{}, Components: []json.RawMessage{}}
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/wire"
 )
 
 // The wire shapes of what an app receives (api-facts §4.1, §5). The
@@ -23,7 +24,7 @@ type Payload struct {
 	Channel                      *Channel                `json:"channel,omitempty"`
 	ChannelID                    snowflake.ID            `json:"channel_id,omitempty"`
 	Member                       *Member                 `json:"member,omitempty"`
-	User                         *User                   `json:"user,omitempty"`
+	User                         *wire.User              `json:"user,omitempty"`
 	Token                        string                  `json:"token"`
 	Version                      int                     `json:"version"`
 	Message                      json.RawMessage         `json:"message,omitempty"`
@@ -46,7 +47,7 @@ type PayloadData struct {
 // ResolvedData holds the entities the options and the target name, keyed
 // by id; empty maps are left out.
 type ResolvedData struct {
-	Users       map[snowflake.ID]User            `json:"users,omitempty"`
+	Users       map[snowflake.ID]wire.User       `json:"users,omitempty"`
 	Members     map[snowflake.ID]Member          `json:"members,omitempty"`
 	Roles       map[snowflake.ID]Role            `json:"roles,omitempty"`
 	Channels    map[snowflake.ID]Channel         `json:"channels,omitempty"`
@@ -66,32 +67,11 @@ type PartialGuild struct {
 	Features []string     `json:"features"`
 }
 
-// User is a user object.
-type User struct {
-	ID            snowflake.ID `json:"id"`
-	Username      string       `json:"username"`
-	Discriminator string       `json:"discriminator"`
-	GlobalName    *string      `json:"global_name"`
-	Avatar        *string      `json:"avatar"`
-	Bot           bool         `json:"bot,omitempty"`
-	PublicFlags   int          `json:"public_flags"`
-}
-
-// NewUser shapes a user; slashd has no discriminators ("0", as for every
-// migrated account) and no avatars.
-func NewUser(id snowflake.ID, username, globalName string, bot bool) User {
-	u := User{ID: id, Username: username, Discriminator: "0", Bot: bot}
-	if globalName != "" {
-		u.GlobalName = &globalName
-	}
-	return u
-}
-
 // Member is a guild member with its permissions in the channel. User is
 // nil inside resolved (the user sits in resolved.users), and so are Deaf
 // and Mute.
 type Member struct {
-	User                       *User             `json:"user,omitempty"`
+	User                       *wire.User        `json:"user,omitempty"`
 	Nick                       *string           `json:"nick"`
 	Avatar                     *string           `json:"avatar"`
 	Roles                      []snowflake.ID    `json:"roles"`
@@ -108,7 +88,7 @@ type Member struct {
 
 // NewMember shapes a membership; with a user, the full form an
 // interaction's member has, without, the partial form of resolved.
-func NewMember(m guild.Member, user *User, perms guild.Permissions) Member {
+func NewMember(m guild.Member, user *wire.User, perms guild.Permissions) Member {
 	out := Member{User: user, Roles: m.Roles, JoinedAt: m.JoinedAt.UTC().Format(TimestampLayout), Permissions: perms}
 	if out.Roles == nil {
 		out.Roles = []snowflake.ID{}

@@ -7,6 +7,7 @@ import (
 	"github.com/slashd/slashd/internal/auth"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
+	"github.com/slashd/slashd/internal/wire"
 )
 
 // bearer authenticates a request's Bearer token (a bot token is not one).
@@ -18,34 +19,11 @@ func (s *Server) bearer(r *http.Request) (store.Token, error) {
 	return p.Token, err
 }
 
-// meApplication is the partial application of /oauth2/@me.
-type meApplication struct {
-	ID                  snowflake.ID `json:"id"`
-	Name                string       `json:"name"`
-	Icon                *string      `json:"icon"`
-	Description         string       `json:"description"`
-	Hook                bool         `json:"hook"`
-	BotPublic           bool         `json:"bot_public"`
-	BotRequireCodeGrant bool         `json:"bot_require_code_grant"`
-	VerifyKey           string       `json:"verify_key"`
-	Flags               uint64       `json:"flags"`
-}
-
-// meUser is the user object of /oauth2/@me.
-type meUser struct {
-	ID            snowflake.ID `json:"id"`
-	Username      string       `json:"username"`
-	Avatar        *string      `json:"avatar"`
-	Discriminator string       `json:"discriminator"`
-	GlobalName    *string      `json:"global_name"`
-	PublicFlags   int          `json:"public_flags"`
-}
-
 type meResponse struct {
-	Application meApplication `json:"application"`
-	Scopes      []string      `json:"scopes"`
-	Expires     *string       `json:"expires"`
-	User        *meUser       `json:"user,omitempty"`
+	Application wire.Application `json:"application"`
+	Scopes      []string         `json:"scopes"`
+	Expires     *string          `json:"expires"`
+	User        *wire.User       `json:"user,omitempty"`
 }
 
 // me is GET /oauth2/@me: the current authorization of a Bearer token, as
@@ -60,10 +38,14 @@ func (s *Server) me(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	bot, err := s.store.User(r.Context(), app.ID)
+	if err != nil {
+		return err
+	}
+	botUser := wire.NewUser(bot.ID, bot.Username, bot.GlobalName, bot.Bot)
 	resp := meResponse{
-		Application: meApplication{ID: app.ID, Name: app.Name, Hook: true, BotPublic: true, VerifyKey: app.PublicKey,
-			Flags: app.Flags},
-		Scopes: tok.Scopes,
+		Application: wire.NewApplication(app.ID, app.Name, app.PublicKey, app.Flags, &botUser),
+		Scopes:      tok.Scopes,
 	}
 	if resp.Scopes == nil {
 		resp.Scopes = []string{}
@@ -78,7 +60,8 @@ func (s *Server) me(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		resp.User = &meUser{ID: u.ID, Username: u.Username, Discriminator: "0", GlobalName: nullable(u.GlobalName)}
+		user := wire.NewUser(u.ID, u.Username, u.GlobalName, u.Bot)
+		resp.User = &user
 	}
 	writeJSON(w, http.StatusOK, resp)
 	return nil

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -345,9 +346,16 @@ func TestAuthorizationCodeConfidential(t *testing.T) {
 	if st != 200 {
 		t.Fatalf("@me: %d %v", st, m)
 	}
-	app := m["application"].(map[string]any)
-	if app["id"] != h.conf.id.String() || app["name"] != "testapp" || app["verify_key"] != h.conf.creds.PublicKey {
-		t.Errorf("@me application %v", app)
+	// ApplicationResponse's required fields (type null, flags_new a
+	// string) and the bot, a whole user object.
+	botUser := map[string]any{"id": h.conf.id.String(), "username": "testapp", "avatar": nil, "discriminator": "0",
+		"public_flags": 0.0, "flags": 0.0, "bot": true, "banner": nil, "accent_color": nil, "global_name": nil,
+		"avatar_decoration_data": nil, "collectibles": nil, "display_name_styles": nil, "clan": nil, "primary_guild": nil}
+	wantApp := map[string]any{"id": h.conf.id.String(), "name": "testapp", "icon": nil, "description": "",
+		"type": nil, "bot": botUser, "hook": true, "bot_public": true, "bot_require_code_grant": false,
+		"verify_key": h.conf.creds.PublicKey, "flags": 0.0, "flags_new": "0"}
+	if app := m["application"]; !reflect.DeepEqual(app, wantApp) {
+		t.Errorf("@me application\n got  %v\n want %v", app, wantApp)
 	}
 	if s := m["scopes"].([]any); len(s) != 2 || s[0] != "identify" || s[1] != "guilds" {
 		t.Errorf("@me scopes %v", s)
@@ -356,9 +364,11 @@ func TestAuthorizationCodeConfidential(t *testing.T) {
 	if err != nil || expires.Sub(time.Now()) < 604700*time.Second || expires.Sub(time.Now()) > 604800*time.Second {
 		t.Errorf("@me expires %v (%v)", m["expires"], err)
 	}
-	user := m["user"].(map[string]any)
-	if user["id"] != h.alice.ID.String() || user["username"] != "alice" || user["discriminator"] != "0" || user["global_name"] != nil {
-		t.Errorf("@me user %v", user)
+	wantUser := map[string]any{"id": h.alice.ID.String(), "username": "alice", "avatar": nil, "discriminator": "0",
+		"public_flags": 0.0, "flags": 0.0, "banner": nil, "accent_color": nil, "global_name": nil,
+		"avatar_decoration_data": nil, "collectibles": nil, "display_name_styles": nil, "clan": nil, "primary_guild": nil}
+	if user := m["user"]; !reflect.DeepEqual(user, wantUser) {
+		t.Errorf("@me user\n got  %v\n want %v", user, wantUser)
 	}
 }
 

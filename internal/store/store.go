@@ -40,6 +40,11 @@ type Application struct {
 	InteractionsEndpointURL string
 }
 
+// AppCounts are an application's approximate counts.
+type AppCounts struct {
+	Guilds, UserInstalls, UserAuthorizations int
+}
+
 // User is an account: a person or an app's bot user.
 type User struct {
 	ID         snowflake.ID
@@ -122,6 +127,11 @@ type Store interface {
 	CreateApplication(ctx context.Context, app Application, bot User) error
 	Application(ctx context.Context, id snowflake.ID) (Application, error)
 	CountApplications(ctx context.Context) (int, error)
+	// ApplicationCounts are an app's approximate counts: the guilds it is
+	// installed in, the users who installed it for themselves (a live
+	// grant without a guild carrying applications.commands) and the users
+	// holding any live grant to it.
+	ApplicationCounts(ctx context.Context, appID snowflake.ID) (AppCounts, error)
 	CreateUser(ctx context.Context, u User) error
 	User(ctx context.Context, id snowflake.ID) (User, error)
 	CreateGuild(ctx context.Context, g Guild) error

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -284,6 +285,41 @@ func (s *Store) CountApplications(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("count applications: %w", err)
 	}
 	return n, nil
+}
+
+// ApplicationCounts counts the guilds an app is installed in and the
+// users holding live grants to it (those without a guild that carry
+// applications.commands are user installs).
+func (s *Store) ApplicationCounts(ctx context.Context, appID snowflake.ID) (store.AppCounts, error) {
+	var c store.AppCounts
+	if err := s.queryRow(ctx, `SELECT COUNT(*) FROM installations WHERE application_id = $1`, id64(appID)).
+		Scan(&c.Guilds); err != nil {
+		return c, fmt.Errorf("count installations of app %d: %w", appID, err)
+	}
+	rows, err := s.query(ctx, `SELECT user_id, scopes, guild_id FROM oauth_grants WHERE application_id = $1`, id64(appID))
+	if err != nil {
+		return c, fmt.Errorf("list grants of app %d: %w", appID, err)
+	}
+	defer rows.Close()
+	authorized, installed := map[int64]bool{}, map[int64]bool{}
+	for rows.Next() {
+		var (
+			user, guildID int64
+			scopes        string
+		)
+		if err := rows.Scan(&user, &scopes, &guildID); err != nil {
+			return c, fmt.Errorf("read grant of app %d: %w", appID, err)
+		}
+		authorized[user] = true
+		if guildID == 0 && slices.Contains(splitScopes(scopes), "applications.commands") {
+			installed[user] = true
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return c, fmt.Errorf("list grants of app %d: %w", appID, err)
+	}
+	c.UserAuthorizations, c.UserInstalls = len(authorized), len(installed)
+	return c, nil
 }
 
 func insertUser(ctx context.Context, tx *sql.Tx, u store.User) error {

@@ -28,6 +28,33 @@ func testOAuth(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("refresh tokens", func(t *testing.T) { testRefreshTokens(t, open) })
 	t.Run("revoke", func(t *testing.T) { testRevokeGrant(t, open) })
 	t.Run("signing keys", func(t *testing.T) { testSigningKeys(t, open) })
+	t.Run("application counts", func(t *testing.T) { testApplicationCounts(t, open) })
+}
+
+// testApplicationCounts: guilds count installations; users count live
+// grants, once per user; user installs are grants without a guild that
+// carry applications.commands; revoking a grant takes its user out.
+func testApplicationCounts(t *testing.T, open func(t *testing.T) store.Store) {
+	f := oauthFixture(t, open)
+	f.grant(t, grantID, appID, aliceID, "identify", "applications.commands")
+	f.grant(t, grant2ID, appID, aliceID, "identify")
+	guildGrant := store.Grant{ID: 502, ApplicationID: appID, UserID: ownerID, Scopes: []string{"bot", "applications.commands"},
+		GuildID: guildID, CreatedAt: ms(1_700_000_000_000)}
+	must(t, f.s.CreateGrant(f.ctx, guildGrant))
+	f.grant(t, 503, otherAppID, ownerID, "applications.commands")
+	check := func(when string, app snowflake.ID, want store.AppCounts) {
+		t.Helper()
+		got, err := f.s.ApplicationCounts(f.ctx, app)
+		if err != nil || got != want {
+			t.Errorf("%s: ApplicationCounts(%d) = %+v, %v; want %+v", when, app, got, err, want)
+		}
+	}
+	check("fixture", appID, store.AppCounts{Guilds: 2, UserInstalls: 1, UserAuthorizations: 2})
+	check("fixture", otherAppID, store.AppCounts{Guilds: 2, UserInstalls: 1, UserAuthorizations: 1})
+	check("unknown app", 999, store.AppCounts{})
+	must(t, f.s.RevokeGrant(f.ctx, grantID))
+	must(t, f.s.Uninstall(f.ctx, guild2ID, appID))
+	check("after a revoke and an uninstall", appID, store.AppCounts{Guilds: 1, UserInstalls: 0, UserAuthorizations: 2})
 }
 
 // oauthFixture is the world fixture plus a user alice.
