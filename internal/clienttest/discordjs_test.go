@@ -84,7 +84,9 @@ type djsProc struct {
 }
 
 // startDJS runs script with args against api (slashd's REST base, or a
-// proxy in front of it), as e's first app in e's first guild.
+// proxy in front of it), as e's first app in e's first guild. What it
+// printed is logged if the test fails (always with DJS_LOG=1 in the
+// environment).
 func startDJS(t *testing.T, e *testenv.Env, api, script string, args ...string) *djsProc {
 	t.Helper()
 	node := nodeForDiscordJS(t)
@@ -130,7 +132,7 @@ func startDJS(t *testing.T, e *testenv.Env, api, script string, args ...string) 
 			_ = p.cmd.Process.Kill()
 			<-p.done
 		}
-		if t.Failed() {
+		if t.Failed() || os.Getenv("DJS_LOG") != "" {
 			t.Logf("%s stdout:\n%s\n%s stderr:\n%s", script, p.stdout(), script, p.stderrText())
 		}
 	})
@@ -624,13 +626,31 @@ type djsReported struct {
 // djsReportedMessage is a message as discord.js built it (report.js's
 // message()).
 type djsReportedMessage struct {
-	ID              string   `json:"id"`
-	ChannelID       string   `json:"channelId"`
-	Content         string   `json:"content"`
-	AuthorID        string   `json:"authorId"`
-	Flags           int      `json:"flags"`
-	EditedTimestamp *float64 `json:"editedTimestamp"`
-	Components      int      `json:"components"`
+	ID                  string   `json:"id"`
+	ChannelID           string   `json:"channelId"`
+	Content             string   `json:"content"`
+	AuthorID            string   `json:"authorId"`
+	Flags               int      `json:"flags"`
+	EditedTimestamp     *float64 `json:"editedTimestamp"`
+	Components          int      `json:"components"`
+	WebhookID           string   `json:"webhookId"`
+	ApplicationID       string   `json:"applicationId"`
+	InteractionMetadata *struct {
+		ID     string `json:"id"`
+		Type   int    `json:"type"`
+		UserID string `json:"userId"`
+	} `json:"interactionMetadata"`
+}
+
+// fromInteraction checks that discord.js read m as the app's answer to
+// interaction id, invoked by user.
+func (m djsReportedMessage) fromInteraction(t *testing.T, app, id, user string) {
+	t.Helper()
+	if md := m.InteractionMetadata; m.AuthorID != app || m.WebhookID != app || m.ApplicationID != app || md == nil ||
+		md.ID != id || md.Type != 2 || md.UserID != user {
+		t.Errorf("message %s as discord.js read it: %+v (metadata %+v), want the answer of app %s to interaction %s by %s",
+			m.ID, m, md, app, id, user)
+	}
 }
 
 // TestDiscordJSDeploy runs the guide's deployment script ("Creating your
@@ -904,6 +924,7 @@ func TestDiscordJSGuide(t *testing.T) {
 			if got.Edited.ID != msg.ID || got.Edited.Content != "Pong again!" || got.Edited.EditedTimestamp == nil {
 				t.Errorf("editReply resolved to %+v", got.Edited)
 			}
+			got.Edited.fromInteraction(t, w.app, a.Interaction.ID, w.member)
 			if m := w.seen(t, w.client, msg.ID); m == nil || m.Content != "Pong again!" || m.EditedTimestamp == nil {
 				t.Errorf("alice sees %+v, want the edited reply", m)
 			}
@@ -921,6 +942,7 @@ func TestDiscordJSGuide(t *testing.T) {
 			if got.Edited.ID != id || got.Edited.Content != "Pong!" {
 				t.Errorf("editReply resolved to %+v, want message %s", got.Edited, id)
 			}
+			got.Edited.fromInteraction(t, w.app, a.Interaction.ID, w.member)
 			if m := w.seen(t, w.client, id); m == nil || m.Content != "Pong!" || m.Flags != 0 {
 				t.Errorf("alice sees %+v, want the deferred reply filled in", m)
 			}
@@ -938,6 +960,8 @@ func TestDiscordJSGuide(t *testing.T) {
 				got.Ephemeral.Content != "Pong again!" || got.Ephemeral.Flags != 64 || got.Ephemeral.ID == got.FollowUp.ID {
 				t.Errorf("followUp resolved to %+v and %+v", got.FollowUp, got.Ephemeral)
 			}
+			got.FollowUp.fromInteraction(t, w.app, a.Interaction.ID, w.member)
+			got.Ephemeral.fromInteraction(t, w.app, a.Interaction.ID, w.member)
 			for _, c := range []struct {
 				who, client string
 				ephemeral   bool
@@ -957,9 +981,10 @@ func TestDiscordJSGuide(t *testing.T) {
 				Fetched djsReportedMessage `json:"fetched"`
 			}
 			bot.waitID(t, "done", a.Interaction.ID, &got)
-			if got.Fetched.ID != msg.ID || got.Fetched.Content != "Pong!" || got.Fetched.AuthorID != w.app {
+			if got.Fetched.ID != msg.ID || got.Fetched.Content != "Pong!" {
 				t.Errorf("fetchReply resolved to %+v, want %+v", got.Fetched, msg)
 			}
+			got.Fetched.fromInteraction(t, w.app, a.Interaction.ID, w.member)
 
 			a = w.run(t, 2, cmds["delete"], nil)
 			msg = a.message(t)
@@ -1083,6 +1108,7 @@ func TestDiscordJSGuide(t *testing.T) {
 		if awaiting.Message.ID != msg.ID || awaiting.Message.Components != 1 {
 			t.Errorf("reply({ withResponse: true }).resource.message: %+v, want %s", awaiting.Message, msg.ID)
 		}
+		awaiting.Message.fromInteraction(t, w.app, a.Interaction.ID, w.member)
 		click := w.invokeAs(t, w.client, map[string]any{"type": 3, "application_id": w.app, "guild_id": w.guild,
 			"channel_id": w.channel, "message_id": msg.ID, "data": map[string]any{"custom_id": "confirm", "component_type": 2}})
 		upd := click.Resource.Message
@@ -1178,13 +1204,18 @@ func TestDiscordJSGuide(t *testing.T) {
 
 	t.Run("discord.js/ClientApplication#fetch", func(t *testing.T) {
 		var app struct {
-			ID      string `json:"id"`
-			Name    string `json:"name"`
-			OwnerID string `json:"ownerId"`
-			Bot     string `json:"bot"`
+			ID          string  `json:"id"`
+			Name        string  `json:"name"`
+			BotPublic   bool    `json:"botPublic"`
+			OwnerID     string  `json:"ownerId"`
+			Flags       string  `json:"flags"`
+			VerifyKey   string  `json:"verifyKey"`
+			Bot         string  `json:"bot"`
+			EndpointURL *string `json:"interactionsEndpointURL"`
 		}
 		bot.do(t, "fetchApplication", nil, &app)
-		if app.ID != w.app || app.Name != "testapp" || app.OwnerID != e.App.OwnerUserID {
+		if app.ID != w.app || app.Name != "testapp" || app.OwnerID != e.App.OwnerUserID || app.Bot != w.app ||
+			app.Flags != fmt.Sprint(djsFlagGuildMembersLimited) || app.VerifyKey != e.App.PublicKey || app.EndpointURL != nil {
 			t.Errorf("client.application.fetch(): %+v", app)
 		}
 	})
@@ -1263,7 +1294,7 @@ func TestDiscordJSGuide(t *testing.T) {
 		if ack.Latency < 0 {
 			t.Errorf("heartbeat ACK: latency %d", ack.Latency)
 		}
-		for _, trouble := range []string{"shardDisconnect", "shardReconnecting", "shardResume", "invalidated", "warn"} {
+		for _, trouble := range []string{"shardDisconnect", "shardReconnecting", "shardResume", "invalidated", "warn", "warning"} {
 			if n := bot.count(trouble); n != 0 {
 				t.Errorf("discord.js reported %s %d times: %s", trouble, n, bot.all(trouble))
 			}

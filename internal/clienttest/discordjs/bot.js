@@ -238,6 +238,7 @@ client.on(Events.Raw, (packet) => {
 });
 watchREST(client.rest);
 process.on('unhandledRejection', (err) => reportError('unhandled rejection', err));
+process.on('warning', (warning) => report('warning', { name: warning.name, message: warning.message }));
 process.on('uncaughtException', (err) => reportError('uncaught exception', err));
 
 let stopping = false;

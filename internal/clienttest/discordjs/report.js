@@ -49,6 +49,12 @@ export function message(m) {
     flags: m.flags?.bitfield ?? null,
     editedTimestamp: m.editedTimestamp ?? null,
     components: m.components?.length ?? 0,
+    type: m.type,
+    webhookId: m.webhookId ?? null,
+    applicationId: m.applicationId ?? null,
+    interactionMetadata: m.interactionMetadata
+      ? { id: m.interactionMetadata.id, type: m.interactionMetadata.type, userId: m.interactionMetadata.user?.id ?? null }
+      : null,
   };
 }
 
