@@ -203,10 +203,11 @@ func (p *djsProc) all(name string) []json.RawMessage {
 func (p *djsProc) count(name string) int { return len(p.all(name)) }
 
 // waitFor returns the first event named name for which match (nil:
-// any) holds, waiting up to d for it. It fails as soon as the script
+// any) holds, waiting up to d for it; match gets the event's rank among
+// the events so named (0 for the first). It fails as soon as the script
 // reports an error (one no earlier wait failed on, so that one error
 // fails one subtest), fails to log in, or exits.
-func (p *djsProc) waitFor(t *testing.T, d time.Duration, name string, match func(json.RawMessage) bool) json.RawMessage {
+func (p *djsProc) waitFor(t *testing.T, d time.Duration, name string, match func(rank int, ev json.RawMessage) bool) json.RawMessage {
 	t.Helper()
 	deadline := time.NewTimer(d)
 	defer deadline.Stop()
@@ -214,13 +215,17 @@ func (p *djsProc) waitFor(t *testing.T, d time.Duration, name string, match func
 		p.mu.Lock()
 		var found json.RawMessage
 		var failure string
+		rank := 0
 		for i, line := range p.seen {
 			switch ev := djsEventName(line); {
 			case (ev == "error" || ev == "loginError") && i >= p.failed:
 				failure = line
 				p.failed = i + 1
-			case found == nil && ev == name && (match == nil || match(json.RawMessage(line))):
-				found = json.RawMessage(line)
+			case ev == name:
+				if found == nil && (match == nil || match(rank, json.RawMessage(line))) {
+					found = json.RawMessage(line)
+				}
+				rank++
 			}
 			if failure != "" {
 				break
@@ -249,6 +254,13 @@ func (p *djsProc) waitFor(t *testing.T, d time.Duration, name string, match func
 	}
 }
 
+// nth returns the nth event named name (1 for the first), waiting up to
+// d for it.
+func (p *djsProc) nth(t *testing.T, d time.Duration, name string, n int) json.RawMessage {
+	t.Helper()
+	return p.waitFor(t, d, name, func(rank int, _ json.RawMessage) bool { return rank == n-1 })
+}
+
 // wait returns the first event named name, decoded into v (unless nil).
 func (p *djsProc) wait(t *testing.T, name string, d time.Duration, v any) {
 	t.Helper()
@@ -262,7 +274,7 @@ func (p *djsProc) wait(t *testing.T, name string, d time.Duration, v any) {
 // decoded into v.
 func (p *djsProc) waitID(t *testing.T, name, id string, v any) {
 	t.Helper()
-	raw := p.waitFor(t, djsWait, name, func(raw json.RawMessage) bool {
+	raw := p.waitFor(t, djsWait, name, func(_ int, raw json.RawMessage) bool {
 		var r struct {
 			ID string `json:"id"`
 		}
@@ -285,18 +297,19 @@ func (p *djsProc) do(t *testing.T, action string, args map[string]any, v any) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := len(p.all("did"))
+	// The bot does one action at a time: the next "did" is this one's.
+	next := p.count("did") + 1
 	if _, err := p.stdin.Write(append(line, '\n')); err != nil {
 		t.Fatalf("ask the bot to %s: %v", action, err)
 	}
-	n := 0
-	raw := p.waitFor(t, djsWait, "did", func(raw json.RawMessage) bool {
-		n++
-		var r struct {
-			Do string `json:"do"`
-		}
-		return n > before && json.Unmarshal(raw, &r) == nil && r.Do == action
-	})
+	raw := p.nth(t, djsWait, "did", next)
+	var r struct {
+		Do string `json:"do"`
+	}
+	djsDecode(t, raw, &r)
+	if r.Do != action {
+		t.Fatalf("asked the bot to %s, it did %s", action, raw)
+	}
 	if v != nil {
 		djsDecode(t, raw, v)
 	}
@@ -802,521 +815,606 @@ func TestDiscordJSGuide(t *testing.T) {
 	djsDecode(t, runDJS(t, e, djsDeploy, "global").waitFor(t, djsWait, "deployed", nil), &deployed)
 	cmds := byName(deployed.Commands)
 
-	bot := startDiscordJS(t, e)
-
-	t.Run("creating-your-bot/main-file", func(t *testing.T) {
-		// ready: the bot user and application from READY, the guild (no
-		// longer unavailable) and its channel from GUILD_CREATE.
-		type channel struct {
-			ID   string `json:"id"`
-			Name string `json:"name"`
-		}
-		var ready struct {
-			User struct {
-				ID  string `json:"id"`
-				Bot bool   `json:"bot"`
-			} `json:"user"`
-			Application string `json:"application"`
-			Guilds      []struct {
-				ID        string    `json:"id"`
-				Available bool      `json:"available"`
-				Me        string    `json:"me"`
-				Channels  []channel `json:"channels"`
-			} `json:"guilds"`
-		}
-		bot.wait(t, "ready", djsWait, &ready)
-		if ready.User.ID != w.app || !ready.User.Bot || ready.Application != w.app {
-			t.Errorf("ready: user %+v application %q, want the bot %s", ready.User, ready.Application, w.app)
-		}
-		if len(ready.Guilds) != 1 || ready.Guilds[0].ID != w.guild || !ready.Guilds[0].Available || ready.Guilds[0].Me != w.app {
-			t.Fatalf("ready: guilds %+v, want %s available with the bot as member", ready.Guilds, w.guild)
-		}
-		if !slices.Contains(ready.Guilds[0].Channels, channel{ID: w.channel, Name: "general"}) {
-			t.Errorf("ready: guild channels %+v lack #general %s", ready.Guilds[0].Channels, w.channel)
-		}
-		if got := e.API.Gateway().Sessions(); got != 1 {
-			t.Errorf("gateway sessions after ready: %d, want 1", got)
-		}
-	})
-
-	t.Run("creating-your-bot/slash-commands#individual-command-files", func(t *testing.T) {
-		t.Run("ping", func(t *testing.T) {
-			a := w.run(t, 2, cmds["ping"], nil)
-			msg := a.message(t)
-			if msg.Content != "Pong!" || msg.Author.ID != w.app || msg.ChannelID != w.channel || msg.Flags != 0 {
-				t.Errorf("ping answered %+v", msg)
-			}
-			var got struct {
-				djsReported
-				Replied bool `json:"replied"`
-			}
-			bot.waitID(t, "done", a.Interaction.ID, &got)
-			if got.CommandName != "ping" || got.CommandID != cmds["ping"].ID || got.CommandType != 1 || got.GuildID != w.guild ||
-				got.ChannelID != w.channel || got.ChannelName != "general" || got.UserID != w.member || got.Username != "alice" ||
-				got.MemberID != w.member || !got.Replied {
-				t.Errorf("the interaction as discord.js saw it: %+v", got)
-			}
-			// A default reply() asks for no response (?with_response=false):
-			// the callback is a 204, which @discordjs/rest must not parse.
-			bot.wantREST(t, "POST", "/interactions/"+a.Interaction.ID+"/"+djsTokenOf(t, bot, a.Interaction.ID)+"/callback", 204)
-			if m := w.seen(t, w.client, msg.ID); m == nil || m.Content != "Pong!" {
-				t.Errorf("alice sees %+v, want the reply", m)
-			}
-		})
-		t.Run("user", func(t *testing.T) {
-			a := w.run(t, 2, cmds["user"], nil)
-			msg := a.message(t)
-			var got struct {
-				JoinedAt string `json:"joinedAt"`
-			}
-			bot.waitID(t, "done", a.Interaction.ID, &got)
-			var member struct {
-				JoinedAt time.Time `json:"joined_at"`
-			}
-			djsAdmin(t, e, "GET", "/guilds/"+w.guild+"/members/"+w.member, nil, 200, &member)
-			joined, err := time.Parse(time.RFC3339Nano, got.JoinedAt)
-			if err != nil || !joined.Equal(member.JoinedAt.Truncate(time.Millisecond)) {
-				t.Errorf("interaction.member.joinedAt %q, want %v", got.JoinedAt, member.JoinedAt)
-			}
-			if !strings.HasPrefix(msg.Content, "This command was run by alice, who joined on ") || strings.Contains(msg.Content, "null") {
-				t.Errorf("user answered %q", msg.Content)
-			}
-		})
-		t.Run("server", func(t *testing.T) {
-			a := w.run(t, 2, cmds["server"], nil)
-			msg := a.message(t)
-			var g struct {
-				Name    string `json:"name"`
-				Members []any  `json:"members"`
-			}
-			djsAdmin(t, e, "GET", "/guilds/"+w.guild, nil, 200, &g)
-			if want := fmt.Sprintf("This server is %s and has %d members.", g.Name, len(g.Members)); msg.Content != want {
-				t.Errorf("server answered %q, want %q", msg.Content, want)
-			}
-		})
-	})
-
-	t.Run("slash-commands/response-methods", func(t *testing.T) {
-		t.Run("ephemeral-responses", func(t *testing.T) {
-			a := w.run(t, 2, cmds["secret"], nil)
-			msg := a.message(t)
-			if msg.Content != "Secret Pong!" || msg.Flags != 64 || !a.Interaction.ResponseMessageEphemeral {
-				t.Errorf("secret answered %+v (ephemeral %v), want an ephemeral message", msg, a.Interaction.ResponseMessageEphemeral)
-			}
-			bot.waitID(t, "done", a.Interaction.ID, nil)
-			if w.seen(t, w.client, msg.ID) == nil {
-				t.Error("alice does not see her ephemeral reply")
-			}
-			if w.seen(t, w.bobClient, msg.ID) != nil {
-				t.Error("bob sees alice's ephemeral reply")
-			}
-		})
-		t.Run("editing-responses", func(t *testing.T) {
-			a := w.run(t, 2, cmds["edit"], nil)
-			msg := a.message(t)
-			if msg.Content != "Pong!" {
-				t.Errorf("edit answered %q", msg.Content)
-			}
-			var got struct {
-				Edited djsReportedMessage `json:"edited"`
-			}
-			bot.waitID(t, "done", a.Interaction.ID, &got)
-			if got.Edited.ID != msg.ID || got.Edited.Content != "Pong again!" || got.Edited.EditedTimestamp == nil {
-				t.Errorf("editReply resolved to %+v", got.Edited)
-			}
-			got.Edited.fromInteraction(t, w.app, a.Interaction.ID, w.member)
-			if m := w.seen(t, w.client, msg.ID); m == nil || m.Content != "Pong again!" || m.EditedTimestamp == nil {
-				t.Errorf("alice sees %+v, want the edited reply", m)
-			}
-		})
-		t.Run("deferred-responses", func(t *testing.T) {
-			a := w.run(t, 2, cmds["defer"], nil)
-			if a.Resource.Type != 5 || a.Resource.Message == nil {
-				t.Fatalf("defer answered %+v, want a deferred message (type 5)", a.Resource)
-			}
-			var got struct {
-				Edited djsReportedMessage `json:"edited"`
-			}
-			bot.waitID(t, "done", a.Interaction.ID, &got)
-			id := a.Resource.Message.ID
-			if got.Edited.ID != id || got.Edited.Content != "Pong!" {
-				t.Errorf("editReply resolved to %+v, want message %s", got.Edited, id)
-			}
-			got.Edited.fromInteraction(t, w.app, a.Interaction.ID, w.member)
-			if m := w.seen(t, w.client, id); m == nil || m.Content != "Pong!" || m.Flags != 0 {
-				t.Errorf("alice sees %+v, want the deferred reply filled in", m)
-			}
-			bot.wantREST(t, "POST", "/interactions/"+a.Interaction.ID+"/"+djsTokenOf(t, bot, a.Interaction.ID)+"/callback", 204)
-		})
-		t.Run("follow-ups", func(t *testing.T) {
-			a := w.run(t, 2, cmds["followup"], nil)
-			reply := a.message(t)
-			var got struct {
-				FollowUp  djsReportedMessage `json:"followUp"`
-				Ephemeral djsReportedMessage `json:"ephemeral"`
-			}
-			bot.waitID(t, "done", a.Interaction.ID, &got)
-			if got.FollowUp.Content != "Pong again!" || got.FollowUp.Flags != 0 || got.FollowUp.ID == reply.ID ||
-				got.Ephemeral.Content != "Pong again!" || got.Ephemeral.Flags != 64 || got.Ephemeral.ID == got.FollowUp.ID {
-				t.Errorf("followUp resolved to %+v and %+v", got.FollowUp, got.Ephemeral)
-			}
-			got.FollowUp.fromInteraction(t, w.app, a.Interaction.ID, w.member)
-			got.Ephemeral.fromInteraction(t, w.app, a.Interaction.ID, w.member)
-			for _, c := range []struct {
-				who, client string
-				ephemeral   bool
-			}{{"alice", w.client, true}, {"bob", w.bobClient, false}} {
-				if w.seen(t, c.client, reply.ID) == nil || w.seen(t, c.client, got.FollowUp.ID) == nil {
-					t.Errorf("%s does not see the reply and the follow-up", c.who)
-				}
-				if (w.seen(t, c.client, got.Ephemeral.ID) != nil) != c.ephemeral {
-					t.Errorf("%s sees the ephemeral follow-up: %v, want %v", c.who, !c.ephemeral, c.ephemeral)
-				}
-			}
-		})
-		t.Run("fetching-and-deleting-responses", func(t *testing.T) {
-			a := w.run(t, 2, cmds["fetch"], nil)
-			msg := a.message(t)
-			var got struct {
-				Fetched djsReportedMessage `json:"fetched"`
-			}
-			bot.waitID(t, "done", a.Interaction.ID, &got)
-			if got.Fetched.ID != msg.ID || got.Fetched.Content != "Pong!" {
-				t.Errorf("fetchReply resolved to %+v, want %+v", got.Fetched, msg)
-			}
-			got.Fetched.fromInteraction(t, w.app, a.Interaction.ID, w.member)
-
-			a = w.run(t, 2, cmds["delete"], nil)
-			msg = a.message(t)
-			bot.waitID(t, "done", a.Interaction.ID, nil)
-			bot.wantREST(t, "DELETE", "/webhooks/"+w.app+"/"+djsTokenOf(t, bot, a.Interaction.ID)+"/messages/%40original", 204)
-			if m := w.seen(t, w.client, msg.ID); m != nil {
-				t.Errorf("alice still sees the deleted reply %+v", m)
-			}
-		})
-	})
-
-	t.Run("slash-commands/advanced-creation", func(t *testing.T) {
-		t.Run("required-options", func(t *testing.T) {
-			a := w.run(t, 2, cmds["echo"], map[string]any{"options": []map[string]any{{"type": 3, "name": "input", "value": "hello"}}})
-			if msg := a.message(t); msg.Content != "hello" {
-				t.Errorf("echo answered %q", msg.Content)
-			}
-			bot.waitID(t, "done", a.Interaction.ID, nil)
-		})
-		t.Run("choices", func(t *testing.T) {
-			a := w.run(t, 2, cmds["gif"], map[string]any{"options": []map[string]any{{"type": 3, "name": "category", "value": "gif_meme"}}})
-			if msg := a.message(t); msg.Content != "Here is a gif_meme gif." {
-				t.Errorf("gif answered %q", msg.Content)
-			}
-			bot.waitID(t, "done", a.Interaction.ID, nil)
-		})
-		t.Run("subcommands", func(t *testing.T) {
-			a := w.run(t, 2, cmds["info"], map[string]any{"options": []map[string]any{{"type": 1, "name": "user",
-				"options": []map[string]any{{"type": 6, "name": "target", "value": w.bob}}}}})
-			if msg := a.message(t); msg.Content != "Username: bob\nID: "+w.bob {
-				t.Errorf("info user answered %q", msg.Content)
-			}
-			var got struct {
-				Subcommand   string `json:"subcommand"`
-				Target       string `json:"target"`
-				TargetMember string `json:"targetMember"`
-			}
-			bot.waitID(t, "done", a.Interaction.ID, &got)
-			if got.Subcommand != "user" || got.Target != w.bob || got.TargetMember != w.bob {
-				t.Errorf("info user as discord.js parsed it: %+v", got)
-			}
-
-			a = w.run(t, 2, cmds["info"], map[string]any{"options": []map[string]any{{"type": 1, "name": "server"}}})
-			if msg := a.message(t); !strings.HasPrefix(msg.Content, "Server name: ") {
-				t.Errorf("info server answered %q", msg.Content)
-			}
-			bot.waitID(t, "done", a.Interaction.ID, nil)
-		})
-	})
-
-	t.Run("slash-commands/autocomplete#sending-results", func(t *testing.T) {
-		a := w.run(t, 4, cmds["guide"], map[string]any{"options": []map[string]any{
-			{"type": 3, "name": "query", "value": "Popular", "focused": true}}})
-		want := []djsChoice{{"Popular Topics: Threads", "Popular Topics: Threads"},
-			{"Popular Topics: Embed preview", "Popular Topics: Embed preview"}}
-		if a.Interaction.Type != 4 || a.Resource.Type != 8 || !slices.Equal(a.Resource.Choices, want) {
-			t.Errorf("autocomplete answered %+v, want the choices %v", a, want)
-		}
-		var got struct {
-			Focused   string `json:"focused"`
-			Responded bool   `json:"responded"`
-		}
-		bot.waitID(t, "autocompleted", a.Interaction.ID, &got)
-		if got.Focused != "Popular" || !got.Responded {
-			t.Errorf("autocomplete as discord.js saw it: %+v", got)
-		}
-
-		a = w.run(t, 2, cmds["guide"], map[string]any{"options": []map[string]any{
-			{"type": 3, "name": "query", "value": "Popular Topics: Threads"}}})
-		if msg := a.message(t); msg.Content != "You searched for Popular Topics: Threads" {
-			t.Errorf("guide answered %q", msg.Content)
-		}
-		bot.waitID(t, "done", a.Interaction.ID, nil)
-	})
-
-	t.Run("interactions/modals", func(t *testing.T) {
-		a := w.run(t, 2, cmds["modal"], nil)
-		m := a.Resource.Modal
-		if a.Resource.Type != 9 || m == nil || m.CustomID != "myModal" || m.Title != "My Modal" || len(m.Components) != 2 ||
-			len(m.Components[0].Components) != 1 || m.Components[0].Components[0].CustomID != "favoriteColorInput" ||
-			m.Components[0].Components[0].Style != 1 || m.Components[1].Components[0].Style != 2 {
-			t.Fatalf("modal answered %+v, want My Modal with its two text inputs", a.Resource)
-		}
-		// The user fills the modal in once discord.js awaits it.
-		bot.waitID(t, "awaitingModal", a.Interaction.ID, nil)
-		input := func(id, value string) map[string]any {
-			return map[string]any{"type": 1, "components": []map[string]any{{"type": 4, "custom_id": id, "value": value}}}
-		}
-		sub := w.invokeAs(t, w.client, map[string]any{"type": 5, "application_id": w.app, "guild_id": w.guild, "channel_id": w.channel,
-			"data": map[string]any{"id": a.Interaction.ID, "custom_id": "myModal", "components": []map[string]any{
-				input("favoriteColorInput", "blue"), input("hobbiesInput", "chess\nclimbing")}}})
-		if msg := sub.message(t); sub.Interaction.Type != 5 ||
-			msg.Content != "Your submission was received successfully! blue; chess\nclimbing" {
-			t.Errorf("the submission answered %+v", sub)
-		}
-		var got struct {
-			Submission    djsReported `json:"submission"`
-			FavoriteColor string      `json:"favoriteColor"`
-			Hobbies       string      `json:"hobbies"`
-		}
-		bot.waitID(t, "done", a.Interaction.ID, &got)
-		if got.Submission.ID != sub.Interaction.ID || got.Submission.CustomID != "myModal" || got.Submission.UserID != w.member ||
-			got.FavoriteColor != "blue" || got.Hobbies != "chess\nclimbing" {
-			t.Errorf("the submission as discord.js saw it: %+v", got)
-		}
-	})
-
-	t.Run("interactive-components/interactions#awaiting-components", func(t *testing.T) {
-		a := w.run(t, 2, cmds["ban"], map[string]any{"options": []map[string]any{
-			{"type": 6, "name": "target", "value": w.bob}, {"type": 3, "name": "reason", "value": "trolling"}}})
-		msg := a.message(t)
-		if msg.Content != "Are you sure you want to ban bob for reason: trolling?" || len(msg.Components) != 1 ||
-			len(msg.Components[0].Components) != 2 || msg.Components[0].Components[1].CustomID != "confirm" ||
-			msg.Components[0].Components[1].Style != 4 {
-			t.Fatalf("ban answered %+v, want the confirmation with its buttons", msg)
-		}
-		var awaiting struct {
-			Message djsReportedMessage `json:"message"`
-		}
-		bot.waitID(t, "awaitingComponent", a.Interaction.ID, &awaiting)
-		if awaiting.Message.ID != msg.ID || awaiting.Message.Components != 1 {
-			t.Errorf("reply({ withResponse: true }).resource.message: %+v, want %s", awaiting.Message, msg.ID)
-		}
-		awaiting.Message.fromInteraction(t, w.app, a.Interaction.ID, w.member)
-		click := w.invokeAs(t, w.client, map[string]any{"type": 3, "application_id": w.app, "guild_id": w.guild,
-			"channel_id": w.channel, "message_id": msg.ID, "data": map[string]any{"custom_id": "confirm", "component_type": 2}})
-		upd := click.Resource.Message
-		if click.Interaction.Type != 3 || click.Resource.Type != 7 || upd == nil || upd.ID != msg.ID ||
-			upd.Content != "bob has been banned for reason: trolling" || len(upd.Components) != 0 {
-			t.Errorf("the click answered %+v, want the confirmation updated", click)
-		}
-		var got struct {
-			Confirmation djsReported `json:"confirmation"`
-		}
-		bot.waitID(t, "done", a.Interaction.ID, &got)
-		if got.Confirmation.ID != click.Interaction.ID || got.Confirmation.CustomID != "confirm" || got.Confirmation.UserID != w.member {
-			t.Errorf("the click as discord.js saw it: %+v", got.Confirmation)
-		}
-		if m := w.seen(t, w.bobClient, msg.ID); m == nil || m.Content != "bob has been banned for reason: trolling" || len(m.Components) != 0 {
-			t.Errorf("bob sees %+v, want the updated confirmation", m)
-		}
-	})
-
-	t.Run("interactions/context-menus", func(t *testing.T) {
-		a := w.run(t, 2, cmds["User Information"], map[string]any{"target_id": w.bob})
-		if msg := a.message(t); msg.Content != "That is bob." {
-			t.Errorf("User Information answered %q", msg.Content)
-		}
-		var user struct {
-			TargetUser   string `json:"targetUser"`
-			TargetMember string `json:"targetMember"`
-			CommandType  int    `json:"commandType"`
-		}
-		bot.waitID(t, "done", a.Interaction.ID, &user)
-		if user.TargetUser != w.bob || user.TargetMember != w.bob || user.CommandType != 2 {
-			t.Errorf("User Information as discord.js saw it: %+v", user)
-		}
-
-		r := e.Do("POST", "/api/v10/channels/"+w.channel+"/messages", w.bobClient, map[string]any{"content": "hello from bob"})
-		if r.Status != 200 {
-			t.Fatalf("bob posts: %d %s", r.Status, r.Body)
-		}
-		var posted djsMessage
-		r.JSON(t, &posted)
-		a = w.run(t, 2, cmds["Message Information"], map[string]any{"target_id": posted.ID})
-		if msg := a.message(t); msg.Content != "That message says hello from bob" {
-			t.Errorf("Message Information answered %q", msg.Content)
-		}
-		var message struct {
-			TargetMessage djsReportedMessage `json:"targetMessage"`
-		}
-		bot.waitID(t, "done", a.Interaction.ID, &message)
-		if tm := message.TargetMessage; tm.ID != posted.ID || tm.AuthorID != w.bob || tm.ChannelID != w.channel {
-			t.Errorf("interaction.targetMessage: %+v, want bob's message %s", tm, posted.ID)
-		}
-	})
-
-	// What follows is not in the guide: the discord.js managers a bot
-	// calls, named after their documentation.
-	t.Run("discord.js/GuildApplicationCommandManager", func(t *testing.T) {
-		type command struct {
-			ID      string `json:"id"`
-			Name    string `json:"name"`
-			Type    int    `json:"type"`
-			GuildID string `json:"guildId"`
-			Version string `json:"version"`
-		}
-		var set, fetched struct {
-			Commands []command `json:"commands"`
-		}
-		bot.do(t, "setGuildCommands", map[string]any{"names": []string{"echo", "User Information"}}, &set)
-		stored := byName(w.commands(t, w.guild))
-		if len(set.Commands) != 2 || len(stored) != 2 {
-			t.Fatalf("guild.commands.set: %+v; slashd lists %+v", set.Commands, stored)
-		}
-		for _, c := range set.Commands {
-			if s := stored[c.Name]; s.ID != c.ID || s.Type != c.Type || s.Version != c.Version || c.GuildID != w.guild {
-				t.Errorf("guild.commands.set resolved %+v; slashd lists %+v", c, s)
-			}
-		}
-		bot.do(t, "fetchGuildCommands", nil, &fetched)
-		if len(fetched.Commands) != 2 || !slices.ContainsFunc(fetched.Commands, func(c command) bool { return c.ID == stored["echo"].ID }) {
-			t.Errorf("guild.commands.fetch: %+v, want %+v", fetched.Commands, stored)
-		}
-		var deleted struct {
-			Deleted string   `json:"deleted"`
-			Cached  []string `json:"cached"`
-		}
-		bot.do(t, "deleteGuildCommand", map[string]any{"id": stored["echo"].ID}, &deleted)
-		if deleted.Deleted != stored["echo"].ID || len(deleted.Cached) != 1 {
-			t.Errorf("guild.commands.delete: %+v", deleted)
-		}
-		if left := w.commands(t, w.guild); len(left) != 1 || left[0].Name != "User Information" {
-			t.Errorf("after guild.commands.delete slashd lists %+v", left)
-		}
-	})
-
-	t.Run("discord.js/ClientApplication#fetch", func(t *testing.T) {
-		var app struct {
-			ID          string  `json:"id"`
-			Name        string  `json:"name"`
-			BotPublic   bool    `json:"botPublic"`
-			OwnerID     string  `json:"ownerId"`
-			Flags       string  `json:"flags"`
-			VerifyKey   string  `json:"verifyKey"`
-			Bot         string  `json:"bot"`
-			EndpointURL *string `json:"interactionsEndpointURL"`
-		}
-		bot.do(t, "fetchApplication", nil, &app)
-		if app.ID != w.app || app.Name != "testapp" || app.OwnerID != e.App.OwnerUserID || app.Bot != w.app ||
-			app.Flags != fmt.Sprint(djsFlagGuildMembersLimited) || app.VerifyKey != e.App.PublicKey || app.EndpointURL != nil {
-			t.Errorf("client.application.fetch(): %+v", app)
-		}
-	})
-
-	t.Run("discord.js/ApplicationCommandPermissionsManager#fetch", func(t *testing.T) {
-		// The guild owner (a Bearer token with
-		// applications.commands.permissions.update) lets alice use /ban:
-		// the bot gets APPLICATION_COMMAND_PERMISSIONS_UPDATE.
-		ban := cmds["ban"].ID
-		r := e.Do("PUT", "/api/v10/applications/"+w.app+"/guilds/"+w.guild+"/commands/"+ban+"/permissions", e.Owner(),
-			permissionsBody(w.member, true))
-		if r.Status != 200 {
-			t.Fatalf("edit permissions: %d %s", r.Status, r.Body)
-		}
-		type overwrite struct {
-			ID         string `json:"id"`
-			Type       int    `json:"type"`
-			Permission bool   `json:"permission"`
-		}
-		var update struct {
-			ID            string      `json:"id"`
-			GuildID       string      `json:"guildId"`
-			ApplicationID string      `json:"applicationId"`
-			Permissions   []overwrite `json:"permissions"`
-		}
-		bot.wait(t, "applicationCommandPermissionsUpdate", djsWait, &update)
-		want := []overwrite{{ID: w.member, Type: 2, Permission: true}}
-		if update.ID != ban || update.GuildID != w.guild || update.ApplicationID != w.app || !slices.Equal(update.Permissions, want) {
-			t.Errorf("applicationCommandPermissionsUpdate: %+v", update)
-		}
-		var fetched struct {
-			Permissions map[string][]overwrite `json:"permissions"`
-		}
-		bot.do(t, "fetchPermissions", nil, &fetched)
-		if len(fetched.Permissions) != 1 || !slices.Equal(fetched.Permissions[ban], want) {
-			t.Errorf("client.application.commands.permissions.fetch({ guild }): %+v, want %s: %+v", fetched.Permissions, ban, want)
-		}
-	})
-
-	t.Run("discord.js/GuildMemberManager#fetch", func(t *testing.T) {
-		var fetched struct {
-			Members []struct {
-				ID       string `json:"id"`
-				Username string `json:"username"`
-				JoinedAt string `json:"joinedAt"`
-			} `json:"members"`
-		}
-		bot.do(t, "fetchMembers", nil, &fetched)
-		var members []struct {
-			UserID   string    `json:"user_id"`
-			JoinedAt time.Time `json:"joined_at"`
-		}
-		djsAdmin(t, e, "GET", "/guilds/"+w.guild+"/members", nil, 200, &members)
-		got := map[string]string{}
-		for _, m := range fetched.Members {
-			got[m.ID] = m.JoinedAt
-		}
-		if len(got) != len(members) {
-			t.Errorf("guild.members.fetch(): %+v, want the %d members", fetched.Members, len(members))
-		}
-		for _, m := range members {
-			joined, err := time.Parse(time.RFC3339Nano, got[m.UserID])
-			if err != nil || !joined.Equal(m.JoinedAt.Truncate(time.Millisecond)) {
-				t.Errorf("guild.members.fetch(): member %s joined %q, want %v", m.UserID, got[m.UserID], m.JoinedAt)
-			}
-		}
-	})
-
-	t.Run("gateway", func(t *testing.T) {
-		// discord.js heartbeats (its first one after a random part of the
-		// interval) and reads the ACKs; nothing made it reconnect.
-		var ack struct {
-			Latency int `json:"latency"`
-		}
-		bot.wait(t, "heartbeatAck", djsWait, &ack)
-		if ack.Latency < 0 {
-			t.Errorf("heartbeat ACK: latency %d", ack.Latency)
-		}
-		for _, trouble := range []string{"shardDisconnect", "shardReconnecting", "shardResume", "invalidated", "warn", "warning"} {
-			if n := bot.count(trouble); n != 0 {
-				t.Errorf("discord.js reported %s %d times: %s", trouble, n, bot.all(trouble))
-			}
-		}
-	})
+	g := &djsGuide{djsWorld: w, bot: startDiscordJS(t, e), cmds: cmds}
+	for _, section := range []struct {
+		name string // the guide's page#section, or the discord.js documentation
+		run  func(t *testing.T)
+	}{
+		{"creating-your-bot/main-file", g.mainFile},
+		{"creating-your-bot/slash-commands#individual-command-files/ping", g.ping},
+		{"creating-your-bot/slash-commands#individual-command-files/user", g.user},
+		{"creating-your-bot/slash-commands#individual-command-files/server", g.server},
+		{"slash-commands/response-methods#ephemeral-responses", g.ephemeralResponses},
+		{"slash-commands/response-methods#editing-responses", g.editingResponses},
+		{"slash-commands/response-methods#deferred-responses", g.deferredResponses},
+		{"slash-commands/response-methods#follow-ups", g.followUps},
+		{"slash-commands/response-methods#fetching-and-deleting-responses", g.fetchingAndDeletingResponses},
+		{"slash-commands/advanced-creation#required-options", g.requiredOptions},
+		{"slash-commands/advanced-creation#choices", g.choices},
+		{"slash-commands/advanced-creation#subcommands", g.subcommands},
+		{"slash-commands/autocomplete#sending-results", g.autocompleteResults},
+		{"interactions/modals", g.modals},
+		{"interactive-components/interactions#awaiting-components", g.awaitingComponents},
+		{"interactions/context-menus", g.contextMenus},
+		{"discord.js/GuildApplicationCommandManager", g.guildCommandManager},
+		{"discord.js/ClientApplication#fetch", g.applicationFetch},
+		{"discord.js/ApplicationCommandPermissionsManager#fetch", g.permissionsFetch},
+		{"discord.js/GuildMemberManager#fetch", g.membersFetch},
+		{"gateway", g.gateway},
+	} {
+		t.Run(section.name, section.run)
+	}
 
 	// Nothing went wrong anywhere: no error reported, every REST request
 	// answered 2xx the first time.
-	if errs := bot.all("error"); len(errs) != 0 {
+	if errs := g.bot.all("error"); len(errs) != 0 {
 		t.Errorf("discord.js reported errors: %s", errs)
 	}
-	bot.cleanREST(t)
+	g.bot.cleanREST(t)
 
 	// Closing stdin: client.destroy() closes the websocket with 1000, which
 	// ends the session.
-	bot.stop(t, 5*time.Second)
+	g.bot.stop(t, 5*time.Second)
 	deadline := time.Now().Add(2 * time.Second)
-	for e.API.Gateway().Sessions() != 0 && time.Now().Before(deadline) {
+	for g.e.API.Gateway().Sessions() != 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if n := e.API.Gateway().Sessions(); n != 0 {
+	if n := g.e.API.Gateway().Sessions(); n != 0 {
 		t.Errorf("gateway sessions after client.destroy(): %d, want 0", n)
+	}
+}
+
+// djsGuide is TestDiscordJSGuide's world: the guild, the guide's bot
+// running in it, and the guide's commands, deployed globally, by name.
+type djsGuide struct {
+	*djsWorld
+	bot  *djsProc
+	cmds map[string]djsCommand
+}
+
+// mainFile: "Creating the main file". ready comes once the GUILD_CREATE
+// of the guild READY lists has come: the bot user and application from
+// READY, the guild (no longer unavailable) and its channel.
+func (g *djsGuide) mainFile(t *testing.T) {
+	type channel struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	}
+	var ready struct {
+		User struct {
+			ID  string `json:"id"`
+			Bot bool   `json:"bot"`
+		} `json:"user"`
+		Application string `json:"application"`
+		Guilds      []struct {
+			ID        string    `json:"id"`
+			Available bool      `json:"available"`
+			Me        string    `json:"me"`
+			Channels  []channel `json:"channels"`
+		} `json:"guilds"`
+	}
+	g.bot.wait(t, "ready", djsWait, &ready)
+	if ready.User.ID != g.app || !ready.User.Bot || ready.Application != g.app {
+		t.Errorf("ready: user %+v application %q, want the bot %s", ready.User, ready.Application, g.app)
+	}
+	if len(ready.Guilds) != 1 || ready.Guilds[0].ID != g.guild || !ready.Guilds[0].Available || ready.Guilds[0].Me != g.app {
+		t.Fatalf("ready: guilds %+v, want %s available with the bot as member", ready.Guilds, g.guild)
+	}
+	if !slices.Contains(ready.Guilds[0].Channels, channel{ID: g.channel, Name: "general"}) {
+		t.Errorf("ready: guild channels %+v lack #general %s", ready.Guilds[0].Channels, g.channel)
+	}
+	if got := g.e.API.Gateway().Sessions(); got != 1 {
+		t.Errorf("gateway sessions after ready: %d, want 1", got)
+	}
+}
+
+// ping: "Creating slash commands", commands/utility/ping.js. A default
+// reply() asks for no response (?with_response=false): slashd answers the
+// callback 204 with no body, which @discordjs/rest must not parse.
+func (g *djsGuide) ping(t *testing.T) {
+	a := g.run(t, 2, g.cmds["ping"], nil)
+	msg := a.message(t)
+	if msg.Content != "Pong!" || msg.Author.ID != g.app || msg.ChannelID != g.channel || msg.Flags != 0 {
+		t.Errorf("ping answered %+v", msg)
+	}
+	var got struct {
+		djsReported
+		Replied bool `json:"replied"`
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, &got)
+	if got.CommandName != "ping" || got.CommandID != g.cmds["ping"].ID || got.CommandType != 1 || got.GuildID != g.guild ||
+		got.ChannelID != g.channel || got.ChannelName != "general" || got.UserID != g.member || got.Username != "alice" ||
+		got.MemberID != g.member || !got.Replied {
+		t.Errorf("the interaction as discord.js saw it: %+v", got)
+	}
+	g.bot.wantREST(t, "POST", "/interactions/"+a.Interaction.ID+"/"+djsTokenOf(t, g.bot, a.Interaction.ID)+"/callback", 204)
+	if m := g.seen(t, g.client, msg.ID); m == nil || m.Content != "Pong!" {
+		t.Errorf("alice sees %+v, want the reply", m)
+	}
+}
+
+// user: "Creating slash commands", commands/utility/user.js, which reads
+// interaction.member.joinedAt.
+func (g *djsGuide) user(t *testing.T) {
+	a := g.run(t, 2, g.cmds["user"], nil)
+	msg := a.message(t)
+	var got struct {
+		JoinedAt string `json:"joinedAt"`
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, &got)
+	var member struct {
+		JoinedAt time.Time `json:"joined_at"`
+	}
+	djsAdmin(t, g.e, "GET", "/guilds/"+g.guild+"/members/"+g.member, nil, 200, &member)
+	joined, err := time.Parse(time.RFC3339Nano, got.JoinedAt)
+	if err != nil || !joined.Equal(member.JoinedAt.Truncate(time.Millisecond)) {
+		t.Errorf("interaction.member.joinedAt %q, want %v", got.JoinedAt, member.JoinedAt)
+	}
+	if !strings.HasPrefix(msg.Content, "This command was run by alice, who joined on ") || strings.Contains(msg.Content, "null") {
+		t.Errorf("user answered %q", msg.Content)
+	}
+}
+
+// server: "Creating slash commands", commands/utility/server.js, which
+// reads interaction.guild's name and memberCount from GUILD_CREATE.
+func (g *djsGuide) server(t *testing.T) {
+	a := g.run(t, 2, g.cmds["server"], nil)
+	msg := a.message(t)
+	var guild struct {
+		Name    string `json:"name"`
+		Members []any  `json:"members"`
+	}
+	djsAdmin(t, g.e, "GET", "/guilds/"+g.guild, nil, 200, &guild)
+	if want := fmt.Sprintf("This server is %s and has %d members.", guild.Name, len(guild.Members)); msg.Content != want {
+		t.Errorf("server answered %q, want %q", msg.Content, want)
+	}
+}
+
+// ephemeralResponses: "Command response methods: ephemeral responses"
+// (flags: MessageFlags.Ephemeral): only the invoker sees the reply.
+func (g *djsGuide) ephemeralResponses(t *testing.T) {
+	a := g.run(t, 2, g.cmds["secret"], nil)
+	msg := a.message(t)
+	if msg.Content != "Secret Pong!" || msg.Flags != 64 || !a.Interaction.ResponseMessageEphemeral {
+		t.Errorf("secret answered %+v (ephemeral %v), want an ephemeral message", msg, a.Interaction.ResponseMessageEphemeral)
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, nil)
+	if g.seen(t, g.client, msg.ID) == nil {
+		t.Error("alice does not see her ephemeral reply")
+	}
+	if g.seen(t, g.bobClient, msg.ID) != nil {
+		t.Error("bob sees alice's ephemeral reply")
+	}
+}
+
+// editingResponses: "Command response methods: editing responses"
+// (reply, then editReply).
+func (g *djsGuide) editingResponses(t *testing.T) {
+	a := g.run(t, 2, g.cmds["edit"], nil)
+	msg := a.message(t)
+	if msg.Content != "Pong!" {
+		t.Errorf("edit answered %q", msg.Content)
+	}
+	var got struct {
+		Edited djsReportedMessage `json:"edited"`
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, &got)
+	if got.Edited.ID != msg.ID || got.Edited.Content != "Pong again!" || got.Edited.EditedTimestamp == nil {
+		t.Errorf("editReply resolved to %+v", got.Edited)
+	}
+	got.Edited.fromInteraction(t, g.app, a.Interaction.ID, g.member)
+	if m := g.seen(t, g.client, msg.ID); m == nil || m.Content != "Pong again!" || m.EditedTimestamp == nil {
+		t.Errorf("alice sees %+v, want the edited reply", m)
+	}
+}
+
+// deferredResponses: "Command response methods: deferred responses"
+// (deferReply, then editReply fills the deferred message in).
+func (g *djsGuide) deferredResponses(t *testing.T) {
+	a := g.run(t, 2, g.cmds["defer"], nil)
+	if a.Resource.Type != 5 || a.Resource.Message == nil {
+		t.Fatalf("defer answered %+v, want a deferred message (type 5)", a.Resource)
+	}
+	var got struct {
+		Edited djsReportedMessage `json:"edited"`
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, &got)
+	id := a.Resource.Message.ID
+	if got.Edited.ID != id || got.Edited.Content != "Pong!" {
+		t.Errorf("editReply resolved to %+v, want message %s", got.Edited, id)
+	}
+	got.Edited.fromInteraction(t, g.app, a.Interaction.ID, g.member)
+	if m := g.seen(t, g.client, id); m == nil || m.Content != "Pong!" || m.Flags != 0 {
+		t.Errorf("alice sees %+v, want the deferred reply filled in", m)
+	}
+	g.bot.wantREST(t, "POST", "/interactions/"+a.Interaction.ID+"/"+djsTokenOf(t, g.bot, a.Interaction.ID)+"/callback", 204)
+}
+
+// followUps: "Command response methods: follow-ups", the plain and the
+// ephemeral one.
+func (g *djsGuide) followUps(t *testing.T) {
+	a := g.run(t, 2, g.cmds["followup"], nil)
+	reply := a.message(t)
+	var got struct {
+		FollowUp  djsReportedMessage `json:"followUp"`
+		Ephemeral djsReportedMessage `json:"ephemeral"`
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, &got)
+	if got.FollowUp.Content != "Pong again!" || got.FollowUp.Flags != 0 || got.FollowUp.ID == reply.ID ||
+		got.Ephemeral.Content != "Pong again!" || got.Ephemeral.Flags != 64 || got.Ephemeral.ID == got.FollowUp.ID {
+		t.Errorf("followUp resolved to %+v and %+v", got.FollowUp, got.Ephemeral)
+	}
+	got.FollowUp.fromInteraction(t, g.app, a.Interaction.ID, g.member)
+	got.Ephemeral.fromInteraction(t, g.app, a.Interaction.ID, g.member)
+	for _, c := range []struct {
+		who, client string
+		ephemeral   bool
+	}{{"alice", g.client, true}, {"bob", g.bobClient, false}} {
+		if g.seen(t, c.client, reply.ID) == nil || g.seen(t, c.client, got.FollowUp.ID) == nil {
+			t.Errorf("%s does not see the reply and the follow-up", c.who)
+		}
+		if (g.seen(t, c.client, got.Ephemeral.ID) != nil) != c.ephemeral {
+			t.Errorf("%s sees the ephemeral follow-up: %v, want %v", c.who, !c.ephemeral, c.ephemeral)
+		}
+	}
+}
+
+// fetchingAndDeletingResponses: "Command response methods: fetching and
+// deleting responses" (fetchReply; deleteReply, a 204).
+func (g *djsGuide) fetchingAndDeletingResponses(t *testing.T) {
+	a := g.run(t, 2, g.cmds["fetch"], nil)
+	msg := a.message(t)
+	var got struct {
+		Fetched djsReportedMessage `json:"fetched"`
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, &got)
+	if got.Fetched.ID != msg.ID || got.Fetched.Content != "Pong!" {
+		t.Errorf("fetchReply resolved to %+v, want %+v", got.Fetched, msg)
+	}
+	got.Fetched.fromInteraction(t, g.app, a.Interaction.ID, g.member)
+
+	a = g.run(t, 2, g.cmds["delete"], nil)
+	msg = a.message(t)
+	g.bot.waitID(t, "done", a.Interaction.ID, nil)
+	g.bot.wantREST(t, "DELETE", "/webhooks/"+g.app+"/"+djsTokenOf(t, g.bot, a.Interaction.ID)+"/messages/%40original", 204)
+	if m := g.seen(t, g.client, msg.ID); m != nil {
+		t.Errorf("alice still sees the deleted reply %+v", m)
+	}
+}
+
+// requiredOptions: "Advanced command creation: required options" (the
+// echo command).
+func (g *djsGuide) requiredOptions(t *testing.T) {
+	a := g.run(t, 2, g.cmds["echo"], map[string]any{"options": []map[string]any{{"type": 3, "name": "input", "value": "hello"}}})
+	if msg := a.message(t); msg.Content != "hello" {
+		t.Errorf("echo answered %q", msg.Content)
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, nil)
+}
+
+// choices: "Advanced command creation: choices" and "Parsing options:
+// choices" (the gif command).
+func (g *djsGuide) choices(t *testing.T) {
+	a := g.run(t, 2, g.cmds["gif"], map[string]any{"options": []map[string]any{{"type": 3, "name": "category", "value": "gif_meme"}}})
+	if msg := a.message(t); msg.Content != "Here is a gif_meme gif." {
+		t.Errorf("gif answered %q", msg.Content)
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, nil)
+}
+
+// subcommands: "Advanced command creation: subcommands" and "Parsing
+// options: subcommands" (the info command, its user option resolved to
+// a user and a member).
+func (g *djsGuide) subcommands(t *testing.T) {
+	a := g.run(t, 2, g.cmds["info"], map[string]any{"options": []map[string]any{{"type": 1, "name": "user",
+		"options": []map[string]any{{"type": 6, "name": "target", "value": g.bob}}}}})
+	if msg := a.message(t); msg.Content != "Username: bob\nID: "+g.bob {
+		t.Errorf("info user answered %q", msg.Content)
+	}
+	var got struct {
+		Subcommand   string `json:"subcommand"`
+		Target       string `json:"target"`
+		TargetMember string `json:"targetMember"`
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, &got)
+	if got.Subcommand != "user" || got.Target != g.bob || got.TargetMember != g.bob {
+		t.Errorf("info user as discord.js parsed it: %+v", got)
+	}
+
+	a = g.run(t, 2, g.cmds["info"], map[string]any{"options": []map[string]any{{"type": 1, "name": "server"}}})
+	if msg := a.message(t); !strings.HasPrefix(msg.Content, "Server name: ") {
+		t.Errorf("info server answered %q", msg.Content)
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, nil)
+}
+
+// autocompleteResults: "Autocomplete: sending results": the member types
+// in the query option, the bot's respond() is what the member's client
+// gets; then the command runs with a chosen value.
+func (g *djsGuide) autocompleteResults(t *testing.T) {
+	a := g.run(t, 4, g.cmds["guide"], map[string]any{"options": []map[string]any{
+		{"type": 3, "name": "query", "value": "Popular", "focused": true}}})
+	want := []djsChoice{{"Popular Topics: Threads", "Popular Topics: Threads"},
+		{"Popular Topics: Embed preview", "Popular Topics: Embed preview"}}
+	if a.Interaction.Type != 4 || a.Resource.Type != 8 || !slices.Equal(a.Resource.Choices, want) {
+		t.Errorf("autocomplete answered %+v, want the choices %v", a, want)
+	}
+	var got struct {
+		Focused   string `json:"focused"`
+		Responded bool   `json:"responded"`
+	}
+	g.bot.waitID(t, "autocompleted", a.Interaction.ID, &got)
+	if got.Focused != "Popular" || !got.Responded {
+		t.Errorf("autocomplete as discord.js saw it: %+v", got)
+	}
+
+	a = g.run(t, 2, g.cmds["guide"], map[string]any{"options": []map[string]any{
+		{"type": 3, "name": "query", "value": "Popular Topics: Threads"}}})
+	if msg := a.message(t); msg.Content != "You searched for Popular Topics: Threads" {
+		t.Errorf("guide answered %q", msg.Content)
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, nil)
+}
+
+// modals: "Modals": showModal, awaitModalSubmit (as "Collectors: await
+// modal submit" shows), the member submits, the bot reads the fields and
+// replies to the submission.
+func (g *djsGuide) modals(t *testing.T) {
+	a := g.run(t, 2, g.cmds["modal"], nil)
+	m := a.Resource.Modal
+	if a.Resource.Type != 9 || m == nil || m.CustomID != "myModal" || m.Title != "My Modal" || len(m.Components) != 2 ||
+		len(m.Components[0].Components) != 1 || m.Components[0].Components[0].CustomID != "favoriteColorInput" ||
+		m.Components[0].Components[0].Style != 1 || m.Components[1].Components[0].Style != 2 {
+		t.Fatalf("modal answered %+v, want My Modal with its two text inputs", a.Resource)
+	}
+	// The user fills the modal in once discord.js awaits it.
+	g.bot.waitID(t, "awaitingModal", a.Interaction.ID, nil)
+	input := func(id, value string) map[string]any {
+		return map[string]any{"type": 1, "components": []map[string]any{{"type": 4, "custom_id": id, "value": value}}}
+	}
+	sub := g.invokeAs(t, g.client, map[string]any{"type": 5, "application_id": g.app, "guild_id": g.guild, "channel_id": g.channel,
+		"data": map[string]any{"id": a.Interaction.ID, "custom_id": "myModal", "components": []map[string]any{
+			input("favoriteColorInput", "blue"), input("hobbiesInput", "chess\nclimbing")}}})
+	if msg := sub.message(t); sub.Interaction.Type != 5 ||
+		msg.Content != "Your submission was received successfully! blue; chess\nclimbing" {
+		t.Errorf("the submission answered %+v", sub)
+	}
+	var got struct {
+		Submission    djsReported `json:"submission"`
+		FavoriteColor string      `json:"favoriteColor"`
+		Hobbies       string      `json:"hobbies"`
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, &got)
+	if got.Submission.ID != sub.Interaction.ID || got.Submission.CustomID != "myModal" || got.Submission.UserID != g.member ||
+		got.FavoriteColor != "blue" || got.Hobbies != "chess\nclimbing" {
+		t.Errorf("the submission as discord.js saw it: %+v", got)
+	}
+}
+
+// awaitingComponents: "Buttons" and "Component interactions: awaiting
+// components": the ban confirmation with its buttons (reply with
+// withResponse, as the guide does there), the member clicks Confirm Ban,
+// the bot's awaitMessageComponent gets it and update()s the message.
+func (g *djsGuide) awaitingComponents(t *testing.T) {
+	a := g.run(t, 2, g.cmds["ban"], map[string]any{"options": []map[string]any{
+		{"type": 6, "name": "target", "value": g.bob}, {"type": 3, "name": "reason", "value": "trolling"}}})
+	msg := a.message(t)
+	if msg.Content != "Are you sure you want to ban bob for reason: trolling?" || len(msg.Components) != 1 ||
+		len(msg.Components[0].Components) != 2 || msg.Components[0].Components[1].CustomID != "confirm" ||
+		msg.Components[0].Components[1].Style != 4 {
+		t.Fatalf("ban answered %+v, want the confirmation with its buttons", msg)
+	}
+	var awaiting struct {
+		Message djsReportedMessage `json:"message"`
+	}
+	g.bot.waitID(t, "awaitingComponent", a.Interaction.ID, &awaiting)
+	if awaiting.Message.ID != msg.ID || awaiting.Message.Components != 1 {
+		t.Errorf("reply({ withResponse: true }).resource.message: %+v, want %s", awaiting.Message, msg.ID)
+	}
+	awaiting.Message.fromInteraction(t, g.app, a.Interaction.ID, g.member)
+	click := g.invokeAs(t, g.client, map[string]any{"type": 3, "application_id": g.app, "guild_id": g.guild,
+		"channel_id": g.channel, "message_id": msg.ID, "data": map[string]any{"custom_id": "confirm", "component_type": 2}})
+	upd := click.Resource.Message
+	if click.Interaction.Type != 3 || click.Resource.Type != 7 || upd == nil || upd.ID != msg.ID ||
+		upd.Content != "bob has been banned for reason: trolling" || len(upd.Components) != 0 {
+		t.Errorf("the click answered %+v, want the confirmation updated", click)
+	}
+	var got struct {
+		Confirmation djsReported `json:"confirmation"`
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, &got)
+	if got.Confirmation.ID != click.Interaction.ID || got.Confirmation.CustomID != "confirm" || got.Confirmation.UserID != g.member {
+		t.Errorf("the click as discord.js saw it: %+v", got.Confirmation)
+	}
+	if m := g.seen(t, g.bobClient, msg.ID); m == nil || m.Content != "bob has been banned for reason: trolling" || len(m.Components) != 0 {
+		t.Errorf("bob sees %+v, want the updated confirmation", m)
+	}
+}
+
+// contextMenus: "Context Menus": a user command (targetUser,
+// targetMember) and a message command (targetMessage).
+func (g *djsGuide) contextMenus(t *testing.T) {
+	a := g.run(t, 2, g.cmds["User Information"], map[string]any{"target_id": g.bob})
+	if msg := a.message(t); msg.Content != "That is bob." {
+		t.Errorf("User Information answered %q", msg.Content)
+	}
+	var user struct {
+		TargetUser   string `json:"targetUser"`
+		TargetMember string `json:"targetMember"`
+		CommandType  int    `json:"commandType"`
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, &user)
+	if user.TargetUser != g.bob || user.TargetMember != g.bob || user.CommandType != 2 {
+		t.Errorf("User Information as discord.js saw it: %+v", user)
+	}
+
+	r := g.e.Do("POST", "/api/v10/channels/"+g.channel+"/messages", g.bobClient, map[string]any{"content": "hello from bob"})
+	if r.Status != 200 {
+		t.Fatalf("bob posts: %d %s", r.Status, r.Body)
+	}
+	var posted djsMessage
+	r.JSON(t, &posted)
+	a = g.run(t, 2, g.cmds["Message Information"], map[string]any{"target_id": posted.ID})
+	if msg := a.message(t); msg.Content != "That message says hello from bob" {
+		t.Errorf("Message Information answered %q", msg.Content)
+	}
+	var message struct {
+		TargetMessage djsReportedMessage `json:"targetMessage"`
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, &message)
+	if tm := message.TargetMessage; tm.ID != posted.ID || tm.AuthorID != g.bob || tm.ChannelID != g.channel {
+		t.Errorf("interaction.targetMessage: %+v, want bob's message %s", tm, posted.ID)
+	}
+}
+
+// guildCommandManager: not in the guide; discord.js's
+// GuildApplicationCommandManager set, fetch and delete (guild.commands).
+func (g *djsGuide) guildCommandManager(t *testing.T) {
+	type command struct {
+		ID      string `json:"id"`
+		Name    string `json:"name"`
+		Type    int    `json:"type"`
+		GuildID string `json:"guildId"`
+		Version string `json:"version"`
+	}
+	var set, fetched struct {
+		Commands []command `json:"commands"`
+	}
+	g.bot.do(t, "setGuildCommands", map[string]any{"names": []string{"echo", "User Information"}}, &set)
+	stored := byName(g.commands(t, g.guild))
+	if len(set.Commands) != 2 || len(stored) != 2 {
+		t.Fatalf("guild.commands.set: %+v; slashd lists %+v", set.Commands, stored)
+	}
+	for _, c := range set.Commands {
+		if s := stored[c.Name]; s.ID != c.ID || s.Type != c.Type || s.Version != c.Version || c.GuildID != g.guild {
+			t.Errorf("guild.commands.set resolved %+v; slashd lists %+v", c, s)
+		}
+	}
+	g.bot.do(t, "fetchGuildCommands", nil, &fetched)
+	if len(fetched.Commands) != 2 || !slices.ContainsFunc(fetched.Commands, func(c command) bool { return c.ID == stored["echo"].ID }) {
+		t.Errorf("guild.commands.fetch: %+v, want %+v", fetched.Commands, stored)
+	}
+	var deleted struct {
+		Deleted string   `json:"deleted"`
+		Cached  []string `json:"cached"`
+	}
+	g.bot.do(t, "deleteGuildCommand", map[string]any{"id": stored["echo"].ID}, &deleted)
+	if deleted.Deleted != stored["echo"].ID || len(deleted.Cached) != 1 {
+		t.Errorf("guild.commands.delete: %+v", deleted)
+	}
+	if left := g.commands(t, g.guild); len(left) != 1 || left[0].Name != "User Information" {
+		t.Errorf("after guild.commands.delete slashd lists %+v", left)
+	}
+}
+
+// applicationFetch: not in the guide; discord.js's ClientApplication#fetch
+// (client.application.fetch(), GET /applications/@me).
+func (g *djsGuide) applicationFetch(t *testing.T) {
+	var app struct {
+		ID          string  `json:"id"`
+		Name        string  `json:"name"`
+		BotPublic   bool    `json:"botPublic"`
+		OwnerID     string  `json:"ownerId"`
+		Flags       string  `json:"flags"`
+		VerifyKey   string  `json:"verifyKey"`
+		Bot         string  `json:"bot"`
+		EndpointURL *string `json:"interactionsEndpointURL"`
+	}
+	g.bot.do(t, "fetchApplication", nil, &app)
+	if app.ID != g.app || app.Name != "testapp" || app.OwnerID != g.e.App.OwnerUserID || app.Bot != g.app ||
+		app.Flags != fmt.Sprint(djsFlagGuildMembersLimited) || app.VerifyKey != g.e.App.PublicKey || app.EndpointURL != nil {
+		t.Errorf("client.application.fetch(): %+v", app)
+	}
+}
+
+// permissionsFetch: not in the guide; the owner edits a command's
+// permissions (the bot gets APPLICATION_COMMAND_PERMISSIONS_UPDATE), and
+// discord.js's ApplicationCommandPermissionsManager#fetch
+// (client.application.commands.permissions.fetch({ guild })) reads them.
+func (g *djsGuide) permissionsFetch(t *testing.T) {
+	// The guild owner (a Bearer token with
+	// applications.commands.permissions.update) lets alice use /ban:
+	// the bot gets APPLICATION_COMMAND_PERMISSIONS_UPDATE.
+	ban := g.cmds["ban"].ID
+	r := g.e.Do("PUT", "/api/v10/applications/"+g.app+"/guilds/"+g.guild+"/commands/"+ban+"/permissions", g.e.Owner(),
+		permissionsBody(g.member, true))
+	if r.Status != 200 {
+		t.Fatalf("edit permissions: %d %s", r.Status, r.Body)
+	}
+	type overwrite struct {
+		ID         string `json:"id"`
+		Type       int    `json:"type"`
+		Permission bool   `json:"permission"`
+	}
+	var update struct {
+		ID            string      `json:"id"`
+		GuildID       string      `json:"guildId"`
+		ApplicationID string      `json:"applicationId"`
+		Permissions   []overwrite `json:"permissions"`
+	}
+	g.bot.wait(t, "applicationCommandPermissionsUpdate", djsWait, &update)
+	want := []overwrite{{ID: g.member, Type: 2, Permission: true}}
+	if update.ID != ban || update.GuildID != g.guild || update.ApplicationID != g.app || !slices.Equal(update.Permissions, want) {
+		t.Errorf("applicationCommandPermissionsUpdate: %+v", update)
+	}
+	var fetched struct {
+		Permissions map[string][]overwrite `json:"permissions"`
+	}
+	g.bot.do(t, "fetchPermissions", nil, &fetched)
+	if len(fetched.Permissions) != 1 || !slices.Equal(fetched.Permissions[ban], want) {
+		t.Errorf("client.application.commands.permissions.fetch({ guild }): %+v, want %s: %+v", fetched.Permissions, ban, want)
+	}
+}
+
+// membersFetch: not in the guide but its FAQ ("How do I find all online
+// members of a guild?"); discord.js's GuildMemberManager#fetch with no
+// arguments (guild.members.fetch(), gateway op 8) gets every member.
+func (g *djsGuide) membersFetch(t *testing.T) {
+	var fetched struct {
+		Members []struct {
+			ID       string `json:"id"`
+			Username string `json:"username"`
+			JoinedAt string `json:"joinedAt"`
+		} `json:"members"`
+	}
+	g.bot.do(t, "fetchMembers", nil, &fetched)
+	var members []struct {
+		UserID   string    `json:"user_id"`
+		JoinedAt time.Time `json:"joined_at"`
+	}
+	djsAdmin(t, g.e, "GET", "/guilds/"+g.guild+"/members", nil, 200, &members)
+	got := map[string]string{}
+	for _, m := range fetched.Members {
+		got[m.ID] = m.JoinedAt
+	}
+	if len(got) != len(members) {
+		t.Errorf("guild.members.fetch(): %+v, want the %d members", fetched.Members, len(members))
+	}
+	for _, m := range members {
+		joined, err := time.Parse(time.RFC3339Nano, got[m.UserID])
+		if err != nil || !joined.Equal(m.JoinedAt.Truncate(time.Millisecond)) {
+			t.Errorf("guild.members.fetch(): member %s joined %q, want %v", m.UserID, got[m.UserID], m.JoinedAt)
+		}
+	}
+}
+
+// gateway: the connection itself. discord.js heartbeats (its first one
+// after a random part of the interval) and reads the ACKs; nothing made
+// it reconnect or warn.
+func (g *djsGuide) gateway(t *testing.T) {
+	// discord.js heartbeats (its first one after a random part of the
+	// interval) and reads the ACKs; nothing made it reconnect.
+	var ack struct {
+		Latency int `json:"latency"`
+	}
+	g.bot.wait(t, "heartbeatAck", djsWait, &ack)
+	if ack.Latency < 0 {
+		t.Errorf("heartbeat ACK: latency %d", ack.Latency)
+	}
+	for _, trouble := range []string{"shardDisconnect", "shardReconnecting", "shardResume", "invalidated", "warn", "warning"} {
+		if n := g.bot.count(trouble); n != 0 {
+			t.Errorf("discord.js reported %s %d times: %s", trouble, n, g.bot.all(trouble))
+		}
 	}
 }
 
@@ -1542,11 +1640,7 @@ func TestDiscordJSResume(t *testing.T) {
 	// nthPerms waits for the nth applicationCommandPermissionsUpdate.
 	nthPerms := func(bot *djsProc, n int) json.RawMessage {
 		t.Helper()
-		i := 0
-		return bot.waitFor(t, gatewayTimeout, "applicationCommandPermissionsUpdate", func(json.RawMessage) bool {
-			i++
-			return i == n
-		})
+		return bot.nth(t, gatewayTimeout, "applicationCommandPermissionsUpdate", n)
 	}
 
 	proxy := newDJSProxy(t, e)
@@ -1668,15 +1762,10 @@ func TestDiscordJSResume(t *testing.T) {
 	// The resumed connection lives on: discord.js heartbeats on it and
 	// reads slashd's ACK (an ACK read after the resume). By then, a bot
 	// that had been told to start over would have identified again.
-	acks := bot.count("heartbeatAck")
 	var ack struct {
 		Latency int `json:"latency"`
 	}
-	n := 0
-	djsDecode(t, bot.waitFor(t, 5*time.Second, "heartbeatAck", func(json.RawMessage) bool {
-		n++
-		return n > acks
-	}), &ack)
+	djsDecode(t, bot.nth(t, 5*time.Second, "heartbeatAck", bot.count("heartbeatAck")+1), &ack)
 	if ack.Latency < 0 {
 		t.Errorf("heartbeat ACK after the resume: latency %d", ack.Latency)
 	}
