@@ -927,7 +927,7 @@ func (g *djsGuide) ping(t *testing.T) {
 		got.MemberID != g.member || !got.Replied {
 		t.Errorf("the interaction as discord.js saw it: %+v", got)
 	}
-	g.bot.wantREST(t, "POST", "/interactions/"+a.Interaction.ID+"/"+djsTokenOf(t, g.bot, a.Interaction.ID)+"/callback", 204)
+	g.wantCallback(t, a.Interaction.ID, 204)
 	if m := g.seen(t, g.client, msg.ID); m == nil || m.Content != "Pong!" {
 		t.Errorf("alice sees %+v, want the reply", m)
 	}
@@ -1027,7 +1027,7 @@ func (g *djsGuide) deferredResponses(t *testing.T) {
 	if m := g.seen(t, g.client, id); m == nil || m.Content != "Pong!" || m.Flags != 0 {
 		t.Errorf("alice sees %+v, want the deferred reply filled in", m)
 	}
-	g.bot.wantREST(t, "POST", "/interactions/"+a.Interaction.ID+"/"+djsTokenOf(t, g.bot, a.Interaction.ID)+"/callback", 204)
+	g.wantCallback(t, a.Interaction.ID, 204)
 }
 
 // followUps: "Command response methods: follow-ups", the plain and the
@@ -1147,6 +1147,7 @@ func (g *djsGuide) autocompleteResults(t *testing.T) {
 	if got.Focused != "Popular" || !got.Responded {
 		t.Errorf("autocomplete as discord.js saw it: %+v", got)
 	}
+	g.wantCallback(t, a.Interaction.ID, 204)
 
 	a = g.run(t, 2, g.cmds["guide"], map[string]any{"options": []map[string]any{
 		{"type": 3, "name": "query", "value": "Popular Topics: Threads"}}})
@@ -1169,15 +1170,19 @@ func (g *djsGuide) modals(t *testing.T) {
 	}
 	// The user fills the modal in once discord.js awaits it.
 	g.bot.waitID(t, "awaitingModal", a.Interaction.ID, nil)
+	g.wantCallback(t, a.Interaction.ID, 204)
 	input := func(id, value string) map[string]any {
 		return map[string]any{"type": 1, "components": []map[string]any{{"type": 4, "custom_id": id, "value": value}}}
 	}
 	sub := g.invokeAs(t, g.client, map[string]any{"type": 5, "application_id": g.app, "guild_id": g.guild, "channel_id": g.channel,
 		"data": map[string]any{"id": a.Interaction.ID, "custom_id": "myModal", "components": []map[string]any{
 			input("favoriteColorInput", "blue"), input("hobbiesInput", "chess\nclimbing")}}})
-	if msg := sub.message(t); sub.Interaction.Type != 5 ||
-		msg.Content != "Your submission was received successfully! blue; chess\nclimbing" {
+	answer := sub.message(t)
+	if sub.Interaction.Type != 5 || answer.Content != "Your submission was received successfully! blue; chess\nclimbing" {
 		t.Errorf("the submission answered %+v", sub)
+	}
+	if m := g.seen(t, g.bobClient, answer.ID); m == nil || m.Content != answer.Content {
+		t.Errorf("bob sees %+v, want the answer to alice's submission", m)
 	}
 	var got struct {
 		Submission    djsReported `json:"submission"`
@@ -1226,6 +1231,8 @@ func (g *djsGuide) awaitingComponents(t *testing.T) {
 	if got.Confirmation.ID != click.Interaction.ID || got.Confirmation.CustomID != "confirm" || got.Confirmation.UserID != g.member {
 		t.Errorf("the click as discord.js saw it: %+v", got.Confirmation)
 	}
+	g.wantCallback(t, a.Interaction.ID, 200) // the guide's withResponse: true
+	g.wantCallback(t, click.Interaction.ID, 204)
 	if m := g.seen(t, g.bobClient, msg.ID); m == nil || m.Content != "bob has been banned for reason: trolling" || len(m.Components) != 0 {
 		t.Errorf("bob sees %+v, want the updated confirmation", m)
 	}
@@ -1432,6 +1439,13 @@ func djsTokenOf(t *testing.T, p *djsProc, id string) string {
 	}
 	t.Fatalf("discord.js made no callback for interaction %s", id)
 	return ""
+}
+
+// wantCallback checks that discord.js answered interaction id through the
+// callback endpoint and got status (204 unless it asked for the response).
+func (g *djsGuide) wantCallback(t *testing.T, id string, status int) {
+	t.Helper()
+	g.bot.wantREST(t, "POST", "/interactions/"+id+"/"+djsTokenOf(t, g.bot, id)+"/callback", status)
 }
 
 // djsProxy is the network between node and slashd in the resume test: a
