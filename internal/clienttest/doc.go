@@ -1,6 +1,6 @@
 // Package clienttest holds compatibility tests that drive slashd with real,
-// unmodified Discord client libraries (discordgo and disgo, and a
-// discord.js v14 bot run with Node.js from discordjs/) instead of
+// unmodified Discord client libraries (discordgo and disgo, and the
+// discord.js v14 guide's bot and scripts, run with Node.js from discordjs/) instead of
 // hand-written HTTP requests, over REST and the gateway. Each test starts the real API on a fresh
 // store (internal/testenv), aims a library at it the way a bot developer
 // would, and decodes every response through the library's own types, so a
