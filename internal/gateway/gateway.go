@@ -2,7 +2,7 @@
 // unmodified libraries (discordgo, discord.js, disgo), identify with their
 // bot token, and receive INTERACTION_CREATE (for apps without an
 // Interactions Endpoint URL) and APPLICATION_COMMAND_PERMISSIONS_UPDATE
-// from the internal event bus, with sequence numbers, heartbeats, resume
+// from the internal event bus, GUILD_MEMBERS_CHUNK when they ask (op 8), with sequence numbers, heartbeats, resume
 // and the real gateway's close codes (api-facts §6).
 //
 // Sessions live in this process's memory: a dropped connection can resume
