@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slashd/slashd/internal/bootstrap"
 	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/testenv"
 )
@@ -672,6 +673,47 @@ func TestChannelMessagesPaging(t *testing.T) {
 			if got := ids(decodeList(t, r), "id"); strings.Join(got, ",") != strings.Join(c.ids, ",") {
 				t.Fatalf("ids %v, want %v", got, c.ids)
 			}
+		})
+	}
+}
+
+// POST and GET /channels/{id}/messages with a bot token: a bot sends and
+// reads messages in channels of guilds it is a member of, as the real
+// service's bots do (discordgo's modals example sends its survey results
+// with ChannelMessageSend).
+func TestBotChannelMessages(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	w := newGatewayWorld(t, e)
+	path := "/api/v10/channels/" + w.channel + "/messages"
+	m := decodeObj(t, mustDo(t, e, "POST", path, e.Bot(), jsonObj{"content": "from the bot", "flags": flagEphemeral}, 200))
+	author, _ := m["author"].(jsonObj)
+	if m["content"] != "from the bot" || m["type"] != 0.0 || author["id"] != w.app || author["bot"] != true ||
+		flagsOf(m) != 0 || m["webhook_id"] != nil || m["interaction_metadata"] != nil {
+		t.Fatalf("the bot's message: %v", m)
+	}
+	if got := w.messageIDs(t, w.bobTok); len(got) != 1 || got[0] != str(m, "id") {
+		t.Fatalf("bob sees %v", got)
+	}
+	if got := ids(decodeList(t, mustDo(t, e, "GET", path, e.Bot(), nil, 200)), "id"); len(got) != 1 || got[0] != str(m, "id") {
+		t.Fatalf("the bot sees %v", got)
+	}
+
+	mute := w.world.channel(jsonObj{"name": "read only", "type": 0, "permission_overwrites": []jsonObj{
+		{"id": w.guild, "type": 0, "allow": "0", "deny": "2048"}}})
+	stranger := e.NewApp(bootstrap.AppOptions{Name: "stranger"}) // its bot is in another guild
+	for _, c := range []struct {
+		name, path, auth string
+		status           int
+		want             string
+	}{
+		{"without SEND_MESSAGES", "/api/v10/channels/" + mute + "/messages", e.Bot(), 403, bodyMissingPerms},
+		{"a bot that is no member", path, "Bot " + stranger.BotToken, 403, bodyMissingAccess},
+		{"a Bearer token", path, e.Owner(), 401, bodyUnauthorized},
+		{"a wrong bot token", path, "Bot nope", 401, bodyUnauthorized},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			wantError(t, mustDo(t, e, "POST", c.path, c.auth, jsonObj{"content": "x"}, -1), c.status, c.want)
 		})
 	}
 }
