@@ -346,6 +346,7 @@ func TestGatewayCallbackTypes(t *testing.T) {
 			if msg["content"] != "from a form" {
 				t.Fatalf("message: %v", msg)
 			}
+			wantNoteAttached(t, msg, w.channel)
 		}},
 		{"second answer", 2, func(t *testing.T, p *pending) {
 			w.callback(t, p, "", message, 204)
@@ -392,6 +393,22 @@ func sendMultipart(t *testing.T, e *testenv.Env, method, path, payload string) t
 		t.Fatal(err)
 	}
 	return send(t, e, method, path, map[string]string{"Content-Type": mw.FormDataContentType()}, b.Bytes())
+}
+
+// wantNoteAttached checks that message m carries sendMultipart's file as
+// its one attachment, described as the real service does.
+func wantNoteAttached(t *testing.T, m jsonObj, channel string) {
+	t.Helper()
+	list, _ := m["attachments"].([]any)
+	if len(list) != 1 {
+		t.Fatalf("attachments: %v", m["attachments"])
+	}
+	a, _ := list[0].(jsonObj)
+	url := "https://cdn.slashd.invalid/attachments/" + channel + "/" + str(a, "id") + "/note.txt"
+	if a["filename"] != "note.txt" || a["size"] != 5.0 || a["content_type"] != "application/octet-stream" ||
+		a["url"] != url || a["proxy_url"] != url || str(a, "id") == "" {
+		t.Fatalf("attachment: %v", a)
+	}
 }
 
 // The initial answer has 3 seconds (by the server's clock).
@@ -588,9 +605,11 @@ func TestGatewayFollowups(t *testing.T) {
 	t.Run("multipart follow-up", func(t *testing.T) {
 		r := sendMultipart(t, e, "POST", hook, `{"content":"with a file"}`)
 		wantStatus(t, r, 200)
-		if m := decodeObj(t, r); m["content"] != "with a file" {
+		m := decodeObj(t, r)
+		if m["content"] != "with a file" {
 			t.Fatalf("follow-up: %v", m)
 		}
+		wantNoteAttached(t, m, w.channel)
 		wantError(t, sendMultipart(t, e, "POST", hook, ""), 400, fe("payload_json", "BASE_TYPE_REQUIRED", msgRequired))
 	})
 	t.Run("channel after all that", func(t *testing.T) {

@@ -81,7 +81,7 @@ func (s *Server) postChannelMessage(w http.ResponseWriter, r *http.Request) erro
 	if !view.permissionsIn(ch).Has(guild.SendMessages) {
 		return errMissingPerms
 	}
-	d, err := s.readMessage(w, r, false)
+	d, err := s.readMessage(w, r, false, ch.ID)
 	if err != nil {
 		return err
 	}
