@@ -206,7 +206,12 @@ func TestDisgoTestExample(t *testing.T) {
 	}
 	openGateway(t, client)
 
-	m := w.reply(t, w.run(w.pick(t, "test")), "Test command received!")
+	// The handler edits its answer at once: the member's answer shows the
+	// message as it was when slashd read it, either content.
+	m := *w.interact(t, 4, w.run(w.pick(t, "test"))).Resource.Message
+	if m.Content != "Test command received!" && m.Content != "Test command response updated!" {
+		t.Errorf("the answer: %q", m.Content)
+	}
 	l.await(t, "CreateMessage", "UpdateInteractionResponse")
 	if got := w.seenAs(t, m.ID, "Test command response updated!"); got.EditedTimestamp == nil {
 		t.Error("the updated answer has no edited_timestamp")
