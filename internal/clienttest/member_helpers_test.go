@@ -9,7 +9,6 @@ package clienttest
 // so that a test checks both ends of each exchange.
 
 import (
-	"encoding/json"
 	"net/http"
 	"sync"
 	"testing"
@@ -404,13 +403,5 @@ func (l *handlerLog) idle(t *testing.T) {
 	case s := <-l.steps:
 		t.Errorf("the bot also did %q (error %v)", s.name, s.err)
 	default:
-	}
-}
-
-// decodeJSON is json.Unmarshal for test data.
-func decodeJSON(t *testing.T, b []byte, v any) {
-	t.Helper()
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("decode %s: %v", b, err)
 	}
 }
