@@ -8,5 +8,12 @@
 // number, a null where a string is expected, a missing field, an error
 // envelope the library cannot read) fails here.
 //
+// The Go libraries run their own examples (discordgo v0.29.0's examples/,
+// disgo v0.19.6's _examples/), each test naming the one it runs, with the
+// libraries' default options: the only change is where they connect. A
+// member on the other side runs the commands, clicks the components,
+// types in autocomplete options and submits the modals through slashd's
+// client API, and checks what every party sees.
+//
 // The package has no non-test code besides this comment.
 package clienttest
