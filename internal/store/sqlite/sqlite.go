@@ -3,16 +3,24 @@
 // installed. Several processes (the server and the CLI) may open the same
 // file at once: write transactions start IMMEDIATE and wait on a busy
 // timeout instead of failing.
+//
+// The write-ahead log is kept bounded (checkpoint.go): this process's
+// writes take turns through a gate, and when one leaves the log over
+// 16 MiB the checkpointer goes next and resets it (TRUNCATE) before any
+// other write starts.
 package sqlite
 
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"embed"
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/url"
+	"os"
 	"sort"
 	"strings"
 	"time"
@@ -27,17 +35,42 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
+// Option tunes Open.
+type Option func(*config)
+
+type config struct {
+	log          *slog.Logger
+	limits       walLimits
+	onCheckpoint func(checkpointEvent) // tests
+	onCommit     func(insideGate bool) // tests
+}
+
+// WithLogger is where the store reports trouble (a write-ahead log it
+// cannot reset, a failed checkpoint); by default, nowhere.
+func WithLogger(l *slog.Logger) Option {
+	return func(c *config) { c.log = l }
+}
+
 // Open opens (creating if needed) the database file at path, applies
-// pending migrations and returns the store.
+// pending migrations and returns the store. A new file is created
+// readable by its owner only; SQLite gives the -wal and -shm files it
+// makes next to it the same mode.
 //
 // Two processes opening a brand-new file at once (the server and the CLI)
 // can collide while the file switches to WAL mode, which SQLite reports
 // as SQLITE_BUSY without waiting; Open then retries for a few seconds.
-func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
+func Open(ctx context.Context, path string, opts ...Option) (*sqlstore.Store, error) {
+	cfg := config{log: slog.New(slog.DiscardHandler), limits: defaultLimits}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if err := createPrivate(path); err != nil {
+		return nil, err
+	}
 	var err error
 	for attempt := 0; attempt < 50; attempt++ {
 		var s *sqlstore.Store
-		s, err = open(ctx, path)
+		s, err = open(ctx, path, cfg)
 		if err == nil {
 			return s, nil
 		}
@@ -53,71 +86,83 @@ func Open(ctx context.Context, path string) (*sqlstore.Store, error) {
 	return nil, err
 }
 
-func open(ctx context.Context, path string) (*sqlstore.Store, error) {
+// createPrivate creates an empty file at path, mode 0600, unless one
+// exists (SQLite takes an empty file for an empty database).
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create sqlite %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// dsn is the connection string of every connection to path.
+func dsn(path string, limits walLimits) string {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(15000)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	// Writers never checkpoint (it would stall the request that crosses
-	// the threshold); a background loop does, see checkpointLoop.
+	// SQLite's threshold, and could not reset the log anyway while
+	// others read or write): the checkpointer does, between writes.
 	q.Add("_pragma", "wal_autocheckpoint(0)")
+	// Should anything else reset the log, the file shrinks to this.
+	q.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", limits.CheckpointAt))
 	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	return "file:" + path + "?" + q.Encode()
+}
+
+func open(ctx context.Context, path string, cfg config) (*sqlstore.Store, error) {
+	connector, err := sqlite.NewConnector(dsn(path, cfg.limits))
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
 	}
+	// The checkpointer's handle: one connection of its own, so that it
+	// never waits for the pool while writers wait for it.
+	ckdb := sql.OpenDB(connector)
+	ckdb.SetMaxOpenConns(1)
+	ck := newCheckpointer(ckdb, path, cfg.limits, cfg.log)
+	ck.onEvent = cfg.onCheckpoint
+	if cfg.onCommit != nil {
+		connector = commitHooked{Connector: connector, onCommit: func() { cfg.onCommit(ck.gate.writerInside()) }}
+	}
+	db := sql.OpenDB(connector)
 	db.SetMaxOpenConns(8)
 	db.SetMaxIdleConns(8)
 	db.SetConnMaxIdleTime(5 * time.Minute)
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	s := sqlstore.NewWithOptions(db, sqlstore.Options{FormatError: formatError, OnClose: func() {
-		close(stop)
-		<-done
-	}})
+	s := sqlstore.NewWithOptions(db, sqlstore.Options{FormatError: formatError, WriteGate: ck.gate, OnClose: ck.close})
+	// Running before the migrations, which write through the gate too.
+	go ck.run()
 	if err := migrate(ctx, s); err != nil {
-		db.Close()
+		s.Close()
 		return nil, err
 	}
-	go checkpointLoop(db, stop, done)
 	return s, nil
 }
 
-// checkpointInterval is how often the write-ahead log is folded into the
-// database file, off the request path.
-const checkpointInterval = time.Second
-
-// checkpointLoop checkpoints the WAL without blocking readers or writers
-// (PASSIVE) until stop closes, then once more, fully.
-func checkpointLoop(db *sql.DB, stop <-chan struct{}, done chan<- struct{}) {
-	defer close(done)
-	t := time.NewTicker(checkpointInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-stop:
-			_, _ = db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
-			return
-		case <-t.C:
-			checkpoint(db)
-		}
-	}
+// commitHooked runs onCommit as each of its connections commits (tests
+// check every commit happens inside the write gate).
+type commitHooked struct {
+	driver.Connector
+	onCommit func()
 }
 
-// walBound is how many WAL frames (pages) a passive checkpoint may leave
-// behind before the next one waits for readers to move on (RESTART), so
-// that a store never busier than its checkpoints keeps a bounded WAL.
-const walBound = 10_000
-
-func checkpoint(db *sql.DB) {
-	var busy, frames, done int
-	if err := db.QueryRow(`PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &done); err != nil {
-		return
+func (c commitHooked) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
 	}
-	if frames-done > walBound {
-		_, _ = db.Exec(`PRAGMA wal_checkpoint(RESTART)`)
+	if h, ok := conn.(sqlite.HookRegisterer); ok {
+		h.RegisterCommitHook(func() int32 {
+			c.onCommit()
+			return 0 // go on with the commit
+		})
 	}
+	return conn, nil
 }
 
 // isBusy reports whether err is SQLite's "database is locked".
@@ -130,8 +175,11 @@ func isBusy(err error) bool {
 }
 
 func migrate(ctx context.Context, s *sqlstore.Store) error {
-	if _, err := s.DB().ExecContext(ctx,
-		`CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`); err != nil {
+	if err := s.Tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx,
+			`CREATE TABLE IF NOT EXISTS schema_migrations (version TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)`)
+		return err
+	}); err != nil {
 		return fmt.Errorf("create schema_migrations: %w", err)
 	}
 	names, err := fs.Glob(migrations, "migrations/*.sql")

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/form"
@@ -17,14 +16,7 @@ import (
 	"github.com/slashd/slashd/internal/store"
 	"github.com/slashd/slashd/internal/store/sqlite"
 	"github.com/slashd/slashd/internal/store/sqlstore"
-	"github.com/slashd/slashd/internal/store/storetest"
 )
-
-func TestContract(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) store.Store {
-		return open(t, filepath.Join(t.TempDir(), "db.sqlite"))
-	})
-}
 
 // open opens the store at path and closes it when the test ends.
 func open(t *testing.T, path string) *sqlstore.Store {
@@ -293,41 +285,5 @@ func TestTwoHandlesConcurrentWrites(t *testing.T) {
 	}
 	if c := created.Load(); c != 1 {
 		t.Errorf("%d upserts created the command, want 1", c)
-	}
-}
-
-// The background loop folds the WAL into the database file within about
-// a second (writers never do: wal_autocheckpoint is off, so without the
-// loop the file would not grow).
-func TestWALCheckpointedInBackground(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "db.sqlite")
-	s, err := sqlite.Open(ctx, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	size := func() int64 {
-		t.Helper()
-		fi, err := os.Stat(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return fi.Size()
-	}
-	time.Sleep(1200 * time.Millisecond) // the migrations are checkpointed
-	before := size()
-	for i := range 500 {
-		if err := s.CreateUser(ctx, store.User{ID: snowflake.ID(1000 + i), Username: strings.Repeat("u", 30)}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	deadline := time.Now().Add(3 * time.Second)
-	for size() == before {
-		if time.Now().After(deadline) {
-			t.Fatal("the WAL was not checkpointed into the database file within 3 s")
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -243,7 +243,7 @@ func (s *Store) AnswerInteraction(ctx context.Context, id snowflake.ID,
 
 // DeleteInteractionsBefore forgets interactions created before t.
 func (s *Store) DeleteInteractionsBefore(ctx context.Context, t time.Time) (int64, error) {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM interactions WHERE created_at < $1`, unix(t))
+	res, err := s.execWrite(ctx, `DELETE FROM interactions WHERE created_at < $1`, unix(t))
 	if err != nil {
 		return 0, fmt.Errorf("delete interactions before %s: %w", t, err)
 	}

@@ -17,7 +17,7 @@ var _ store.OAuth = (*Store)(nil)
 
 // SetLogin adds or replaces a user's login.
 func (s *Store) SetLogin(ctx context.Context, l store.Login) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO logins (user_id, name, password_hash) VALUES ($1, $2, $3)
+	_, err := s.execWrite(ctx, `INSERT INTO logins (user_id, name, password_hash) VALUES ($1, $2, $3)
 		ON CONFLICT (user_id) DO UPDATE SET name = excluded.name, password_hash = excluded.password_hash`,
 		id64(l.UserID), l.Name, l.PasswordHash)
 	if err != nil {
@@ -60,7 +60,7 @@ func (s *Store) LoginOfUser(ctx context.Context, userID snowflake.ID) (store.Log
 
 // CreateSession stores a consent-page session by its hash.
 func (s *Store) CreateSession(ctx context.Context, se store.Session) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO sessions (hash, user_id, csrf, expires_at, created_at)
+	_, err := s.execWrite(ctx, `INSERT INTO sessions (hash, user_id, csrf, expires_at, created_at)
 		VALUES ($1, $2, $3, $4, $5)`, se.Hash, id64(se.UserID), se.CSRF, unix(se.ExpiresAt), unix(se.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("insert session: %w", s.formatError(err))
@@ -86,7 +86,7 @@ func (s *Store) SessionByHash(ctx context.Context, hash []byte) (store.Session, 
 
 // DeleteSession ends a session; an unknown one is no error.
 func (s *Store) DeleteSession(ctx context.Context, hash []byte) error {
-	if _, err := s.db.ExecContext(ctx, `DELETE FROM sessions WHERE hash = $1`, hash); err != nil {
+	if _, err := s.execWrite(ctx, `DELETE FROM sessions WHERE hash = $1`, hash); err != nil {
 		return fmt.Errorf("delete session: %w", err)
 	}
 	return nil
@@ -101,7 +101,7 @@ func (s *Store) SetOAuthSettings(ctx context.Context, o store.OAuthSettings) err
 		uris = []string{}
 	}
 	b, _ := json.Marshal(uris) // strings always encode
-	_, err := s.db.ExecContext(ctx, `INSERT INTO oauth_settings (application_id, redirect_uris, public_client)
+	_, err := s.execWrite(ctx, `INSERT INTO oauth_settings (application_id, redirect_uris, public_client)
 		VALUES ($1, $2, $3)
 		ON CONFLICT (application_id) DO UPDATE SET redirect_uris = excluded.redirect_uris, public_client = excluded.public_client`,
 		id64(o.ApplicationID), string(b), boolInt(o.PublicClient))
@@ -139,7 +139,7 @@ func (s *Store) OAuthSettings(ctx context.Context, appID snowflake.ID) (store.OA
 
 // CreateGrant stores a grant; its app and user must exist.
 func (s *Store) CreateGrant(ctx context.Context, g store.Grant) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO oauth_grants (id, application_id, user_id, scopes, guild_id, created_at)
+	_, err := s.execWrite(ctx, `INSERT INTO oauth_grants (id, application_id, user_id, scopes, guild_id, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6)`,
 		id64(g.ID), id64(g.ApplicationID), id64(g.UserID), joinScopes(g.Scopes), id64(g.GuildID), unix(g.CreatedAt))
 	if err != nil {
@@ -222,7 +222,7 @@ func (s *Store) RevokeGrant(ctx context.Context, id snowflake.ID) error {
 // CreateCode stores an authorization code by its hash; its grant must
 // exist.
 func (s *Store) CreateCode(ctx context.Context, c store.AuthCode) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO oauth_codes
+	_, err := s.execWrite(ctx, `INSERT INTO oauth_codes
 		(hash, grant_id, redirect_uri, code_challenge, code_challenge_method, nonce, expires_at, used)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
 		c.Hash, id64(c.GrantID), c.RedirectURI, c.CodeChallenge, c.CodeChallengeMethod, c.Nonce, unix(c.ExpiresAt),
@@ -282,7 +282,7 @@ func markUsed(ctx context.Context, tx *sql.Tx, query string, hash []byte) (bool,
 // CreateRefreshToken stores a refresh token by its hash; its grant must
 // exist.
 func (s *Store) CreateRefreshToken(ctx context.Context, r store.RefreshToken) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO refresh_tokens (hash, grant_id, created_at, used) VALUES ($1, $2, $3, $4)`,
+	_, err := s.execWrite(ctx, `INSERT INTO refresh_tokens (hash, grant_id, created_at, used) VALUES ($1, $2, $3, $4)`,
 		r.Hash, id64(r.GrantID), unix(r.CreatedAt), boolInt(r.Used))
 	if err != nil {
 		return fmt.Errorf("insert refresh token: %w", s.formatError(err))
@@ -337,7 +337,7 @@ func (s *Store) CreateSigningKey(ctx context.Context, k store.SigningKey) error 
 	if k.ID == "" {
 		return errors.New("insert signing key: empty id")
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO signing_keys (id, private_key, created_at) VALUES ($1, $2, $3)`,
+	_, err := s.execWrite(ctx, `INSERT INTO signing_keys (id, private_key, created_at) VALUES ($1, $2, $3)`,
 		k.ID, k.PrivateKey, unix(k.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("insert signing key %s: %w", k.ID, s.formatError(err))

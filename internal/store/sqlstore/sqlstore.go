@@ -33,6 +33,7 @@ type Store struct {
 	retryable       func(error) bool
 	maxAttempts     int
 	stmts           stmtCache
+	gate            WriteGate
 }
 
 var _ store.Store = (*Store)(nil)
@@ -63,6 +64,9 @@ type Options struct {
 	// OnClose runs when the store closes, before the handle does (a
 	// backend's background work stops there).
 	OnClose func()
+	// WriteGate, when set, is entered around every write: each
+	// transaction and each single-statement write (see write.go).
+	WriteGate WriteGate
 }
 
 // DefaultMaxAttempts is Options.MaxAttempts when left 0: enough for a
@@ -78,7 +82,8 @@ func New(db *sql.DB, formatError func(error) error) *Store {
 
 // NewWithOptions wraps db for a backend described by o.
 func NewWithOptions(db *sql.DB, o Options) *Store {
-	s := &Store{db: db, formatError: o.FormatError, retryable: o.Retryable, maxAttempts: o.MaxAttempts, onClose: o.OnClose}
+	s := &Store{db: db, formatError: o.FormatError, retryable: o.Retryable, maxAttempts: o.MaxAttempts, onClose: o.OnClose,
+		gate: o.WriteGate}
 	if s.formatError == nil {
 		s.formatError = func(err error) error { return err }
 	}
@@ -155,6 +160,12 @@ func retryDelay(n int) time.Duration {
 }
 
 func (s *Store) tx(ctx context.Context, opts *sql.TxOptions, fn func(*sql.Tx) error) error {
+	leave, err := s.enterWrite(ctx)
+	if err != nil {
+		return err
+	}
+	// Deferred first, so it runs last: after the commit or rollback.
+	defer leave()
 	tx, err := s.db.BeginTx(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -268,7 +279,7 @@ func (s *Store) SetApplicationFlags(ctx context.Context, appID snowflake.ID, fla
 // updateApplication sets one column of an application; column is one of
 // the callers' constants, never input.
 func (s *Store) updateApplication(ctx context.Context, appID snowflake.ID, column string, value any) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE applications SET `+column+` = $1 WHERE id = $2`, value, id64(appID))
+	res, err := s.execWrite(ctx, `UPDATE applications SET `+column+` = $1 WHERE id = $2`, value, id64(appID))
 	if err != nil {
 		return fmt.Errorf("set %s of app %d: %w", column, appID, err)
 	}
@@ -434,7 +445,7 @@ func scanGuild(row scanner) (store.Guild, error) {
 
 // Install records (or replaces) an app's installation in a guild.
 func (s *Store) Install(ctx context.Context, inst store.Installation) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO installations (guild_id, application_id, scopes, created_at)
+	_, err := s.execWrite(ctx, `INSERT INTO installations (guild_id, application_id, scopes, created_at)
 		VALUES ($1, $2, $3, $4)
 		ON CONFLICT (guild_id, application_id) DO UPDATE SET scopes = excluded.scopes`,
 		id64(inst.GuildID), id64(inst.ApplicationID), joinScopes(inst.Scopes), unix(inst.CreatedAt))
@@ -462,7 +473,7 @@ func (s *Store) Installation(ctx context.Context, guildID, appID snowflake.ID) (
 
 // CreateToken stores a token by its hash.
 func (s *Store) CreateToken(ctx context.Context, t store.Token) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO tokens (hash, kind, application_id, user_id, scopes, expires_at, created_at, grant_id)
+	_, err := s.execWrite(ctx, `INSERT INTO tokens (hash, kind, application_id, user_id, scopes, expires_at, created_at, grant_id)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
 		t.Hash, t.Kind, id64(t.ApplicationID), id64(t.UserID), joinScopes(t.Scopes), unix(t.ExpiresAt), unix(t.CreatedAt),
 		id64(t.GrantID))

@@ -112,11 +112,17 @@ func (s *Store) preparedStmt(query string) (*sql.Stmt, bool) {
 	return st, ok
 }
 
-// exec runs a write through the statement cache on the pool.
+// exec runs a write through the statement cache on the pool, inside the
+// write gate.
 func (s *Store) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	st, err := s.stmt(ctx, query)
 	if err != nil {
 		return nil, err
 	}
+	leave, err := s.enterWrite(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer leave()
 	return st.ExecContext(ctx, args...)
 }

@@ -53,7 +53,7 @@ func (s *Store) mustExist(ctx context.Context, tx *sql.Tx, what, table string, i
 // UpdateUser replaces a user's username, global name, locale and adult
 // flag. Bot and CreatedAt are fixed at creation.
 func (s *Store) UpdateUser(ctx context.Context, u store.User) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE users SET username = $1, global_name = $2, locale = $3, adult = $4
+	res, err := s.execWrite(ctx, `UPDATE users SET username = $1, global_name = $2, locale = $3, adult = $4
 		WHERE id = $5`, u.Username, u.GlobalName, u.Locale, boolInt(u.Adult), id64(u.ID))
 	if err != nil {
 		return fmt.Errorf("update user %d: %w", u.ID, s.formatError(err))
@@ -227,7 +227,7 @@ func (s *Store) CreateRole(ctx context.Context, r guild.Role) error {
 
 // UpdateRole replaces a role's name, permissions, position and managed flag.
 func (s *Store) UpdateRole(ctx context.Context, r guild.Role) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE roles SET name = $1, permissions = $2, position = $3, managed = $4
+	res, err := s.execWrite(ctx, `UPDATE roles SET name = $1, permissions = $2, position = $3, managed = $4
 		WHERE id = $5 AND guild_id = $6`,
 		r.Name, int64(r.Permissions), r.Position, boolInt(r.Managed), id64(r.ID), id64(r.GuildID))
 	if err != nil {
@@ -734,7 +734,7 @@ func listInstallations(ctx context.Context, q reader, guildID snowflake.ID) ([]s
 // Uninstall removes an app's installation from a guild. The app's
 // commands and permission lists there are kept.
 func (s *Store) Uninstall(ctx context.Context, guildID, appID snowflake.ID) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM installations WHERE guild_id = $1 AND application_id = $2`,
+	res, err := s.execWrite(ctx, `DELETE FROM installations WHERE guild_id = $1 AND application_id = $2`,
 		id64(guildID), id64(appID))
 	if err != nil {
 		return fmt.Errorf("uninstall app %d from guild %d: %w", appID, guildID, err)
@@ -752,7 +752,7 @@ func (s *Store) Applications(ctx context.Context) ([]store.Application, error) {
 
 // CreateAdminToken stores an admin token's hash.
 func (s *Store) CreateAdminToken(ctx context.Context, hash []byte, createdAt time.Time) error {
-	_, err := s.db.ExecContext(ctx, `INSERT INTO admin_tokens (hash, created_at) VALUES ($1, $2)`, hash, unix(createdAt))
+	_, err := s.execWrite(ctx, `INSERT INTO admin_tokens (hash, created_at) VALUES ($1, $2)`, hash, unix(createdAt))
 	if err != nil {
 		return fmt.Errorf("insert admin token: %w", s.formatError(err))
 	}
@@ -860,10 +860,10 @@ func (s *Store) MaxID(ctx context.Context) (snowflake.ID, error) {
 // one statement; RETURNING says whether this owner holds it.
 func (s *Store) ClaimFirstRun(ctx context.Context, owner string, now time.Time, stale time.Duration) (bool, error) {
 	var got string
-	err := s.db.QueryRowContext(ctx, `INSERT INTO first_run (id, owner, claimed_at) VALUES (1, $1, $2)
+	err := s.writeRow(ctx, []any{&got}, `INSERT INTO first_run (id, owner, claimed_at) VALUES (1, $1, $2)
 		ON CONFLICT (id) DO UPDATE SET owner = excluded.owner, claimed_at = excluded.claimed_at
 		WHERE first_run.claimed_at < $3
-		RETURNING owner`, owner, unix(now), unix(now.Add(-stale))).Scan(&got)
+		RETURNING owner`, owner, unix(now), unix(now.Add(-stale)))
 	if errors.Is(err, sql.ErrNoRows) {
 		return false, nil // held by another, not stale
 	}
