@@ -36,6 +36,17 @@ type serveConfig struct {
 	nats       string // NATS URL(s) of the cluster's event bus; "" = in-process
 	natsPrefix string // subject prefix: clusters sharing one NATS server keep apart
 	nodeID     int    // the snowflake node (0-1023); -1: 0 alone, random with a shared store
+	// sweep is how often ended rate-limit windows are deleted from a
+	// shared store; 0: every 30 s (tests shorten it).
+	sweep time.Duration
+}
+
+// windowSweep is how often the janitor deletes ended rate-limit windows.
+func (c serveConfig) windowSweep() time.Duration {
+	if c.sweep > 0 {
+		return c.sweep
+	}
+	return 30 * time.Second
 }
 
 // snowflakeNode is the node number of this process's ids: nodes sharing
@@ -135,7 +146,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 	handler := api.New(apiCfg, api.Deps{Store: st, IDs: ids, Now: time.Now, Rand: rand.Reader, Logger: log, Events: events})
 	janitorCtx, stopJanitor := context.WithCancel(ctx)
 	defer stopJanitor()
-	go handler.RunJanitor(janitorCtx, 10*time.Minute)
+	go handler.RunJanitor(janitorCtx, 10*time.Minute, cfg.windowSweep())
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 10 * time.Second,

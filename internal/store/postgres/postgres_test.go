@@ -29,6 +29,11 @@ func TestContract(t *testing.T) {
 	})
 }
 
+// Secrets at rest, against the bytes in PostgreSQL's tables.
+func TestSecrets(t *testing.T) {
+	storetest.RunSecrets(t, func(t *testing.T) *sqlstore.Store { return open(t, pgtest.DSN(t)) })
+}
+
 // open opens the store at dsn and closes it when the test ends.
 func open(t *testing.T, dsn string) *sqlstore.Store {
 	t.Helper()

@@ -47,6 +47,12 @@ func TestContract(t *testing.T) {
 	})
 }
 
+func TestSecrets(t *testing.T) {
+	storetest.RunSecrets(t, func(t *testing.T) *sqlstore.Store {
+		return openTest(t, filepath.Join(t.TempDir(), "db.sqlite"))
+	})
+}
+
 func openTest(t *testing.T, path string, opts ...Option) *sqlstore.Store {
 	t.Helper()
 	s, err := Open(t.Context(), path, opts...)

@@ -327,7 +327,11 @@ func (s *Store) SigningKeys(ctx context.Context) ([]store.SigningKey, error) {
 		if err := row.Scan(&k.ID, &k.PrivateKey, &created); err != nil {
 			return k, err
 		}
-		k.CreatedAt = fromUnix(created)
+		key, err := s.openSecret(k.PrivateKey, signingKeyContext(k.ID))
+		if err != nil {
+			return k, fmt.Errorf("id_token signing key %s: %w", k.ID, err)
+		}
+		k.PrivateKey, k.CreatedAt = key, fromUnix(created)
 		return k, nil
 	}, `SELECT id, private_key, created_at FROM signing_keys ORDER BY created_at DESC, id`)
 }
@@ -337,8 +341,12 @@ func (s *Store) CreateSigningKey(ctx context.Context, k store.SigningKey) error 
 	if k.ID == "" {
 		return errors.New("insert signing key: empty id")
 	}
-	_, err := s.execWrite(ctx, `INSERT INTO signing_keys (id, private_key, created_at) VALUES ($1, $2, $3)`,
-		k.ID, k.PrivateKey, unix(k.CreatedAt))
+	privateKey, err := s.sealSecret(k.PrivateKey, signingKeyContext(k.ID))
+	if err != nil {
+		return fmt.Errorf("insert signing key %s: %w", k.ID, err)
+	}
+	_, err = s.execWrite(ctx, `INSERT INTO signing_keys (id, private_key, created_at) VALUES ($1, $2, $3)`,
+		k.ID, privateKey, unix(k.CreatedAt))
 	if err != nil {
 		return fmt.Errorf("insert signing key %s: %w", k.ID, s.formatError(err))
 	}

@@ -15,9 +15,11 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/slashd/slashd/internal/guild"
+	"github.com/slashd/slashd/internal/secrets"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 )
@@ -34,6 +36,7 @@ type Store struct {
 	maxAttempts     int
 	stmts           stmtCache
 	gate            WriteGate
+	keys            atomic.Pointer[secrets.Keyring] // nil: secrets in clear (see SealSecrets)
 }
 
 var _ store.Store = (*Store)(nil)
@@ -215,6 +218,10 @@ func id64(id snowflake.ID) int64 { return int64(id) }
 // CreateApplication inserts the bot user and the application together.
 func (s *Store) CreateApplication(ctx context.Context, app store.Application, bot store.User) error {
 	its, _ := json.Marshal(app.IntegrationTypes)
+	privateKey, err := s.sealSecret(app.PrivateKey, appKeyContext(int64(app.ID)))
+	if err != nil {
+		return fmt.Errorf("insert application %d: %w", app.ID, err)
+	}
 	return s.Tx(ctx, func(tx *sql.Tx) error {
 		if err := insertUser(ctx, tx, bot); err != nil {
 			return s.formatError(err)
@@ -223,7 +230,7 @@ func (s *Store) CreateApplication(ctx context.Context, app store.Application, bo
 			(id, name, owner_id, flags, integration_types, client_secret_hash, public_key, private_key, created_at)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 			id64(app.ID), app.Name, id64(app.OwnerID), int64(app.Flags), string(its), app.ClientSecretHash,
-			app.PublicKey, app.PrivateKey, unix(app.CreatedAt))
+			app.PublicKey, privateKey, unix(app.CreatedAt))
 		if err != nil {
 			return fmt.Errorf("insert application %d: %w", app.ID, s.formatError(err))
 		}
@@ -237,7 +244,7 @@ func (s *Store) Application(ctx context.Context, id snowflake.ID) (store.Applica
 	if err != nil {
 		return a, notFound(err, fmt.Sprintf("application %d", id))
 	}
-	return a, nil
+	return s.openApplication(a)
 }
 
 const applicationColumns = `id, name, owner_id, flags, integration_types, client_secret_hash,

@@ -744,8 +744,13 @@ func (s *Store) Uninstall(ctx context.Context, guildID, appID snowflake.ID) erro
 
 // Applications lists every application by id.
 func (s *Store) Applications(ctx context.Context) ([]store.Application, error) {
-	return list(ctx, s.cached(), "list applications", scanApplication,
-		`SELECT `+applicationColumns+` FROM applications ORDER BY id`)
+	return list(ctx, s.cached(), "list applications", func(row scanner) (store.Application, error) {
+		a, err := scanApplication(row)
+		if err != nil {
+			return a, err
+		}
+		return s.openApplication(a)
+	}, `SELECT `+applicationColumns+` FROM applications ORDER BY id`)
 }
 
 // ---- admin and client tokens ----
