@@ -7,10 +7,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"time"
 
 	"github.com/slashd/slashd/internal/bootstrap"
+	"github.com/slashd/slashd/internal/secrets"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 
@@ -19,11 +21,12 @@ import (
 // a server runs on the same data dir never collide.
 func cliNode() uint16 { return uint16(1 + os.Getpid()%1023) }
 
-// cliEnv opens the store for a CLI verb (see openStore). Its id generator
-// starts after the largest id in the store, so consecutive CLI runs never
-// repeat an id.
-func cliEnv(ctx context.Context, storeURL, dataDir string) (bootstrap.Env, func(), error) {
-	st, err := openStore(ctx, storeURL, dataDir)
+// cliEnv opens the store for a CLI verb (see openStore), warnings going
+// to stderr. Its id generator starts after the largest id in the store,
+// so consecutive CLI runs never repeat an id.
+func cliEnv(ctx context.Context, storeURL, dataDir string, keys secrets.Config, stderr io.Writer) (bootstrap.Env, func(), error) {
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	st, err := openStore(ctx, storeURL, dataDir, keys, log)
 	if err != nil {
 		return bootstrap.Env{}, nil, err
 	}
@@ -42,8 +45,12 @@ func appCreate(ctx context.Context, args []string, getenv func(string) string, s
 	fs := flag.NewFlagSet("app create", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dataDir := fs.String("data", envOr(getenv, "SLASHD_DATA", "./slashd-data"), "data directory")
-	var storeURL string
+	var (
+		storeURL string
+		keys     secrets.Config
+	)
 	storeFlag(fs, &storeURL, getenv)
+	secretKeyFlags(fs, &keys, getenv)
 	name := fs.String("name", "", "application name (required)")
 	embedded := fs.Bool("embedded", false, "give the app an Activity (EMBEDDED flag and a Launch entry point command)")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -54,7 +61,7 @@ func appCreate(ctx context.Context, args []string, getenv func(string) string, s
 	if *name == "" {
 		return fmt.Errorf("app create: --name is required")
 	}
-	env, closeStore, err := cliEnv(ctx, storeURL, *dataDir)
+	env, closeStore, err := cliEnv(ctx, storeURL, *dataDir, keys, stderr)
 	if err != nil {
 		return err
 	}
@@ -75,8 +82,12 @@ func guildCreate(ctx context.Context, args []string, getenv func(string) string,
 	fs := flag.NewFlagSet("guild create", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	dataDir := fs.String("data", envOr(getenv, "SLASHD_DATA", "./slashd-data"), "data directory")
-	var storeURL string
+	var (
+		storeURL string
+		keys     secrets.Config
+	)
 	storeFlag(fs, &storeURL, getenv)
+	secretKeyFlags(fs, &keys, getenv)
 	name := fs.String("name", "", "guild name (required)")
 	install := fs.String("install", "", "id of an application to install in the guild")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -94,7 +105,7 @@ func guildCreate(ctx context.Context, args []string, getenv func(string) string,
 		}
 		appID = id
 	}
-	env, closeStore, err := cliEnv(ctx, storeURL, *dataDir)
+	env, closeStore, err := cliEnv(ctx, storeURL, *dataDir, keys, stderr)
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/oauth"
+	"github.com/slashd/slashd/internal/secrets"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 )
@@ -53,7 +54,7 @@ func worldVerb(ctx context.Context, args []string, getenv func(string) string, s
 	if wf.fs.NArg() > 0 {
 		return fmt.Errorf("%s: unexpected argument %q", name, wf.fs.Arg(0))
 	}
-	env, closeStore, err := cliEnv(ctx, wf.store, wf.dataDir)
+	env, closeStore, err := cliEnv(ctx, wf.store, wf.dataDir, wf.keys, stderr)
 	if err != nil {
 		return err
 	}
@@ -73,6 +74,7 @@ func worldVerb(ctx context.Context, args []string, getenv func(string) string, s
 type worldFlags struct {
 	fs                       *flag.FlagSet
 	dataDir, store           string
+	keys                     secrets.Config
 	asJSON                   bool
 	name, globalName, locale string
 	adult, nsfw              bool
@@ -88,6 +90,7 @@ func newWorldFlags(verb string, getenv func(string) string, stderr io.Writer) *w
 	fs.SetOutput(stderr)
 	fs.StringVar(&wf.dataDir, "data", envOr(getenv, "SLASHD_DATA", "./slashd-data"), "data directory")
 	storeFlag(fs, &wf.store, getenv)
+	secretKeyFlags(fs, &wf.keys, getenv)
 	fs.BoolVar(&wf.asJSON, "json", false, "print JSON (the admin API's object)")
 	switch verb {
 	case "user create":

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/slashd/slashd/internal/auth"
+	"github.com/slashd/slashd/internal/secrets"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 
@@ -132,7 +133,7 @@ func TestWorldVerbs(t *testing.T) {
 	if len(ct) != 1 || len(tok) != 59 {
 		t.Fatalf("client token: %v", ct)
 	}
-	st, err := openStore(context.Background(), "", dir)
+	st, err := openStore(context.Background(), "", dir, secrets.Config{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

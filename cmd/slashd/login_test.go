@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/slashd/slashd/internal/oauth"
+	"github.com/slashd/slashd/internal/secrets"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 
@@ -34,7 +35,7 @@ func TestUserCreatePassword(t *testing.T) {
 		}
 	}
 
-	st, err := openStore(context.Background(), "", dir)
+	st, err := openStore(context.Background(), "", dir, secrets.Config{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,8 +36,12 @@ const usage = `usage:
 
 --store URL: postgres://user:password@host:5432/db?sslmode=… (PostgreSQL, CockroachDB,
   YugabyteDB); unset: the SQLite database in --data
+--secret-key-file FILE (every command): the secret (32+ bytes) that encrypts private keys
+  in the store; --old-secret-key-file FILE: the previous one, while rotating
 
-environment: SLASHD_ADDR, SLASHD_DATA, SLASHD_STORE, SLASHD_RATELIMIT, SLASHD_LOG_LEVEL
+environment: SLASHD_ADDR, SLASHD_DATA, SLASHD_STORE, SLASHD_RATELIMIT, SLASHD_LOG_LEVEL,
+  SLASHD_SECRET_KEY (the secret itself), SLASHD_SECRET_KEY_FILE, SLASHD_SECRET_KEY_OLD,
+  SLASHD_SECRET_KEY_OLD_FILE
 `
 
 // run dispatches a command line; getenv supplies the environment.

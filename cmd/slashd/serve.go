@@ -24,6 +24,7 @@ import (
 	"github.com/slashd/slashd/internal/bootstrap"
 	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/event/natsbus"
+	"github.com/slashd/slashd/internal/secrets"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 
@@ -36,6 +37,7 @@ type serveConfig struct {
 	nats       string // NATS URL(s) of the cluster's event bus; "" = in-process
 	natsPrefix string // subject prefix: clusters sharing one NATS server keep apart
 	nodeID     int    // the snowflake node (0-1023); -1: 0 alone, random with a shared store
+	secrets    secrets.Config
 	// sweep is how often ended rate-limit windows are deleted from a
 	// shared store; 0: every 30 s (tests shorten it).
 	sweep time.Duration
@@ -75,6 +77,7 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	fs.StringVar(&cfg.addr, "addr", envOr(getenv, "SLASHD_ADDR", "127.0.0.1:8080"), "listen address")
 	fs.StringVar(&cfg.dataDir, "data", envOr(getenv, "SLASHD_DATA", "./slashd-data"), "data directory")
 	storeFlag(fs, &cfg.store, getenv)
+	secretKeyFlags(fs, &cfg.secrets, getenv)
 	rl, err := strconv.ParseBool(envOr(getenv, "SLASHD_RATELIMIT", "true"))
 	if err != nil {
 		return cfg, fmt.Errorf("SLASHD_RATELIMIT: %w", err)
@@ -107,7 +110,7 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 // listening address (tests listen on port 0).
 func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(addr string)) error {
 	log := slog.New(slog.NewTextHandler(stdout, &slog.HandlerOptions{Level: cfg.logLevel}))
-	st, err := openStore(ctx, cfg.store, cfg.dataDir)
+	st, err := openStore(ctx, cfg.store, cfg.dataDir, cfg.secrets, log)
 	if err != nil {
 		return err
 	}

@@ -2,12 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
 
+	"github.com/slashd/slashd/internal/bootstrap"
+	"github.com/slashd/slashd/internal/secrets"
 	"github.com/slashd/slashd/internal/store/postgres"
 	"github.com/slashd/slashd/internal/store/sqlite"
 	"github.com/slashd/slashd/internal/store/sqlstore"
@@ -20,22 +25,108 @@ func storeFlag(fs *flag.FlagSet, p *string, getenv func(string) string) {
 		"where the data lives: a postgres:// URL (PostgreSQL, CockroachDB, YugabyteDB); unset: the SQLite database in the data directory")
 }
 
+// secretKeyFlags registers --secret-key-file and --old-secret-key-file
+// on fs, and reads SLASHD_SECRET_KEY and SLASHD_SECRET_KEY_OLD: the
+// secret that encrypts private keys at rest, and while rotating it the
+// previous one (see internal/secrets).
+func secretKeyFlags(fs *flag.FlagSet, c *secrets.Config, getenv func(string) string) {
+	c.Key, c.OldKey = getenv("SLASHD_SECRET_KEY"), getenv("SLASHD_SECRET_KEY_OLD")
+	fs.StringVar(&c.KeyFile, "secret-key-file", getenv("SLASHD_SECRET_KEY_FILE"),
+		"file holding the secret (32+ bytes: openssl rand -base64 32) that encrypts private keys in the store; or SLASHD_SECRET_KEY")
+	fs.StringVar(&c.OldKeyFile, "old-secret-key-file", getenv("SLASHD_SECRET_KEY_OLD_FILE"),
+		"rotating: the previous secret's file (or SLASHD_SECRET_KEY_OLD); what it encrypted is encrypted again with the new one at start")
+}
+
 // openStore opens the store storeURL names (a postgres:// or
 // postgresql:// URL) or, when storeURL is empty, the SQLite store in the
 // data directory, creating the directory. The data directory holds
-// bootstrap.json either way.
-func openStore(ctx context.Context, storeURL, dataDir string) (*sqlstore.Store, error) {
+// bootstrap.json either way; it and its files are made private to their
+// owner (secureDataDir). Secrets at rest are sealed with the keys keys
+// names, those stored otherwise brought in line (sqlstore.SealSecrets).
+// log may be nil.
+func openStore(ctx context.Context, storeURL, dataDir string, keys secrets.Config, log *slog.Logger) (*sqlstore.Store, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	kr, err := secrets.Load(keys)
+	if err != nil {
+		return nil, err
+	}
+	var st *sqlstore.Store
 	switch {
 	case storeURL == "":
-		if err := os.MkdirAll(dataDir, 0o700); err != nil {
-			return nil, fmt.Errorf("create data dir: %w", err)
+		if err := secureDataDir(dataDir, true, log); err != nil {
+			return nil, err
 		}
-		return sqlite.Open(ctx, filepath.Join(dataDir, "slashd.db"))
+		st, err = sqlite.Open(ctx, filepath.Join(dataDir, "slashd.db"), sqlite.WithLogger(log))
 	case postgres.IsDSN(storeURL):
-		return postgres.Open(ctx, storeURL)
+		if err := secureDataDir(dataDir, false, log); err != nil {
+			return nil, err
+		}
+		st, err = postgres.Open(ctx, storeURL)
+	default:
+		return nil, fmt.Errorf("--store %s: unsupported; want a postgres:// URL, or none for SQLite in the data directory",
+			describeStore(storeURL))
 	}
-	return nil, fmt.Errorf("--store %s: unsupported; want a postgres:// URL, or none for SQLite in the data directory",
-		describeStore(storeURL))
+	if err != nil {
+		return nil, err
+	}
+	report, err := st.SealSecrets(ctx, kr)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	if kr == nil {
+		log.Info("private keys are stored in clear; set SLASHD_SECRET_KEY or --secret-key-file to encrypt them")
+	} else {
+		log.Info("private keys are stored encrypted", "key_id", kr.ID(), "encrypted_now", report.Sealed,
+			"encrypted_again", report.Resealed)
+	}
+	return st, nil
+}
+
+// secureDataDir makes the data directory (when create says so: the
+// SQLite store lives there) and takes from it, and from the files slashd
+// keeps there, every permission beyond their owner's: a data directory
+// made by an older slashd, or by hand, may be readable by all. Each
+// change is logged.
+func secureDataDir(dir string, create bool, log *slog.Logger) error {
+	if create {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("create data dir: %w", err)
+		}
+	}
+	if err := restrict(dir, 0o700, log); err != nil {
+		return err
+	}
+	for _, name := range []string{"slashd.db", "slashd.db-wal", "slashd.db-shm", "slashd.db-journal", bootstrap.FileName} {
+		if err := restrict(filepath.Join(dir, name), 0o600, log); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// restrict removes from path's mode the permission bits outside allowed;
+// a missing path is left alone.
+func restrict(path string, allowed fs.FileMode, log *slog.Logger) error {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	perm := fi.Mode().Perm()
+	if perm&^allowed == 0 {
+		return nil
+	}
+	if err := os.Chmod(path, perm&allowed); err != nil {
+		return fmt.Errorf("make %s private: %w", path, err)
+	}
+	log.Info("made a data directory entry private to its owner", "path", path, "was", fmt.Sprintf("%#o", perm),
+		"now", fmt.Sprintf("%#o", perm&allowed))
+	return nil
 }
 
 // describeStore is storeURL without its password, for logs and errors.

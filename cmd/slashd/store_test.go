@@ -15,6 +15,7 @@ import (
 
 	"github.com/slashd/slashd/internal/bootstrap"
 	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/secrets"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store/postgres"
 	"github.com/slashd/slashd/internal/store/postgres/pgtest"
@@ -36,7 +37,7 @@ func TestStoreFlag(t *testing.T) {
 func TestOpenStoreRejectsUnknownStores(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	_, err := openStore(t.Context(), "mysql://root:hunter2@db/slashd", dir)
+	_, err := openStore(t.Context(), "mysql://root:hunter2@db/slashd", dir, secrets.Config{}, nil)
 	if err == nil || !strings.Contains(err.Error(), "mysql://root:xxxxx@db/slashd") || strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("err = %v, want the URL without its password", err)
 	}

@@ -227,6 +227,10 @@ func WriteFile(dir string, c Credentials) error {
 	if err := os.WriteFile(path, append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	// WriteFile keeps the mode of a file that was there.
+	if err := os.Chmod(path, 0o600); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	return nil
 }
 
