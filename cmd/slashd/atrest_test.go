@@ -133,6 +133,9 @@ func TestServeEncryptsSecretsAtRest(t *testing.T) {
 		}
 		for what, k := range map[string][]byte{"the app's key": rawAppKey(t, db, creds.ApplicationID),
 			"the signing key": rawSigningKey(t, db)} {
+			if !secrets.IsSealed(k) || len(k) < len(secrets.Prefix)+8 {
+				t.Fatalf("%s is stored as %x, want it sealed", what, k)
+			}
 			if id := hex.EncodeToString(k[len(secrets.Prefix):][:8]); id != k2.ID() {
 				t.Errorf("%s is sealed with key %s, want the new key %s", what, id, k2.ID())
 			}
