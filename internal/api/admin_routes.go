@@ -73,7 +73,7 @@ func (s *Server) adminRoutes() {
 // The route needs "Authorization: Admin <token>", is not rate limited,
 // and renders errors with the API's envelope.
 func (s *Server) adminHandle(method, path string, h handlerFunc) {
-	s.mux.Handle(method+" "+adminPrefix+path, s.wrapAdmin(h))
+	s.register(method+" "+adminPrefix+path, s.wrapAdmin(h))
 }
 
 // wrapAdmin checks the admin token, then runs h and renders its error.

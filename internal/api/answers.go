@@ -137,7 +137,7 @@ func (s *Server) updatedComponentMessage(ctx context.Context, rec store.Interact
 	if err := json.Unmarshal(m.Body, &msg); err != nil {
 		return nil, err
 	}
-	msg.Apply(d)
+	s.applyMessage(&msg, d)
 	ts := timestamp(s.now())
 	msg.EditedTimestamp = &ts
 	if messageEmpty(msg) {
@@ -207,7 +207,7 @@ func (s *Server) interactionMessage(ctx context.Context, rec store.Interaction, 
 	m.InteractionMetadata = &meta
 	m.Interaction = &interaction.MessageInteraction{ID: rec.ID, Type: meta.Type, Name: meta.Name, User: meta.User}
 	m.Flags = d.Flags & interaction.FlagEphemeral
-	m.Apply(d)
+	s.applyMessage(&m, d)
 	if loading {
 		m.Flags |= interaction.FlagLoading
 	}

@@ -228,7 +228,7 @@ func (s *Server) editMessage(r *http.Request, m store.Message, d interaction.Mes
 		return nil, err
 	}
 	loading := msg.Flags&interaction.FlagLoading != 0
-	msg.Apply(d)
+	s.applyMessage(&msg, d)
 	if loading {
 		msg.Flags &^= interaction.FlagLoading
 	} else {

@@ -92,6 +92,8 @@ type Server struct {
 	gateway  *gateway.Gateway
 	stop     context.CancelFunc // ends the gateway's event loop
 	mux      *http.ServeMux
+	// registered lists the mux's patterns (Routes).
+	registered []string
 }
 
 // New builds the server and its routes.

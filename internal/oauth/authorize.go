@@ -38,7 +38,7 @@ const (
 // authorizeRoutes registers the consent page: GET shows login or consent,
 // POST decides, POST …/login logs in. The real service serves the page
 // without the API prefix too.
-func (s *Server) authorizeRoutes(mux *http.ServeMux, prefix string) {
+func (s *Server) authorizeRoutes(mux Mux, prefix string) {
 	paths := []string{prefix + "/oauth2/authorize"}
 	if prefix == "/api/v10" {
 		paths = append(paths, "/oauth2/authorize")

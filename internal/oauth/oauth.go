@@ -67,11 +67,17 @@ func New(d Deps) *Server {
 	return &Server{store: d.Store, ids: d.IDs, now: d.Now, rand: d.Rand, log: d.Logger, wrap: d.Wrap}
 }
 
+// Mux is where routes are registered (an *http.ServeMux, or the API's
+// recorder of its routes in front of one).
+type Mux interface {
+	Handle(pattern string, h http.Handler)
+}
+
 // Routes registers the endpoints on mux under each API prefix
 // ("/api/v10", …), and the unprefixed ones: /oauth2/authorize (which the
 // real service also serves there) and the OpenID Connect discovery
 // document.
-func (s *Server) Routes(mux *http.ServeMux, prefixes []string) {
+func (s *Server) Routes(mux Mux, prefixes []string) {
 	for _, p := range prefixes {
 		s.tokenRoutes(mux, p)
 		s.authorizeRoutes(mux, p)
@@ -80,6 +86,6 @@ func (s *Server) Routes(mux *http.ServeMux, prefixes []string) {
 }
 
 // handle registers h for method and prefix+path, wrapped in Deps.Wrap.
-func (s *Server) handle(mux *http.ServeMux, method, prefix, path string, h http.HandlerFunc) {
+func (s *Server) handle(mux Mux, method, prefix, path string, h http.HandlerFunc) {
 	mux.Handle(method+" "+prefix+path, s.wrap(method+" "+path, h))
 }

@@ -17,7 +17,7 @@ import (
 
 // tokenRoutes registers the token, revocation, current-authorization,
 // userinfo and key-set endpoints under an API prefix.
-func (s *Server) tokenRoutes(mux *http.ServeMux, prefix string) {
+func (s *Server) tokenRoutes(mux Mux, prefix string) {
 	s.handle(mux, "POST", prefix, "/oauth2/token", s.oauthHandler(s.token))
 	s.handle(mux, "POST", prefix, "/oauth2/token/revoke", s.oauthHandler(s.revoke))
 	s.handle(mux, "GET", prefix, "/oauth2/@me", s.apiHandler(s.me))
