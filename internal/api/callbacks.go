@@ -8,6 +8,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/slashd/slashd/internal/apierr"
@@ -34,9 +35,12 @@ func (s *Server) interactionCallback(w http.ResponseWriter, r *http.Request) err
 	if subtle.ConstantTimeCompare(rec.TokenHash, auth.Hash(r.PathValue("interaction_token"))) != 1 {
 		return errUnknownInteraction
 	}
-	v, err := s.readPayload(w, r)
+	v, uploads, err := s.readPayload(w, r)
 	if err != nil {
 		return err
+	}
+	if o, ok := v.(map[string]any); ok {
+		s.attachUploads(o["data"], uploads, rec.ChannelID)
 	}
 	cb, err := interaction.ParseCallback(v, interaction.Type(rec.Type))
 	if errors.Is(err, interaction.ErrNoMessageToUpdate) {
@@ -110,7 +114,7 @@ func (s *Server) createFollowup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d, err := s.readMessage(w, r, false)
+	d, err := s.readMessage(w, r, false, rec.ChannelID)
 	if err != nil {
 		return err
 	}
@@ -207,7 +211,7 @@ func (s *Server) editWebhookMessage(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	d, err := s.readMessage(w, r, true)
+	d, err := s.readMessage(w, r, true, m.ChannelID)
 	if err != nil {
 		return err
 	}
@@ -267,13 +271,14 @@ func (s *Server) deleteWebhookMessage(w http.ResponseWriter, r *http.Request) er
 	return nil
 }
 
-// readMessage reads a message body: a new message (which may not be
-// empty) or an edit (only the keys sent).
-func (s *Server) readMessage(w http.ResponseWriter, r *http.Request, edit bool) (interaction.MessageData, error) {
-	v, err := s.readPayload(w, r)
+// readMessage reads a message body for channel: a new message (which may
+// not be empty) or an edit (only the keys sent).
+func (s *Server) readMessage(w http.ResponseWriter, r *http.Request, edit bool, channel snowflake.ID) (interaction.MessageData, error) {
+	v, uploads, err := s.readPayload(w, r)
 	if err != nil {
 		return interaction.MessageData{}, err
 	}
+	s.attachUploads(v, uploads, channel)
 	d, err := interaction.ParseMessage(v, edit)
 	if err != nil {
 		return interaction.MessageData{}, err
@@ -284,45 +289,80 @@ func (s *Server) readMessage(w http.ResponseWriter, r *http.Request, edit bool) 
 	return d, nil
 }
 
-// readPayload reads a JSON body, or a multipart/form-data one whose
-// payload_json part holds the JSON (libraries send that when files are
-// attached; slashd keeps no file contents).
-func (s *Server) readPayload(w http.ResponseWriter, r *http.Request) (any, error) {
+// readPayload reads a JSON body, or a multipart/form-data one: the JSON of
+// its payload_json part, and the files the other parts carry (libraries
+// send that when files are attached; slashd keeps no file contents).
+func (s *Server) readPayload(w http.ResponseWriter, r *http.Request) (any, []interaction.Upload, error) {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || !strings.EqualFold(mt, "multipart/form-data") {
-		return s.readBody(w, r)
+		v, err := s.readBody(w, r)
+		return v, nil, err
 	}
 	if params["boundary"] == "" {
-		return nil, errInvalidJSON
+		return nil, nil, errInvalidJSON
 	}
 	mr := multipart.NewReader(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), params["boundary"])
+	var (
+		v       any
+		uploads []interaction.Upload
+	)
 	for {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
-			return nil, apierr.Invalid(form.CodeRequired, form.MsgRequired, "payload_json")
-		}
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return nil, errTooLarge
+			break
 		}
 		if err != nil {
-			return nil, errInvalidJSON
+			return nil, nil, multipartError(err)
 		}
-		if part.FormName() != "payload_json" {
-			continue
+		switch {
+		case part.FormName() == "payload_json":
+			b, err := io.ReadAll(part)
+			if err != nil {
+				return nil, nil, multipartError(err)
+			}
+			if v, err = form.DecodeJSON(b); err != nil {
+				return nil, nil, errInvalidJSON
+			}
+		case part.FileName() != "":
+			size, err := io.Copy(io.Discard, part)
+			if err != nil {
+				return nil, nil, multipartError(err)
+			}
+			uploads = append(uploads, interaction.Upload{Index: fileIndex(part.FormName(), len(uploads)),
+				Filename: part.FileName(), ContentType: part.Header.Get("Content-Type"), Size: size})
 		}
-		b, err := io.ReadAll(part)
-		if errors.As(err, &tooBig) {
-			return nil, errTooLarge
+	}
+	if v == nil {
+		return nil, nil, apierr.Invalid(form.CodeRequired, form.MsgRequired, "payload_json")
+	}
+	return v, uploads, nil
+}
+
+// multipartError is a broken or oversized multipart body's error.
+func multipartError(err error) error {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return errTooLarge
+	}
+	return errInvalidJSON
+}
+
+// fileIndex is n of a files[n] part name, else position.
+func fileIndex(name string, position int) int {
+	inner, ok := strings.CutPrefix(name, "files[")
+	if inner, ok2 := strings.CutSuffix(inner, "]"); ok && ok2 {
+		if n, err := strconv.Atoi(inner); err == nil && n >= 0 {
+			return n
 		}
-		if err != nil {
-			return nil, errInvalidJSON
-		}
-		v, err := form.DecodeJSON(b)
-		if err != nil {
-			return nil, errInvalidJSON
-		}
-		return v, nil
+	}
+	return position
+}
+
+// attachUploads makes uploaded files attachments of the message object v
+// (payload_json's), in channel.
+func (s *Server) attachUploads(v any, uploads []interaction.Upload, channel snowflake.ID) {
+	if msg, ok := v.(map[string]any); ok {
+		interaction.AttachUploads(msg, uploads, channel, s.ids.Next)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/interaction"
 	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store"
 )
 
 // The gateway's discovery: GET /gateway (no auth) and GET /gateway/bot
@@ -101,7 +103,6 @@ func (d gatewayDirectory) guildCreate(ctx context.Context, guildID, botID snowfl
 		return nil, err
 	}
 	g := view.snap.Guild
-	bot := wireUser(view.user)
 	roles := make([]interaction.Role, len(view.snap.Roles))
 	for i, r := range view.snap.Roles {
 		roles[i] = interaction.NewRole(r)
@@ -116,7 +117,7 @@ func (d gatewayDirectory) guildCreate(ctx context.Context, guildID, botID snowfl
 		}
 		channels = append(channels, gc)
 	}
-	self := interaction.NewMember(view.member, &bot, 0)
+	self := guildMember(view.member, view.user)
 	joined := self.JoinedAt
 	return json.Marshal(map[string]any{
 		"id": g.ID, "name": g.Name, "icon": nil, "splash": nil, "discovery_splash": nil, "banner": nil,
@@ -127,18 +128,42 @@ func (d gatewayDirectory) guildCreate(ctx context.Context, guildID, botID snowfl
 		"public_updates_channel_id": nil, "safety_alerts_channel_id": nil, "max_members": 500000,
 		"vanity_url_code": nil, "premium_tier": 0, "premium_subscription_count": 0, "preferred_locale": defaultLocale,
 		"nsfw_level": 0, "premium_progress_bar_enabled": false, "joined_at": joined, "large": false,
-		"unavailable": false, "member_count": len(members), "members": []any{selfMember(self)},
+		"unavailable": false, "member_count": len(members), "members": []any{self},
 		"channels": channels, "threads": threads, "presences": []any{}, "voice_states": []any{},
 		"stage_instances": []any{}, "guild_scheduled_events": []any{}, "soundboard_sounds": []any{},
 		"lazy": true,
 	})
 }
 
-// selfMember is the bot's member object (GUILD_CREATE members carry no
-// permissions).
-func selfMember(m interaction.Member) interaction.Member {
-	m.Permissions = 0
-	return m
+// guildMember is a member as the gateway renders one, in GUILD_CREATE
+// and GUILD_MEMBERS_CHUNK (no permissions).
+func guildMember(m guild.Member, u store.User) interaction.Member {
+	user := wireUser(u)
+	return interaction.NewMember(m, &user, 0)
+}
+
+// Members returns the members q selects of a guild the app's bot is in,
+// by user id, rendered as GUILD_CREATE renders them.
+func (d gatewayDirectory) Members(ctx context.Context, appID, guildID snowflake.ID, q gateway.MemberQuery) ([]gateway.Member, error) {
+	if _, err := d.s.store.Member(ctx, guildID, appID); errors.Is(err, store.ErrNotFound) {
+		return nil, gateway.ErrUnknownGuild
+	} else if err != nil {
+		return nil, fmt.Errorf("bot %d in guild %d: %w", appID, guildID, err)
+	}
+	found, err := d.s.store.SearchMembers(ctx, guildID, store.MemberQuery{UserIDs: q.UserIDs, Prefix: q.Prefix,
+		Limit: q.Limit})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]gateway.Member, len(found))
+	for i, mu := range found {
+		obj, err := json.Marshal(guildMember(mu.Member, mu.User))
+		if err != nil {
+			return nil, fmt.Errorf("render member %d: %w", mu.User.ID, err)
+		}
+		out[i] = gateway.Member{UserID: mu.User.ID, Object: obj}
+	}
+	return out, nil
 }
 
 // guildChannel is a channel as GUILD_CREATE lists it.

@@ -457,7 +457,7 @@ func (rs *entityResolver) role(id snowflake.ID) bool {
 // attachment shapes an uploaded file; its URL is where slashd would serve
 // it (slashd stores no file contents).
 func (rs *entityResolver) attachment(a interaction.AttachmentInput) interaction.Attachment {
-	url := "https://cdn.slashd.invalid/ephemeral-attachments/" + rs.inv.ApplicationID.String() + "/" +
+	url := interaction.CDN + "/ephemeral-attachments/" + rs.inv.ApplicationID.String() + "/" +
 		a.ID.String() + "/" + a.Filename
 	return interaction.Attachment{ID: a.ID, Filename: a.Filename, Size: a.Size, URL: url, ProxyURL: url,
 		ContentType: a.ContentType, Ephemeral: true}

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slashd/slashd/internal/bootstrap"
 	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/testenv"
 )
@@ -345,6 +346,7 @@ func TestGatewayCallbackTypes(t *testing.T) {
 			if msg["content"] != "from a form" {
 				t.Fatalf("message: %v", msg)
 			}
+			wantNoteAttached(t, msg, w.channel)
 		}},
 		{"second answer", 2, func(t *testing.T, p *pending) {
 			w.callback(t, p, "", message, 204)
@@ -391,6 +393,22 @@ func sendMultipart(t *testing.T, e *testenv.Env, method, path, payload string) t
 		t.Fatal(err)
 	}
 	return send(t, e, method, path, map[string]string{"Content-Type": mw.FormDataContentType()}, b.Bytes())
+}
+
+// wantNoteAttached checks that message m carries sendMultipart's file as
+// its one attachment, described as the real service does.
+func wantNoteAttached(t *testing.T, m jsonObj, channel string) {
+	t.Helper()
+	list, _ := m["attachments"].([]any)
+	if len(list) != 1 {
+		t.Fatalf("attachments: %v", m["attachments"])
+	}
+	a, _ := list[0].(jsonObj)
+	url := "https://cdn.slashd.invalid/attachments/" + channel + "/" + str(a, "id") + "/note.txt"
+	if a["filename"] != "note.txt" || a["size"] != 5.0 || a["content_type"] != "application/octet-stream" ||
+		a["url"] != url || a["proxy_url"] != url || str(a, "id") == "" {
+		t.Fatalf("attachment: %v", a)
+	}
 }
 
 // The initial answer has 3 seconds (by the server's clock).
@@ -587,9 +605,11 @@ func TestGatewayFollowups(t *testing.T) {
 	t.Run("multipart follow-up", func(t *testing.T) {
 		r := sendMultipart(t, e, "POST", hook, `{"content":"with a file"}`)
 		wantStatus(t, r, 200)
-		if m := decodeObj(t, r); m["content"] != "with a file" {
+		m := decodeObj(t, r)
+		if m["content"] != "with a file" {
 			t.Fatalf("follow-up: %v", m)
 		}
+		wantNoteAttached(t, m, w.channel)
 		wantError(t, sendMultipart(t, e, "POST", hook, ""), 400, fe("payload_json", "BASE_TYPE_REQUIRED", msgRequired))
 	})
 	t.Run("channel after all that", func(t *testing.T) {
@@ -672,6 +692,47 @@ func TestChannelMessagesPaging(t *testing.T) {
 			if got := ids(decodeList(t, r), "id"); strings.Join(got, ",") != strings.Join(c.ids, ",") {
 				t.Fatalf("ids %v, want %v", got, c.ids)
 			}
+		})
+	}
+}
+
+// POST and GET /channels/{id}/messages with a bot token: a bot sends and
+// reads messages in channels of guilds it is a member of, as the real
+// service's bots do (discordgo's modals example sends its survey results
+// with ChannelMessageSend).
+func TestBotChannelMessages(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	w := newGatewayWorld(t, e)
+	path := "/api/v10/channels/" + w.channel + "/messages"
+	m := decodeObj(t, mustDo(t, e, "POST", path, e.Bot(), jsonObj{"content": "from the bot", "flags": flagEphemeral}, 200))
+	author, _ := m["author"].(jsonObj)
+	if m["content"] != "from the bot" || m["type"] != 0.0 || author["id"] != w.app || author["bot"] != true ||
+		flagsOf(m) != 0 || m["webhook_id"] != nil || m["interaction_metadata"] != nil {
+		t.Fatalf("the bot's message: %v", m)
+	}
+	if got := w.messageIDs(t, w.bobTok); len(got) != 1 || got[0] != str(m, "id") {
+		t.Fatalf("bob sees %v", got)
+	}
+	if got := ids(decodeList(t, mustDo(t, e, "GET", path, e.Bot(), nil, 200)), "id"); len(got) != 1 || got[0] != str(m, "id") {
+		t.Fatalf("the bot sees %v", got)
+	}
+
+	mute := w.world.channel(jsonObj{"name": "read only", "type": 0, "permission_overwrites": []jsonObj{
+		{"id": w.guild, "type": 0, "allow": "0", "deny": "2048"}}})
+	stranger := e.NewApp(bootstrap.AppOptions{Name: "stranger"}) // its bot is in another guild
+	for _, c := range []struct {
+		name, path, auth string
+		status           int
+		want             string
+	}{
+		{"without SEND_MESSAGES", "/api/v10/channels/" + mute + "/messages", e.Bot(), 403, bodyMissingPerms},
+		{"a bot that is no member", path, "Bot " + stranger.BotToken, 403, bodyMissingAccess},
+		{"a Bearer token", path, e.Owner(), 401, bodyUnauthorized},
+		{"a wrong bot token", path, "Bot nope", 401, bodyUnauthorized},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			wantError(t, mustDo(t, e, "POST", c.path, c.auth, jsonObj{"content": "x"}, -1), c.status, c.want)
 		})
 	}
 }

@@ -14,8 +14,8 @@ import (
 	"github.com/slashd/slashd/internal/wire"
 )
 
-// channelForUser reads the path's channel and checks the client token's
-// user may see it.
+// channelForUser reads the path's channel and checks the token's user (a
+// client token's, or a bot token's bot user) may see it.
 func (s *Server) channelForUser(r *http.Request) (guild.Channel, memberView, error) {
 	channelID, err := pathID(r, "channel_id")
 	if err != nil {
@@ -24,8 +24,8 @@ func (s *Server) channelForUser(r *http.Request) (guild.Channel, memberView, err
 	return s.invokerChannel(r.Context(), principalFrom(r.Context()).Token.UserID, channelID, 0)
 }
 
-// channelMessages is GET /channels/{id}/messages with a client token: the
-// channel's messages the user may see (ephemeral ones only their own),
+// channelMessages is GET /channels/{id}/messages with a client or bot
+// token: the channel's messages the user may see (ephemeral ones only their own),
 // newest first; ?limit (1-100, default 50) and ?before.
 func (s *Server) channelMessages(w http.ResponseWriter, r *http.Request) error {
 	ch, view, err := s.channelForUser(r)
@@ -71,9 +71,9 @@ func joinJSON(msgs []store.Message) []byte {
 	return append(out, ']')
 }
 
-// postChannelMessage is POST /channels/{id}/messages with a client token:
-// a user's message (content, embeds…), which MESSAGE commands can target.
-// It needs SEND_MESSAGES there.
+// postChannelMessage is POST /channels/{id}/messages with a client or bot
+// token: a user's or a bot's message (content, embeds…), which MESSAGE
+// commands can target. It needs SEND_MESSAGES there.
 func (s *Server) postChannelMessage(w http.ResponseWriter, r *http.Request) error {
 	ch, view, err := s.channelForUser(r)
 	if err != nil {
@@ -82,7 +82,7 @@ func (s *Server) postChannelMessage(w http.ResponseWriter, r *http.Request) erro
 	if !view.permissionsIn(ch).Has(guild.SendMessages) {
 		return errMissingPerms
 	}
-	d, err := s.readMessage(w, r, false)
+	d, err := s.readMessage(w, r, false, ch.ID)
 	if err != nil {
 		return err
 	}

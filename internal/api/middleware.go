@@ -34,8 +34,8 @@ func (s *Server) wrap(template string, kind routeKind, h handlerFunc) http.Handl
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		who := "ip:" + clientIP(r)
-		if kind == clientRoute {
-			p, err := s.authenticateClient(r)
+		if kind == clientRoute || kind == chatRoute {
+			p, err := s.authenticateClient(r, kind == chatRoute)
 			if err != nil {
 				s.writeError(w, r, err)
 				return
@@ -65,9 +65,17 @@ func (s *Server) wrap(template string, kind routeKind, h handlerFunc) http.Handl
 }
 
 // authenticateClient reads a user's client token: the bare
-// Authorization value a chat client sends.
-func (s *Server) authenticateClient(r *http.Request) (auth.Principal, error) {
+// Authorization value a chat client sends; with orBot, a bot token
+// ("Bot …") too, whose principal is the bot user.
+func (s *Server) authenticateClient(r *http.Request, orBot bool) (auth.Principal, error) {
 	tok := strings.TrimSpace(r.Header.Get("Authorization"))
+	if scheme, _, _ := strings.Cut(tok, " "); orBot && strings.EqualFold(scheme, "bot") {
+		p, err := auth.Authenticate(r.Context(), s.store, tok, s.now())
+		if errors.Is(err, auth.ErrInvalidToken) {
+			return auth.Principal{}, errUnauthorized
+		}
+		return p, err
+	}
 	if tok == "" || strings.ContainsRune(tok, ' ') {
 		return auth.Principal{}, errUnauthorized
 	}

@@ -18,6 +18,7 @@ const (
 	readRoute                    // authenticated, read bucket
 	writeRoute                   // authenticated, write bucket
 	clientRoute                  // a user's client token (bare Authorization), read bucket
+	chatRoute                    // a user's client token or a bot token: what users and bots both do in channels
 )
 
 // routes registers every endpoint. This list is the API: the README's
@@ -64,12 +65,12 @@ func (s *Server) routes() {
 		s.handle(p, "GET", hook+"/messages/{message_id}", publicRoute, s.getWebhookMessage)
 		s.handle(p, "PATCH", hook+"/messages/{message_id}", publicRoute, s.editWebhookMessage)
 		s.handle(p, "DELETE", hook+"/messages/{message_id}", publicRoute, s.deleteWebhookMessage)
-		s.handle(p, "GET", "/channels/{channel_id}/messages", clientRoute, s.channelMessages)
+		s.handle(p, "GET", "/channels/{channel_id}/messages", chatRoute, s.channelMessages)
 
 		// Gateway discovery: where the websocket is.
 		s.handle(p, "GET", "/gateway", publicRoute, s.getGateway)
 		s.handle(p, "GET", "/gateway/bot", readRoute, s.getGatewayBot)
-		s.handle(p, "POST", "/channels/{channel_id}/messages", clientRoute, s.postChannelMessage)
+		s.handle(p, "POST", "/channels/{channel_id}/messages", chatRoute, s.postChannelMessage)
 
 		// Identity: what a bot (or a Bearer token with identify) reads
 		// about itself at start.

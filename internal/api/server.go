@@ -82,7 +82,7 @@ type Server struct {
 	now      func() time.Time
 	rand     io.Reader
 	log      *slog.Logger
-	limiter  rateLimiter
+	limiter  ratelimit.Checker
 	renders  *cache[renderKey, []byte]
 	decoded  *cache[versionKey, command.Command]
 	events   event.Bus
@@ -123,7 +123,7 @@ func New(cfg Config, d Deps) *Server {
 	s.oauth = oauth.New(oauth.Deps{Store: d.Store, IDs: d.IDs, Now: d.Now, Rand: d.Rand, Logger: d.Logger,
 		Wrap: s.wrapPublic})
 	gcfg := cfg.Gateway
-	gcfg.Now, gcfg.Logger = d.Now, d.Logger
+	gcfg.Now, gcfg.Logger, gcfg.Limiter = d.Now, d.Logger, s.limiter
 	s.gateway = gateway.New(gcfg, gatewayDirectory{s}, s.events)
 	ctx, stop := context.WithCancel(context.Background())
 	s.stop = stop
@@ -153,23 +153,13 @@ func (s *Server) Kill() {
 // Gateway is the websocket gateway (for tests and benchmarks).
 func (s *Server) Gateway() *gateway.Gateway { return s.gateway }
 
-// rateLimiter checks one request against a limit.
-type rateLimiter interface {
-	Allow(ctx context.Context, key string, lim ratelimit.Limit) (ratelimit.Result, error)
-}
-
-// memoryLimiter counts in this process (one node).
-type memoryLimiter struct{ l *ratelimit.Limiter }
-
-func (m memoryLimiter) Allow(_ context.Context, key string, lim ratelimit.Limit) (ratelimit.Result, error) {
-	return m.l.Allow(key, lim), nil
-}
-
-func newRateLimiter(cfg Config, d Deps) rateLimiter {
+// newRateLimiter counts in the store when the nodes share it, else in
+// this process (one node).
+func newRateLimiter(cfg Config, d Deps) ratelimit.Checker {
 	if cfg.SharedRateLimits {
 		return ratelimit.NewShared(d.Store, d.Now)
 	}
-	return memoryLimiter{ratelimit.New(d.Now)}
+	return ratelimit.Local{L: ratelimit.New(d.Now)}
 }
 
 // OAuth is the OAuth2 server the API mounts (its consent page issues

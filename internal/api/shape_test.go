@@ -470,6 +470,7 @@ func (w *shapeWalk) interactions() {
 	// A user's message, and its errors.
 	posted := w.do("POST", "/channels/"+w.channel+"/messages", w.bobTok, jsonObj{"content": "hello"}, 200)
 	w.do("POST", "/channels/"+w.channel+"/messages", w.bobTok, jsonObj{}, 400)
+	w.do("POST", "/channels/"+w.channel+"/messages", w.e.Bot(), jsonObj{"content": "from the bot"}, 200)
 	w.do("GET", "/channels/"+w.channel+"/messages", w.aliceTok, nil, 200)
 	w.do("GET", "/channels/"+w.channel+"/messages", "", nil, 401)
 
@@ -485,6 +486,8 @@ func (w *shapeWalk) interactions() {
 	hook := "/webhooks/" + w.app + "/" + p.token
 	f := w.do("POST", hook, "", jsonObj{"content": "follow-up", "embeds": []jsonObj{{"description": "more"}}}, 200)
 	w.do("POST", hook, "", jsonObj{}, 400)
+	// A file, which becomes an attachment.
+	wantStatus(t, sendMultipart(t, w.e, "POST", w.api(hook), `{"content":"a file"}`), 200)
 	// Layout components (IS_COMPONENTS_V2) and a poll.
 	w.do("POST", hook, "", jsonObj{"flags": 1 << 15, "components": []jsonObj{
 		{"type": 17, "components": []jsonObj{

@@ -1,5 +1,13 @@
 package clienttest
 
+// discordgo's REST methods on slashd's commands API, on a session made as
+// every discordgo example makes it (discordgo.New("Bot " + token), or a
+// Bearer token for permission edits), with discordgo's defaults; the only
+// change is its http.Client's transport (rewriteTransport), which sends
+// discord.com's requests to the test server. These tests call the
+// command methods the examples (discordgo_examples_test.go) do not reach
+// and check what comes back through discordgo's own types.
+
 import (
 	"bytes"
 	"encoding/json"
@@ -101,8 +109,9 @@ func newDiscordgo(t *testing.T, e *testenv.Env, auth string) (*discordgo.Session
 		t.Fatal(err)
 	}
 	rt := &rewriteTransport{target: target, base: e.Server.Client().Transport}
+	// discordgo's own client is &http.Client{Timeout: 20 * time.Second};
+	// only the transport changes.
 	s.Client = &http.Client{Transport: rt, Timeout: 20 * time.Second}
-	s.StateEnabled = false
 	return s, rt
 }
 

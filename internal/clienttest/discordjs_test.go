@@ -1,17 +1,27 @@
 package clienttest
 
+// The discord.js v14 tests: the discord.js guide's deployment scripts and
+// bot (discordjs/), run with Node against slashd with discord.js's default
+// options, the only addition being the REST base (`rest: { api }`, `new
+// REST({ api })`). Each test names the guide section it mirrors. The Go
+// side plays the bot's users: members invoke, type in options, submit
+// modals and click buttons through slashd's client API, and read the
+// channel back.
+
 import (
 	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,12 +33,17 @@ import (
 	"github.com/slashd/slashd/internal/testenv"
 )
 
-// The discord.js bot (discordjs/bot.mjs) and its npm packages, which
+// The discord.js guide's code (discordjs/) and its npm packages, which
 // .ci/run installs with `npm ci` in that directory.
 const (
-	discordjsDir    = "discordjs"
-	discordjsScript = "bot.mjs"
+	discordjsDir = "discordjs"
+	djsBot       = "bot.js"             // the guide's index.js
+	djsDeploy    = "deploy-commands.js" // "Registering slash commands"
+	djsDelete    = "delete-commands.js" // "Deleting commands"
 )
+
+// djsWait bounds every wait for something discord.js should do.
+const djsWait = 10 * time.Second
 
 // nodeForDiscordJS finds node and the installed discord.js, or skips
 // (fails under CI, like the browser test of internal/oauth/browsertest).
@@ -51,227 +66,318 @@ func nodeForDiscordJS(t *testing.T) string {
 	return node
 }
 
-// djsEvent is one line the bot prints: {"event": …, …}.
-type djsEvent struct {
-	Event string
-	Raw   json.RawMessage
+// djsProc is a running script of discordjs/: the bot, or a one-shot
+// script. Every line it prints is kept; waits scan them all, so reports
+// may come in any order.
+type djsProc struct {
+	name  string
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	done  chan struct{} // closed when the process has exited
+	err   error         // Wait's error, once done is closed
+
+	mu      sync.Mutex
+	stderr  bytes.Buffer
+	seen    []string      // every line read from stdout
+	changed chan struct{} // closed (and replaced) when a line is read
+	failed  int           // seen[:failed] holds no error a wait has not failed on
 }
 
-// discordjsBot is a running bot.mjs.
-type discordjsBot struct {
-	t      *testing.T
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	events chan djsEvent
-	done   chan struct{} // closed when the process has exited
-	err    error         // Wait's error, once done is closed
-
-	mu     sync.Mutex
-	stderr bytes.Buffer
-	seen   []string // every line read, for failure messages
-}
-
-// startDiscordJS runs bot.mjs against e with the first app's bot token.
-func startDiscordJS(t *testing.T, e *testenv.Env) *discordjsBot {
-	t.Helper()
-	return startDiscordJSAt(t, e, e.URL+"/api")
-}
-
-// startDiscordJSAt runs bot.mjs with rest.api set to api (e's server,
-// or a proxy in front of it) and the first app's bot token.
-func startDiscordJSAt(t *testing.T, e *testenv.Env, api string) *discordjsBot {
+// startDJS runs script with args against api (slashd's REST base, or a
+// proxy in front of it), as e's first app in e's first guild. What it
+// printed is logged if the test fails (always with DJS_LOG=1 in the
+// environment).
+func startDJS(t *testing.T, e *testenv.Env, api, script string, args ...string) *djsProc {
 	t.Helper()
 	node := nodeForDiscordJS(t)
-	b := &discordjsBot{t: t, events: make(chan djsEvent, 64), done: make(chan struct{})}
-	b.cmd = exec.Command(node, discordjsScript)
-	b.cmd.Dir = discordjsDir
-	b.cmd.Env = append(os.Environ(), "SLASHD_API="+api, "SLASHD_BOT_TOKEN="+e.App.BotToken)
-	b.cmd.Stderr = djsLockedWriter{&b.mu, &b.stderr}
+	p := &djsProc{name: script, done: make(chan struct{}), changed: make(chan struct{})}
+	p.cmd = exec.Command(node, append([]string{script}, args...)...)
+	p.cmd.Dir = discordjsDir
+	p.cmd.Env = append(os.Environ(), "SLASHD_API="+api, "SLASHD_BOT_TOKEN="+e.App.BotToken,
+		"SLASHD_CLIENT_ID="+e.App.ApplicationID, "SLASHD_GUILD_ID="+e.App.GuildID)
+	p.cmd.Stderr = djsLockedWriter{&p.mu, &p.stderr}
 	var err error
-	if b.stdin, err = b.cmd.StdinPipe(); err != nil {
+	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
 		t.Fatal(err)
 	}
-	stdout, err := b.cmd.StdoutPipe()
+	stdout, err := p.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.cmd.Start(); err != nil {
-		t.Fatalf("start node: %v", err)
+	if err := p.cmd.Start(); err != nil {
+		t.Fatalf("start node %s: %v", script, err)
 	}
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
-		defer close(b.events)
 		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+		sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
 		for sc.Scan() {
-			line := sc.Text()
-			b.mu.Lock()
-			b.seen = append(b.seen, line)
-			b.mu.Unlock()
-			var head struct {
-				Event string `json:"event"`
-			}
-			if json.Unmarshal([]byte(line), &head) != nil || head.Event == "" {
-				continue // not ours (a library printing to stdout)
-			}
-			b.events <- djsEvent{Event: head.Event, Raw: json.RawMessage(line)}
+			p.mu.Lock()
+			p.seen = append(p.seen, sc.Text())
+			close(p.changed)
+			p.changed = make(chan struct{})
+			p.mu.Unlock()
 		}
 	}()
 	go func() {
 		<-read // Wait closes stdout: read it all first
-		b.err = b.cmd.Wait()
-		close(b.done)
+		p.err = p.cmd.Wait()
+		close(p.done)
 	}()
 	t.Cleanup(func() {
 		select {
-		case <-b.done:
+		case <-p.done:
 		default:
-			_ = b.cmd.Process.Kill()
-			go func() {
-				for range b.events { // unblock the reader if the test stopped reading
-				}
-			}()
-			<-b.done
+			_ = p.cmd.Process.Kill()
+			<-p.done
 		}
-		if t.Failed() {
-			t.Logf("bot.mjs stdout:\n%s\nbot.mjs stderr:\n%s", b.stdout(), b.stderrText())
+		if t.Failed() || os.Getenv("DJS_LOG") != "" {
+			t.Logf("%s stdout:\n%s\n%s stderr:\n%s", script, p.stdout(), script, p.stderrText())
 		}
 	})
-	return b
+	return p
 }
 
-func (b *discordjsBot) stdout() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return strings.Join(b.seen, "\n")
+// startDiscordJS runs the guide's bot against e.
+func startDiscordJS(t *testing.T, e *testenv.Env) *djsProc {
+	t.Helper()
+	return startDJS(t, e, e.URL+"/api", djsBot)
 }
 
-// count is how many events named name the bot has printed so far.
-func (b *discordjsBot) count(name string) int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	n := 0
-	for _, line := range b.seen {
-		var head struct {
-			Event string `json:"event"`
-		}
-		if json.Unmarshal([]byte(line), &head) == nil && head.Event == name {
-			n++
-		}
+// runDJS runs a one-shot script to its end and returns what it reported;
+// it fails if the script reported an error or exited with one.
+func runDJS(t *testing.T, e *testenv.Env, script string, args ...string) *djsProc {
+	t.Helper()
+	p := startDJS(t, e, e.URL+"/api", script, args...)
+	_ = p.stdin.Close()
+	select {
+	case <-p.done:
+	case <-time.After(djsWait):
+		t.Fatalf("%s %q did not end within %v", script, args, djsWait)
 	}
-	return n
+	if errs := p.all("error"); len(errs) > 0 || p.err != nil {
+		t.Fatalf("%s %q: exit %v, errors %s\nstderr:\n%s", script, args, p.err, errs, p.stderrText())
+	}
+	return p
 }
 
-// all returns every event named name the bot has printed so far, in
-// order.
-func (b *discordjsBot) all(name string) []json.RawMessage {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+func (p *djsProc) stdout() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return strings.Join(p.seen, "\n")
+}
+
+func (p *djsProc) stderrText() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.stderr.String()
+}
+
+// djsEventName is the "event" of a reported line ("" if the line is not
+// a report, e.g. a library printing to stdout).
+func djsEventName(line string) string {
+	var head struct {
+		Event string `json:"event"`
+	}
+	if json.Unmarshal([]byte(line), &head) != nil {
+		return ""
+	}
+	return head.Event
+}
+
+// all returns every event named name reported so far, in order.
+func (p *djsProc) all(name string) []json.RawMessage {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	var out []json.RawMessage
-	for _, line := range b.seen {
-		var head struct {
-			Event string `json:"event"`
-		}
-		if json.Unmarshal([]byte(line), &head) == nil && head.Event == name {
+	for _, line := range p.seen {
+		if djsEventName(line) == name {
 			out = append(out, json.RawMessage(line))
 		}
 	}
 	return out
 }
 
-// waitAll waits until the bot has printed an event of each name, in any
-// order, and returns the first of each (consuming what it reads, like
-// wait).
-func (b *discordjsBot) waitAll(d time.Duration, names ...string) map[string]json.RawMessage {
-	b.t.Helper()
-	got := map[string]json.RawMessage{}
-	want := map[string]bool{}
-	for _, n := range names {
-		want[n] = true
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	for len(got) < len(want) {
-		select {
-		case ev, ok := <-b.events:
-			if !ok {
-				<-b.done
-				b.t.Fatalf("bot.mjs exited (%v) before %q\nstderr:\n%s", b.err, names, b.stderrText())
-			}
-			if ev.Event == "loginError" || ev.Event == "replyError" {
-				b.t.Fatalf("bot.mjs, waiting for %q: %s\nstderr:\n%s", names, ev.Raw, b.stderrText())
-			}
-			if want[ev.Event] && got[ev.Event] == nil {
-				got[ev.Event] = ev.Raw
-			}
-		case <-timer.C:
-			var missing []string
-			for _, n := range names {
-				if got[n] == nil {
-					missing = append(missing, n)
-				}
-			}
-			b.t.Fatalf("bot.mjs: no %q within %v\nstdout:\n%s\nstderr:\n%s", missing, d, b.stdout(), b.stderrText())
-		}
-	}
-	return got
-}
+// count is how many events named name have been reported so far.
+func (p *djsProc) count(name string) int { return len(p.all(name)) }
 
-func (b *discordjsBot) stderrText() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.stderr.String()
-}
-
-// wait returns the next event named name (decoded into v), skipping
-// others; it fails on a loginError or replyError, on exit, or after d.
-func (b *discordjsBot) wait(name string, d time.Duration, v any) {
-	b.t.Helper()
-	timer := time.NewTimer(d)
-	defer timer.Stop()
+// waitFor returns the first event named name for which match (nil:
+// any) holds, waiting up to d for it; match gets the event's rank among
+// the events so named (0 for the first). It fails as soon as the script
+// reports an error (one no earlier wait failed on, so that one error
+// fails one subtest), fails to log in, or exits.
+func (p *djsProc) waitFor(t *testing.T, d time.Duration, name string, match func(rank int, ev json.RawMessage) bool) json.RawMessage {
+	t.Helper()
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
 	for {
-		select {
-		case ev, ok := <-b.events:
-			if !ok {
-				<-b.done
-				b.t.Fatalf("bot.mjs exited (%v) before %q\nstderr:\n%s", b.err, name, b.stderrText())
-			}
-			if ev.Event == "loginError" || ev.Event == "replyError" {
-				b.t.Fatalf("bot.mjs, waiting for %q: %s\nstderr:\n%s", name, ev.Raw, b.stderrText())
-			}
-			if ev.Event != name {
-				continue
-			}
-			if v != nil {
-				if err := json.Unmarshal(ev.Raw, v); err != nil {
-					b.t.Fatalf("decode %s: %v", ev.Raw, err)
+		p.mu.Lock()
+		var found json.RawMessage
+		var failure string
+		rank := 0
+		for i, line := range p.seen {
+			switch ev := djsEventName(line); {
+			case (ev == "error" || ev == "loginError") && i >= p.failed:
+				failure = line
+				p.failed = i + 1
+			case ev == name:
+				if found == nil && (match == nil || match(rank, json.RawMessage(line))) {
+					found = json.RawMessage(line)
 				}
+				rank++
 			}
-			return
-		case <-timer.C:
-			b.t.Fatalf("bot.mjs: no %q within %v\nstdout:\n%s\nstderr:\n%s", name, d, b.stdout(), b.stderrText())
+			if failure != "" {
+				break
+			}
 		}
+		changed := p.changed
+		p.mu.Unlock()
+		if failure != "" {
+			t.Fatalf("%s, waiting for %q: %s\nstderr:\n%s", p.name, name, failure, p.stderrText())
+		}
+		if found != nil {
+			return found
+		}
+		select {
+		case <-changed:
+		case <-p.done:
+			select {
+			case <-changed: // the last lines
+				continue
+			default:
+			}
+			t.Fatalf("%s exited (%v) before %q\nstdout:\n%s\nstderr:\n%s", p.name, p.err, name, p.stdout(), p.stderrText())
+		case <-deadline.C:
+			t.Fatalf("%s: no %q within %v\nstdout:\n%s\nstderr:\n%s", p.name, name, d, p.stdout(), p.stderrText())
+		}
+	}
+}
+
+// nth returns the nth event named name (1 for the first), waiting up to
+// d for it.
+func (p *djsProc) nth(t *testing.T, d time.Duration, name string, n int) json.RawMessage {
+	t.Helper()
+	return p.waitFor(t, d, name, func(rank int, _ json.RawMessage) bool { return rank == n-1 })
+}
+
+// wait returns the first event named name, decoded into v (unless nil).
+func (p *djsProc) wait(t *testing.T, name string, d time.Duration, v any) {
+	t.Helper()
+	raw := p.waitFor(t, d, name, nil)
+	if v != nil {
+		djsDecode(t, raw, v)
+	}
+}
+
+// waitID returns the event named name reported for interaction id,
+// decoded into v.
+func (p *djsProc) waitID(t *testing.T, name, id string, v any) {
+	t.Helper()
+	raw := p.waitFor(t, djsWait, name, func(_ int, raw json.RawMessage) bool {
+		var r struct {
+			ID string `json:"id"`
+		}
+		return json.Unmarshal(raw, &r) == nil && r.ID == id
+	})
+	if v != nil {
+		djsDecode(t, raw, v)
+	}
+}
+
+// do asks the bot to run one of its actions ({"do": action, …args}) and
+// returns what it reported.
+func (p *djsProc) do(t *testing.T, action string, args map[string]any, v any) {
+	t.Helper()
+	req := map[string]any{"do": action}
+	for k, a := range args {
+		req[k] = a
+	}
+	line, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The bot does one action at a time: the next "did" is this one's.
+	next := p.count("did") + 1
+	if _, err := p.stdin.Write(append(line, '\n')); err != nil {
+		t.Fatalf("ask the bot to %s: %v", action, err)
+	}
+	raw := p.nth(t, djsWait, "did", next)
+	var r struct {
+		Do string `json:"do"`
+	}
+	djsDecode(t, raw, &r)
+	if r.Do != action {
+		t.Fatalf("asked the bot to %s, it did %s", action, raw)
+	}
+	if v != nil {
+		djsDecode(t, raw, v)
 	}
 }
 
 // stop closes the bot's stdin (it calls client.destroy() and exits 0),
 // and waits for it to exit.
-func (b *discordjsBot) stop(d time.Duration) {
-	b.t.Helper()
-	b.stdin.Close()
+func (p *djsProc) stop(t *testing.T, d time.Duration) {
+	t.Helper()
+	p.stdin.Close()
 	select {
-	case <-b.done:
+	case <-p.done:
 	case <-time.After(d):
-		_ = b.cmd.Process.Signal(syscall.SIGTERM)
-		b.t.Fatalf("bot.mjs did not exit within %v of its stdin closing", d)
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+		t.Fatalf("%s did not exit within %v of its stdin closing", p.name, d)
 	}
-	if b.err != nil {
+	if p.err != nil {
 		var ee *exec.ExitError
-		if errors.As(b.err, &ee) {
-			b.t.Fatalf("bot.mjs exited with %v\nstderr:\n%s", ee, b.stderrText())
+		if errors.As(p.err, &ee) {
+			t.Fatalf("%s exited with %v\nstderr:\n%s", p.name, ee, p.stderrText())
 		}
-		b.t.Fatalf("bot.mjs: %v", b.err)
+		t.Fatalf("%s: %v", p.name, p.err)
+	}
+}
+
+// djsREST is one response @discordjs/rest got (report.js's watchREST).
+type djsREST struct {
+	Method  string `json:"method"`
+	Path    string `json:"path"`
+	Status  int    `json:"status"`
+	Retries int    `json:"retries"`
+}
+
+func (p *djsProc) rest(t *testing.T) []djsREST {
+	t.Helper()
+	var out []djsREST
+	for _, raw := range p.all("rest") {
+		var r djsREST
+		djsDecode(t, raw, &r)
+		out = append(out, r)
+	}
+	return out
+}
+
+// wantREST checks that discord.js made the request method path (as
+// @discordjs/rest routes it: `@` is escaped) and got status.
+func (p *djsProc) wantREST(t *testing.T, method, path string, status int) {
+	t.Helper()
+	all := p.rest(t)
+	for _, r := range all {
+		if r.Method == method && r.Path == path {
+			if r.Status != status {
+				t.Errorf("%s %s: %d, want %d", method, path, r.Status, status)
+			}
+			return
+		}
+	}
+	t.Errorf("discord.js made no %s %s; it made %+v", method, path, all)
+}
+
+// cleanREST checks that every REST request discord.js made succeeded the
+// first time.
+func (p *djsProc) cleanREST(t *testing.T) {
+	t.Helper()
+	for _, r := range p.rest(t) {
+		if r.Status/100 != 2 || r.Retries != 0 {
+			t.Errorf("discord.js: %s %s answered %d (retry %d)", r.Method, r.Path, r.Status, r.Retries)
+		}
 	}
 }
 
@@ -284,6 +390,13 @@ func (l djsLockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+func djsDecode(t *testing.T, raw json.RawMessage, v any) {
+	t.Helper()
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatalf("decode %s: %v", raw, err)
+	}
 }
 
 // djsAdmin sends an admin API request and decodes the answer into v
@@ -300,247 +413,1039 @@ func djsAdmin(t *testing.T, e *testenv.Env, method, path string, body any, want 
 	}
 }
 
-// TestDiscordJSClient runs a discord.js v14 Client against slashd: it
-// logs in (REST base in rest.api, gateway found through GET /gateway/bot),
-// emits ready once the GUILD_CREATE of its guild has come, gets a
-// member's invocation as interactionCreate and answers it with
-// interaction.reply, which is what the member's invoke returns; it also
-// sees a permissions edit as applicationCommandPermissionsUpdate, and
-// keeps its connection (heartbeats acknowledged) until client.destroy().
-func TestDiscordJSClient(t *testing.T) {
+// Privileged intent flags of an application (GATEWAY_GUILD_MEMBERS_LIMITED)
+// and the BAN_MEMBERS permission.
+const (
+	djsFlagGuildMembersLimited = 1 << 15
+	djsPermBanMembers          = 1 << 2
+)
+
+// djsAllowMembersIntent turns on the app's Server Members Intent, as a
+// developer does in the portal ("Gateway Intents": privileged intents),
+// so that the bot may ask for GatewayIntentBits.GuildMembers.
+func djsAllowMembersIntent(t *testing.T, e *testenv.Env) {
+	t.Helper()
+	djsAdmin(t, e, "PATCH", "/applications/"+e.App.ApplicationID, map[string]any{"flags": djsFlagGuildMembersLimited}, 200, nil)
+}
+
+// djsWorld is the guide's development guild: #general, alice (a
+// moderator, with BAN_MEMBERS) and bob, both with client tokens, and an
+// app allowed the members intent.
+type djsWorld struct {
+	*gwWorld
+	bob       string // user id
+	bobClient string // bob's client token
+}
+
+func newDJSWorld(t *testing.T, e *testenv.Env) *djsWorld {
+	t.Helper()
+	w := &djsWorld{gwWorld: newGWWorld(t, e)}
+	mods := adminID(t, e, "POST", "/guilds/"+w.guild+"/roles",
+		map[string]any{"name": "moderators", "permissions": fmt.Sprint(djsPermBanMembers)}, "id")
+	djsAdmin(t, e, "PUT", "/guilds/"+w.guild+"/members/"+w.member, map[string]any{"roles": []string{mods}}, -1, nil)
+	w.bob = adminID(t, e, "POST", "/users", map[string]any{"username": "bob"}, "id")
+	djsAdmin(t, e, "PUT", "/guilds/"+w.guild+"/members/"+w.bob, map[string]any{"roles": []string{}}, -1, nil)
+	w.bobClient = adminID(t, e, "POST", "/users/"+w.bob+"/tokens", map[string]any{"type": "client"}, "token")
+	djsAllowMembersIntent(t, e)
+	return w
+}
+
+// djsCommand is an application command as the API returns it.
+type djsCommand struct {
+	ID                       string      `json:"id"`
+	ApplicationID            string      `json:"application_id"`
+	GuildID                  string      `json:"guild_id"`
+	Name                     string      `json:"name"`
+	Type                     int         `json:"type"`
+	Description              string      `json:"description"`
+	Version                  string      `json:"version"`
+	DefaultMemberPermissions *string     `json:"default_member_permissions"`
+	Contexts                 []int       `json:"contexts"`
+	Options                  []djsOption `json:"options"`
+}
+
+type djsOption struct {
+	Type         int         `json:"type"`
+	Name         string      `json:"name"`
+	Required     bool        `json:"required"`
+	Autocomplete bool        `json:"autocomplete"`
+	Choices      []djsChoice `json:"choices"`
+	Options      []djsOption `json:"options"`
+}
+
+type djsChoice struct {
+	Name  string `json:"name"`
+	Value any    `json:"value"`
+}
+
+// byName indexes commands by name.
+func byName(cmds []djsCommand) map[string]djsCommand {
+	out := map[string]djsCommand{}
+	for _, c := range cmds {
+		out[c.Name] = c
+	}
+	return out
+}
+
+// djsGuideCommands are the names of the guide's commands in
+// discordjs/commands, which the deployment script registers.
+var djsGuideCommands = []string{"ban", "defer", "delete", "echo", "edit", "fetch", "followup", "gif", "guide", "info",
+	"Message Information", "modal", "ping", "secret", "server", "user", "User Information"}
+
+// commands lists the app's commands in scope (global when guild is "")
+// as slashd stores them.
+func (w *djsWorld) commands(t *testing.T, guild string) []djsCommand {
+	t.Helper()
+	path := "/api/v10/applications/" + w.app + "/commands"
+	if guild != "" {
+		path = "/api/v10/applications/" + w.app + "/guilds/" + guild + "/commands"
+	}
+	r := w.e.Do("GET", path, w.e.Bot(), nil)
+	if r.Status != 200 {
+		t.Fatalf("GET %s: %d %s", path, r.Status, r.Body)
+	}
+	var cmds []djsCommand
+	r.JSON(t, &cmds)
+	return cmds
+}
+
+// djsMessage is a message as slashd returns it.
+type djsMessage struct {
+	ID              string  `json:"id"`
+	ChannelID       string  `json:"channel_id"`
+	Content         string  `json:"content"`
+	Flags           int     `json:"flags"`
+	EditedTimestamp *string `json:"edited_timestamp"`
+	Author          struct {
+		ID string `json:"id"`
+	} `json:"author"`
+	Components []struct {
+		Type       int `json:"type"`
+		Components []struct {
+			Type     int    `json:"type"`
+			CustomID string `json:"custom_id"`
+			Label    string `json:"label"`
+			Style    int    `json:"style"`
+		} `json:"components"`
+	} `json:"components"`
+}
+
+// djsAnswer is what an invocation returns: the interaction and the app's
+// answer (the body of a callback's ?with_response=true).
+type djsAnswer struct {
+	Interaction struct {
+		ID                       string `json:"id"`
+		Type                     int    `json:"type"`
+		ResponseMessageID        string `json:"response_message_id"`
+		ResponseMessageEphemeral bool   `json:"response_message_ephemeral"`
+	} `json:"interaction"`
+	Resource struct {
+		Type    int         `json:"type"`
+		Message *djsMessage `json:"message"`
+		Choices []djsChoice `json:"choices"`
+		Modal   *struct {
+			CustomID   string `json:"custom_id"`
+			Title      string `json:"title"`
+			Components []struct {
+				Components []struct {
+					Type     int    `json:"type"`
+					CustomID string `json:"custom_id"`
+					Label    string `json:"label"`
+					Style    int    `json:"style"`
+				} `json:"components"`
+			} `json:"components"`
+		} `json:"modal"`
+	} `json:"resource"`
+}
+
+// invokeAs sends an invocation as the user of client and returns the
+// app's answer; it must be 200.
+func (w *djsWorld) invokeAs(t *testing.T, client string, body map[string]any) djsAnswer {
+	t.Helper()
+	r := w.e.Do("POST", "/api/v10/interactions", client, body)
+	if r.Status != 200 {
+		t.Fatalf("invoke %v: %d %s", body, r.Status, r.Body)
+	}
+	var a djsAnswer
+	r.JSON(t, &a)
+	return a
+}
+
+// run invokes cmd as alice (type 2, or 4 for an autocomplete) with data
+// fields added to the command's.
+func (w *djsWorld) run(t *testing.T, typ int, cmd djsCommand, data map[string]any) djsAnswer {
+	t.Helper()
+	if cmd.ID == "" {
+		t.Fatalf("no such command deployed")
+	}
+	d := map[string]any{"id": cmd.ID, "name": cmd.Name, "type": cmd.Type, "version": cmd.Version}
+	for k, v := range data {
+		d[k] = v
+	}
+	return w.invokeAs(t, w.client, map[string]any{"type": typ, "application_id": w.app, "guild_id": w.guild,
+		"channel_id": w.channel, "data": d})
+}
+
+// message checks that the answer is a new message (type 4) and returns it.
+func (a djsAnswer) message(t *testing.T) djsMessage {
+	t.Helper()
+	if a.Resource.Type != 4 || a.Resource.Message == nil || a.Interaction.ResponseMessageID != a.Resource.Message.ID {
+		t.Fatalf("answer: %+v, want a message (type 4)", a)
+	}
+	return *a.Resource.Message
+}
+
+// messages lists the channel as the user of client sees it.
+func (w *djsWorld) messages(t *testing.T, client string) []djsMessage {
+	t.Helper()
+	r := w.e.Do("GET", "/api/v10/channels/"+w.channel+"/messages", client, nil)
+	if r.Status != 200 {
+		t.Fatalf("list messages: %d %s", r.Status, r.Body)
+	}
+	var msgs []djsMessage
+	r.JSON(t, &msgs)
+	return msgs
+}
+
+// seen returns message id as the user of client sees it, or nil.
+func (w *djsWorld) seen(t *testing.T, client, id string) *djsMessage {
+	t.Helper()
+	for _, m := range w.messages(t, client) {
+		if m.ID == id {
+			return &m
+		}
+	}
+	return nil
+}
+
+// djsReported is an interaction as a command reported it (report.js's
+// interaction()).
+type djsReported struct {
+	ID          string `json:"id"`
+	Type        int    `json:"type"`
+	CommandName string `json:"commandName"`
+	CommandID   string `json:"commandId"`
+	CommandType int    `json:"commandType"`
+	CustomID    string `json:"customId"`
+	GuildID     string `json:"guildId"`
+	ChannelID   string `json:"channelId"`
+	ChannelName string `json:"channelName"`
+	UserID      string `json:"userId"`
+	Username    string `json:"username"`
+	MemberID    string `json:"memberId"`
+	Locale      string `json:"locale"`
+}
+
+// djsReportedMessage is a message as discord.js built it (report.js's
+// message()).
+type djsReportedMessage struct {
+	ID                  string   `json:"id"`
+	ChannelID           string   `json:"channelId"`
+	Content             string   `json:"content"`
+	AuthorID            string   `json:"authorId"`
+	Flags               int      `json:"flags"`
+	EditedTimestamp     *float64 `json:"editedTimestamp"`
+	Components          int      `json:"components"`
+	WebhookID           string   `json:"webhookId"`
+	ApplicationID       string   `json:"applicationId"`
+	InteractionMetadata *struct {
+		ID     string `json:"id"`
+		Type   int    `json:"type"`
+		UserID string `json:"userId"`
+	} `json:"interactionMetadata"`
+}
+
+// fromInteraction checks that discord.js read m as the app's answer to
+// interaction id, invoked by user.
+func (m djsReportedMessage) fromInteraction(t *testing.T, app, id, user string) {
+	t.Helper()
+	if md := m.InteractionMetadata; m.AuthorID != app || m.WebhookID != app || m.ApplicationID != app || md == nil ||
+		md.ID != id || md.Type != 2 || md.UserID != user {
+		t.Errorf("message %s as discord.js read it: %+v (metadata %+v), want the answer of app %s to interaction %s by %s",
+			m.ID, m, md, app, id, user)
+	}
+}
+
+// TestDiscordJSDeploy runs the guide's deployment script ("Creating your
+// bot: Registering slash commands") and its "Deleting commands" scripts:
+// the commands the builders make (options, an autocomplete option,
+// choices, subcommands, default member permissions, contexts, user and
+// message context menus) are stored as sent, a second run changes
+// nothing, and deletes of one command (204) and of all (PUT []) work, in
+// a guild and globally.
+func TestDiscordJSDeploy(t *testing.T) {
 	t.Parallel()
 	nodeForDiscordJS(t)
-	start := time.Now()
+	e := testenv.New(t)
+	w := &djsWorld{gwWorld: &gwWorld{e: e, app: e.App.ApplicationID, guild: e.App.GuildID}}
+
+	for _, scope := range []struct {
+		section string
+		arg     string // deploy-commands.js's argument
+		guild   string // the scope's guild ("" global)
+	}{
+		{"command-deployment#guild-commands", "", w.guild},
+		{"command-deployment#global-commands", "global", ""},
+	} {
+		t.Run(scope.section, func(t *testing.T) {
+			var args []string
+			if scope.arg != "" {
+				args = append(args, scope.arg)
+			}
+			var deployed struct {
+				Commands []djsCommand `json:"commands"`
+			}
+			djsDecode(t, runDJS(t, e, djsDeploy, args...).waitFor(t, djsWait, "deployed", nil), &deployed)
+			stored := w.commands(t, scope.guild)
+			checkGuideCommands(t, deployed.Commands, stored, scope.guild)
+
+			// The guide: run it again whenever the definitions change.
+			// They did not: same ids, same versions.
+			djsDecode(t, runDJS(t, e, djsDeploy, args...).waitFor(t, djsWait, "deployed", nil), &deployed)
+			again := byName(w.commands(t, scope.guild))
+			for _, c := range stored {
+				if a := again[c.Name]; a.ID != c.ID || a.Version != c.Version {
+					t.Errorf("redeployed %q: id %s version %s, was %s %s", c.Name, a.ID, a.Version, c.ID, c.Version)
+				}
+			}
+
+			deleteScope := "guild"
+			if scope.guild == "" {
+				deleteScope = "global"
+			}
+			t.Run("deleting-commands#deleting-specific-commands", func(t *testing.T) {
+				ping := byName(stored)["ping"]
+				var deleted struct {
+					Result struct {
+						Bytes *int `json:"bytes"`
+					} `json:"result"`
+				}
+				p := runDJS(t, e, djsDelete, deleteScope, ping.ID)
+				djsDecode(t, p.waitFor(t, djsWait, "deleted", nil), &deleted)
+				if deleted.Result.Bytes == nil || *deleted.Result.Bytes != 0 {
+					t.Errorf("rest.delete resolved to %s, want the empty body of a 204", p.all("deleted"))
+				}
+				path := "/applications/" + w.app + "/commands/" + ping.ID
+				if scope.guild != "" {
+					path = "/applications/" + w.app + "/guilds/" + w.guild + "/commands/" + ping.ID
+				}
+				p.wantREST(t, "DELETE", path, 204)
+				left := byName(w.commands(t, scope.guild))
+				if _, ok := left["ping"]; ok || len(left) != len(stored)-1 {
+					t.Errorf("after deleting ping: %v", left)
+				}
+			})
+			t.Run("deleting-commands#deleting-all-commands", func(t *testing.T) {
+				var deleted struct {
+					Result []djsCommand `json:"result"`
+				}
+				djsDecode(t, runDJS(t, e, djsDelete, deleteScope, "all").waitFor(t, djsWait, "deleted", nil), &deleted)
+				if deleted.Result == nil || len(deleted.Result) != 0 {
+					t.Errorf("PUT [] answered %v, want []", deleted.Result)
+				}
+				if left := w.commands(t, scope.guild); len(left) != 0 {
+					t.Errorf("after deleting all: %v", left)
+				}
+			})
+		})
+	}
+}
+
+// checkGuideCommands checks the deployment script's answer and slashd's
+// list against the guide's commands.
+func checkGuideCommands(t *testing.T, deployed, stored []djsCommand, guild string) {
+	t.Helper()
+	var names []string
+	for _, c := range stored {
+		names = append(names, c.Name)
+	}
+	slices.Sort(names)
+	want := slices.Clone(djsGuideCommands)
+	slices.Sort(want)
+	if !slices.Equal(names, want) {
+		t.Fatalf("stored commands %q, want %q", names, want)
+	}
+	dep := byName(deployed)
+	for _, c := range stored {
+		if d := dep[c.Name]; d.ID != c.ID || d.Version != c.Version || d.GuildID != guild {
+			t.Errorf("%q: deploy answered %+v, slashd lists %+v (guild %q)", c.Name, d, c, guild)
+		}
+	}
+	cmds := byName(stored)
+	if o := cmds["guide"].Options; len(o) != 1 || o[0].Name != "query" || o[0].Type != 3 || !o[0].Autocomplete || o[0].Required {
+		t.Errorf("guide: options %+v, want an optional autocomplete string query", o)
+	}
+	if o := cmds["gif"].Options; len(o) != 1 || !o[0].Required || len(o[0].Choices) != 3 ||
+		o[0].Choices[1] != (djsChoice{Name: "Meme", Value: "gif_meme"}) {
+		t.Errorf("gif: options %+v, want a required category of three choices", o)
+	}
+	if o := cmds["info"].Options; len(o) != 2 || o[0].Type != 1 || o[0].Name != "user" || len(o[0].Options) != 1 ||
+		o[0].Options[0].Type != 6 || o[1].Type != 1 || o[1].Name != "server" || len(o[1].Options) != 0 {
+		t.Errorf("info: options %+v, want subcommands user (target) and server", o)
+	}
+	ban := cmds["ban"]
+	if ban.DefaultMemberPermissions == nil || *ban.DefaultMemberPermissions != fmt.Sprint(djsPermBanMembers) ||
+		!slices.Equal(ban.Contexts, []int{0}) || len(ban.Options) != 2 || !ban.Options[0].Required || ban.Options[1].Required {
+		t.Errorf("ban: %+v, want BAN_MEMBERS by default, guild context only, a required target and a reason", ban)
+	}
+	for name, typ := range map[string]int{"User Information": 2, "Message Information": 3, "ping": 1} {
+		if c := cmds[name]; c.Type != typ || (typ != 1 && c.Description != "") {
+			t.Errorf("%q: type %d description %q, want type %d", name, c.Type, c.Description, typ)
+		}
+	}
+}
+
+// TestDiscordJSGuide runs the guide's bot: the guide's commands, deployed
+// globally by its script, answered from interactionCreate through each
+// response method the guide shows, with autocomplete, a modal, a button
+// collected with awaitMessageComponent, and context menus; then the
+// managers a bot uses beyond the guide; and the gateway connection with
+// its events. Subtests name the guide's page and section.
+func TestDiscordJSGuide(t *testing.T) {
+	t.Parallel()
+	nodeForDiscordJS(t)
 	// A 2 s heartbeat interval (the real one is 41.25 s) so that discord.js
 	// heartbeats during the test; the server closes a connection silent
 	// for 3 s.
 	e := testenv.New(t, func(c *api.Config) { c.Gateway.HeartbeatInterval = 2 * time.Second })
-	app, guild := e.App.ApplicationID, e.App.GuildID
+	w := newDJSWorld(t, e)
+	var deployed struct {
+		Commands []djsCommand `json:"commands"`
+	}
+	djsDecode(t, runDJS(t, e, djsDeploy, "global").waitFor(t, djsWait, "deployed", nil), &deployed)
+	cmds := byName(deployed.Commands)
 
-	// A text channel, a member with a client token, and a guild command:
-	// all before the bot connects, so GUILD_CREATE lists the channel.
-	var ch, member struct {
-		ID string `json:"id"`
+	g := &djsGuide{djsWorld: w, bot: startDiscordJS(t, e), cmds: cmds}
+	for _, section := range []struct {
+		name string // the guide's page#section, or the discord.js documentation
+		run  func(t *testing.T)
+	}{
+		{"creating-your-bot/main-file", g.mainFile},
+		{"creating-your-bot/slash-commands#individual-command-files/ping", g.ping},
+		{"creating-your-bot/slash-commands#individual-command-files/user", g.user},
+		{"creating-your-bot/slash-commands#individual-command-files/server", g.server},
+		{"slash-commands/response-methods#ephemeral-responses", g.ephemeralResponses},
+		{"slash-commands/response-methods#editing-responses", g.editingResponses},
+		{"slash-commands/response-methods#deferred-responses", g.deferredResponses},
+		{"slash-commands/response-methods#follow-ups", g.followUps},
+		{"slash-commands/response-methods#fetching-and-deleting-responses", g.fetchingAndDeletingResponses},
+		{"slash-commands/advanced-creation#required-options", g.requiredOptions},
+		{"slash-commands/advanced-creation#choices", g.choices},
+		{"slash-commands/advanced-creation#subcommands", g.subcommands},
+		{"slash-commands/autocomplete#sending-results", g.autocompleteResults},
+		{"interactions/modals", g.modals},
+		{"interactive-components/interactions#awaiting-components", g.awaitingComponents},
+		{"interactions/context-menus", g.contextMenus},
+		{"discord.js/GuildApplicationCommandManager", g.guildCommandManager},
+		{"discord.js/ClientApplication#fetch", g.applicationFetch},
+		{"discord.js/ApplicationCommandPermissionsManager#fetch", g.permissionsFetch},
+		{"discord.js/GuildMemberManager#fetch", g.membersFetch},
+		{"gateway", g.gateway},
+	} {
+		t.Run(section.name, section.run)
 	}
-	djsAdmin(t, e, "POST", "/guilds/"+guild+"/channels", map[string]any{"name": "general", "type": 0}, 201, &ch)
-	djsAdmin(t, e, "POST", "/users", map[string]any{"username": "alice"}, 201, &member)
-	djsAdmin(t, e, "PUT", "/guilds/"+guild+"/members/"+member.ID, map[string]any{"roles": []string{}}, -1, nil)
-	var client struct {
-		Token string `json:"token"`
-	}
-	djsAdmin(t, e, "POST", "/users/"+member.ID+"/tokens", map[string]any{"type": "client"}, 201, &client)
-	r := e.Do("POST", "/api/v10/applications/"+app+"/guilds/"+guild+"/commands", e.Bot(), map[string]any{
-		"name": "echo", "description": "Echo some text", "options": []map[string]any{
-			{"type": 3, "name": "text", "description": "What to say", "required": true},
-		},
-	})
-	if r.Status != 201 {
-		t.Fatalf("create command: %d %s", r.Status, r.Body)
-	}
-	var cmd struct {
-		ID      string `json:"id"`
-		Name    string `json:"name"`
-		Type    int    `json:"type"`
-		Version string `json:"version"`
-	}
-	r.JSON(t, &cmd)
 
-	bot := startDiscordJS(t, e)
+	// Nothing went wrong anywhere: no error reported, every REST request
+	// answered 2xx the first time.
+	if errs := g.bot.all("error"); len(errs) != 0 {
+		t.Errorf("discord.js reported errors: %s", errs)
+	}
+	g.bot.cleanREST(t)
 
-	// ready: the bot user and application from READY, the guild (no
-	// longer unavailable) and its channel from GUILD_CREATE.
+	// Closing stdin: client.destroy() closes the websocket with 1000, which
+	// ends the session.
+	g.bot.stop(t, 5*time.Second)
+	deadline := time.Now().Add(2 * time.Second)
+	for g.e.API.Gateway().Sessions() != 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := g.e.API.Gateway().Sessions(); n != 0 {
+		t.Errorf("gateway sessions after client.destroy(): %d, want 0", n)
+	}
+}
+
+// djsGuide is TestDiscordJSGuide's world: the guild, the guide's bot
+// running in it, and the guide's commands, deployed globally, by name.
+type djsGuide struct {
+	*djsWorld
+	bot  *djsProc
+	cmds map[string]djsCommand
+}
+
+// mainFile: "Creating the main file". ready comes once the GUILD_CREATE
+// of the guild READY lists has come: the bot user and application from
+// READY, the guild (no longer unavailable) and its channel.
+func (g *djsGuide) mainFile(t *testing.T) {
+	type channel struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	}
 	var ready struct {
-		MS   int64 `json:"ms"`
 		User struct {
 			ID  string `json:"id"`
 			Bot bool   `json:"bot"`
 		} `json:"user"`
 		Application string `json:"application"`
 		Guilds      []struct {
-			ID        string `json:"id"`
-			Available bool   `json:"available"`
-			Me        string `json:"me"`
-			Channels  []struct {
-				ID   string `json:"id"`
-				Name string `json:"name"`
-			} `json:"channels"`
+			ID        string    `json:"id"`
+			Available bool      `json:"available"`
+			Me        string    `json:"me"`
+			Channels  []channel `json:"channels"`
 		} `json:"guilds"`
 	}
-	bot.wait("ready", 10*time.Second, &ready)
-	if ready.User.ID != app || !ready.User.Bot || ready.Application != app {
-		t.Errorf("ready: user %+v application %q, want the bot %s", ready.User, ready.Application, app)
+	g.bot.wait(t, "ready", djsWait, &ready)
+	if ready.User.ID != g.app || !ready.User.Bot || ready.Application != g.app {
+		t.Errorf("ready: user %+v application %q, want the bot %s", ready.User, ready.Application, g.app)
 	}
-	if len(ready.Guilds) != 1 || ready.Guilds[0].ID != guild || !ready.Guilds[0].Available || ready.Guilds[0].Me != app {
-		t.Fatalf("ready: guilds %+v, want %s available with the bot as member", ready.Guilds, guild)
+	if len(ready.Guilds) != 1 || ready.Guilds[0].ID != g.guild || !ready.Guilds[0].Available || ready.Guilds[0].Me != g.app {
+		t.Fatalf("ready: guilds %+v, want %s available with the bot as member", ready.Guilds, g.guild)
 	}
-	var sawChannel bool
-	for _, c := range ready.Guilds[0].Channels {
-		sawChannel = sawChannel || (c.ID == ch.ID && c.Name == "general")
+	if !slices.Contains(ready.Guilds[0].Channels, channel{ID: g.channel, Name: "general"}) {
+		t.Errorf("ready: guild channels %+v lack #general %s", ready.Guilds[0].Channels, g.channel)
 	}
-	if !sawChannel {
-		t.Errorf("ready: guild channels %+v lack #general %s", ready.Guilds[0].Channels, ch.ID)
-	}
-	if got := e.API.Gateway().Sessions(); got != 1 {
+	if got := g.e.API.Gateway().Sessions(); got != 1 {
 		t.Errorf("gateway sessions after ready: %d, want 1", got)
 	}
+}
 
-	// The member invokes /echo: the app has no Interactions Endpoint URL,
-	// so it goes out as INTERACTION_CREATE, and the invoke waits for the
-	// bot's interaction.reply.
-	r = e.Do("POST", "/api/v10/interactions", client.Token, map[string]any{
-		"type": 2, "application_id": app, "guild_id": guild, "channel_id": ch.ID,
-		"data": map[string]any{"id": cmd.ID, "name": cmd.Name, "type": cmd.Type, "version": cmd.Version,
-			"options": []map[string]any{{"type": 3, "name": "text", "value": "hello"}}},
-	})
-	if r.Status != 200 {
-		t.Fatalf("invoke: %d %s\nbot.mjs stderr:\n%s", r.Status, r.Body, bot.stderrText())
+// ping: "Creating slash commands", commands/utility/ping.js. A default
+// reply() asks for no response (?with_response=false): slashd answers the
+// callback 204 with no body, which @discordjs/rest must not parse.
+func (g *djsGuide) ping(t *testing.T) {
+	a := g.run(t, 2, g.cmds["ping"], nil)
+	msg := a.message(t)
+	if msg.Content != "Pong!" || msg.Author.ID != g.app || msg.ChannelID != g.channel || msg.Flags != 0 {
+		t.Errorf("ping answered %+v", msg)
 	}
-	var answer struct {
-		Interaction struct {
-			ID                string `json:"id"`
-			ResponseMessageID string `json:"response_message_id"`
-		} `json:"interaction"`
-		Resource struct {
-			Type    int `json:"type"`
-			Message struct {
-				ID      string `json:"id"`
-				Content string `json:"content"`
-				Author  struct {
-					ID string `json:"id"`
-				} `json:"author"`
-			} `json:"message"`
-		} `json:"resource"`
-	}
-	r.JSON(t, &answer)
-	if answer.Resource.Type != 4 || answer.Resource.Message.Content != "discord.js says hello" ||
-		answer.Resource.Message.Author.ID != app || answer.Interaction.ResponseMessageID != answer.Resource.Message.ID {
-		t.Errorf("invoke answer: %s", r.Body)
-	}
-
 	var got struct {
-		ID            string `json:"id"`
-		CommandID     string `json:"commandId"`
-		CommandName   string `json:"commandName"`
-		CommandType   int    `json:"commandType"`
-		ApplicationID string `json:"applicationId"`
-		GuildID       string `json:"guildId"`
-		ChannelID     string `json:"channelId"`
-		ChannelName   string `json:"channelName"`
-		UserID        string `json:"userId"`
-		Username      string `json:"username"`
-		MemberID      string `json:"memberId"`
-		InGuild       bool   `json:"inGuild"`
-		Options       []struct {
-			Name  string `json:"name"`
-			Type  int    `json:"type"`
-			Value any    `json:"value"`
-		} `json:"options"`
-		Text string `json:"text"`
+		djsReported
+		Replied bool `json:"replied"`
 	}
-	bot.wait("interactionCreate", 5*time.Second, &got)
-	if got.ID != answer.Interaction.ID || got.CommandID != cmd.ID || got.CommandName != "echo" || got.CommandType != 1 ||
-		got.ApplicationID != app || got.GuildID != guild || got.ChannelID != ch.ID || !got.InGuild ||
-		got.UserID != member.ID || got.Username != "alice" || got.MemberID != member.ID {
-		t.Errorf("interactionCreate: %+v", got)
+	g.bot.waitID(t, "done", a.Interaction.ID, &got)
+	if got.CommandName != "ping" || got.CommandID != g.cmds["ping"].ID || got.CommandType != 1 || got.GuildID != g.guild ||
+		got.ChannelID != g.channel || got.ChannelName != "general" || got.UserID != g.member || got.Username != "alice" ||
+		got.MemberID != g.member || !got.Replied {
+		t.Errorf("the interaction as discord.js saw it: %+v", got)
 	}
-	if got.ChannelName != "general" {
-		t.Errorf("interactionCreate: interaction.channel %q, want #general from the GUILD_CREATE cache", got.ChannelName)
+	g.wantCallback(t, a.Interaction.ID, 204)
+	if m := g.seen(t, g.client, msg.ID); m == nil || m.Content != "Pong!" {
+		t.Errorf("alice sees %+v, want the reply", m)
 	}
-	if len(got.Options) != 1 || got.Options[0].Name != "text" || got.Options[0].Type != 3 ||
-		got.Options[0].Value != "hello" || got.Text != "hello" {
-		t.Errorf("interactionCreate options: %+v (getString %q)", got.Options, got.Text)
+}
+
+// user: "Creating slash commands", commands/utility/user.js, which reads
+// interaction.member.joinedAt.
+func (g *djsGuide) user(t *testing.T) {
+	a := g.run(t, 2, g.cmds["user"], nil)
+	msg := a.message(t)
+	var got struct {
+		JoinedAt string `json:"joinedAt"`
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, &got)
+	var member struct {
+		JoinedAt time.Time `json:"joined_at"`
+	}
+	djsAdmin(t, g.e, "GET", "/guilds/"+g.guild+"/members/"+g.member, nil, 200, &member)
+	joined, err := time.Parse(time.RFC3339Nano, got.JoinedAt)
+	if err != nil || !joined.Equal(member.JoinedAt.Truncate(time.Millisecond)) {
+		t.Errorf("interaction.member.joinedAt %q, want %v", got.JoinedAt, member.JoinedAt)
+	}
+	if !strings.HasPrefix(msg.Content, "This command was run by alice, who joined on ") || strings.Contains(msg.Content, "null") {
+		t.Errorf("user answered %q", msg.Content)
+	}
+}
+
+// server: "Creating slash commands", commands/utility/server.js, which
+// reads interaction.guild's name and memberCount from GUILD_CREATE.
+func (g *djsGuide) server(t *testing.T) {
+	a := g.run(t, 2, g.cmds["server"], nil)
+	msg := a.message(t)
+	var guild struct {
+		Name    string `json:"name"`
+		Members []any  `json:"members"`
+	}
+	djsAdmin(t, g.e, "GET", "/guilds/"+g.guild, nil, 200, &guild)
+	if want := fmt.Sprintf("This server is %s and has %d members.", guild.Name, len(guild.Members)); msg.Content != want {
+		t.Errorf("server answered %q, want %q", msg.Content, want)
+	}
+}
+
+// ephemeralResponses: "Command response methods: ephemeral responses"
+// (flags: MessageFlags.Ephemeral): only the invoker sees the reply.
+func (g *djsGuide) ephemeralResponses(t *testing.T) {
+	a := g.run(t, 2, g.cmds["secret"], nil)
+	msg := a.message(t)
+	if msg.Content != "Secret Pong!" || msg.Flags != 64 || !a.Interaction.ResponseMessageEphemeral {
+		t.Errorf("secret answered %+v (ephemeral %v), want an ephemeral message", msg, a.Interaction.ResponseMessageEphemeral)
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, nil)
+	if g.seen(t, g.client, msg.ID) == nil {
+		t.Error("alice does not see her ephemeral reply")
+	}
+	if g.seen(t, g.bobClient, msg.ID) != nil {
+		t.Error("bob sees alice's ephemeral reply")
+	}
+}
+
+// editingResponses: "Command response methods: editing responses"
+// (reply, then editReply).
+func (g *djsGuide) editingResponses(t *testing.T) {
+	a := g.run(t, 2, g.cmds["edit"], nil)
+	msg := a.message(t)
+	if msg.Content != "Pong!" {
+		t.Errorf("edit answered %q", msg.Content)
+	}
+	var got struct {
+		Edited djsReportedMessage `json:"edited"`
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, &got)
+	if got.Edited.ID != msg.ID || got.Edited.Content != "Pong again!" || got.Edited.EditedTimestamp == nil {
+		t.Errorf("editReply resolved to %+v", got.Edited)
+	}
+	got.Edited.fromInteraction(t, g.app, a.Interaction.ID, g.member)
+	if m := g.seen(t, g.client, msg.ID); m == nil || m.Content != "Pong again!" || m.EditedTimestamp == nil {
+		t.Errorf("alice sees %+v, want the edited reply", m)
+	}
+}
+
+// deferredResponses: "Command response methods: deferred responses"
+// (deferReply, then editReply fills the deferred message in).
+func (g *djsGuide) deferredResponses(t *testing.T) {
+	a := g.run(t, 2, g.cmds["defer"], nil)
+	if a.Resource.Type != 5 || a.Resource.Message == nil {
+		t.Fatalf("defer answered %+v, want a deferred message (type 5)", a.Resource)
+	}
+	var got struct {
+		Edited djsReportedMessage `json:"edited"`
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, &got)
+	id := a.Resource.Message.ID
+	if got.Edited.ID != id || got.Edited.Content != "Pong!" {
+		t.Errorf("editReply resolved to %+v, want message %s", got.Edited, id)
+	}
+	got.Edited.fromInteraction(t, g.app, a.Interaction.ID, g.member)
+	if m := g.seen(t, g.client, id); m == nil || m.Content != "Pong!" || m.Flags != 0 {
+		t.Errorf("alice sees %+v, want the deferred reply filled in", m)
+	}
+	g.wantCallback(t, a.Interaction.ID, 204)
+}
+
+// followUps: "Command response methods: follow-ups", the plain and the
+// ephemeral one.
+func (g *djsGuide) followUps(t *testing.T) {
+	a := g.run(t, 2, g.cmds["followup"], nil)
+	reply := a.message(t)
+	var got struct {
+		FollowUp  djsReportedMessage `json:"followUp"`
+		Ephemeral djsReportedMessage `json:"ephemeral"`
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, &got)
+	if got.FollowUp.Content != "Pong again!" || got.FollowUp.Flags != 0 || got.FollowUp.ID == reply.ID ||
+		got.Ephemeral.Content != "Pong again!" || got.Ephemeral.Flags != 64 || got.Ephemeral.ID == got.FollowUp.ID {
+		t.Errorf("followUp resolved to %+v and %+v", got.FollowUp, got.Ephemeral)
+	}
+	got.FollowUp.fromInteraction(t, g.app, a.Interaction.ID, g.member)
+	got.Ephemeral.fromInteraction(t, g.app, a.Interaction.ID, g.member)
+	for _, c := range []struct {
+		who, client string
+		ephemeral   bool
+	}{{"alice", g.client, true}, {"bob", g.bobClient, false}} {
+		if g.seen(t, c.client, reply.ID) == nil || g.seen(t, c.client, got.FollowUp.ID) == nil {
+			t.Errorf("%s does not see the reply and the follow-up", c.who)
+		}
+		if (g.seen(t, c.client, got.Ephemeral.ID) != nil) != c.ephemeral {
+			t.Errorf("%s sees the ephemeral follow-up: %v, want %v", c.who, !c.ephemeral, c.ephemeral)
+		}
+	}
+}
+
+// fetchingAndDeletingResponses: "Command response methods: fetching and
+// deleting responses" (fetchReply; deleteReply, a 204).
+func (g *djsGuide) fetchingAndDeletingResponses(t *testing.T) {
+	a := g.run(t, 2, g.cmds["fetch"], nil)
+	msg := a.message(t)
+	var got struct {
+		Fetched djsReportedMessage `json:"fetched"`
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, &got)
+	if got.Fetched.ID != msg.ID || got.Fetched.Content != "Pong!" {
+		t.Errorf("fetchReply resolved to %+v, want %+v", got.Fetched, msg)
+	}
+	got.Fetched.fromInteraction(t, g.app, a.Interaction.ID, g.member)
+
+	a = g.run(t, 2, g.cmds["delete"], nil)
+	msg = a.message(t)
+	g.bot.waitID(t, "done", a.Interaction.ID, nil)
+	g.bot.wantREST(t, "DELETE", "/webhooks/"+g.app+"/"+djsTokenOf(t, g.bot, a.Interaction.ID)+"/messages/%40original", 204)
+	if m := g.seen(t, g.client, msg.ID); m != nil {
+		t.Errorf("alice still sees the deleted reply %+v", m)
+	}
+}
+
+// requiredOptions: "Advanced command creation: required options" (the
+// echo command).
+func (g *djsGuide) requiredOptions(t *testing.T) {
+	a := g.run(t, 2, g.cmds["echo"], map[string]any{"options": []map[string]any{{"type": 3, "name": "input", "value": "hello"}}})
+	if msg := a.message(t); msg.Content != "hello" {
+		t.Errorf("echo answered %q", msg.Content)
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, nil)
+}
+
+// choices: "Advanced command creation: choices" and "Parsing options:
+// choices" (the gif command).
+func (g *djsGuide) choices(t *testing.T) {
+	a := g.run(t, 2, g.cmds["gif"], map[string]any{"options": []map[string]any{{"type": 3, "name": "category", "value": "gif_meme"}}})
+	if msg := a.message(t); msg.Content != "Here is a gif_meme gif." {
+		t.Errorf("gif answered %q", msg.Content)
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, nil)
+}
+
+// subcommands: "Advanced command creation: subcommands" and "Parsing
+// options: subcommands" (the info command, its user option resolved to
+// a user and a member).
+func (g *djsGuide) subcommands(t *testing.T) {
+	a := g.run(t, 2, g.cmds["info"], map[string]any{"options": []map[string]any{{"type": 1, "name": "user",
+		"options": []map[string]any{{"type": 6, "name": "target", "value": g.bob}}}}})
+	if msg := a.message(t); msg.Content != "Username: bob\nID: "+g.bob {
+		t.Errorf("info user answered %q", msg.Content)
+	}
+	var got struct {
+		Subcommand   string `json:"subcommand"`
+		Target       string `json:"target"`
+		TargetMember string `json:"targetMember"`
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, &got)
+	if got.Subcommand != "user" || got.Target != g.bob || got.TargetMember != g.bob {
+		t.Errorf("info user as discord.js parsed it: %+v", got)
 	}
 
-	// interaction.reply({withResponse: true}) read the callback response,
-	// and fetchReply (GET …/messages/@original) the same message.
-	var replied struct {
-		InteractionID     string `json:"interactionId"`
-		ResponseMessageID string `json:"responseMessageId"`
-		ResourceType      int    `json:"resourceType"`
-		MessageID         string `json:"messageId"`
-		Content           string `json:"content"`
-		AuthorID          string `json:"authorId"`
+	a = g.run(t, 2, g.cmds["info"], map[string]any{"options": []map[string]any{{"type": 1, "name": "server"}}})
+	if msg := a.message(t); !strings.HasPrefix(msg.Content, "Server name: ") {
+		t.Errorf("info server answered %q", msg.Content)
 	}
-	bot.wait("replied", 5*time.Second, &replied)
-	if replied.InteractionID != answer.Interaction.ID || replied.ResourceType != 4 ||
-		replied.MessageID != answer.Resource.Message.ID || replied.Content != "discord.js says hello" || replied.AuthorID != app {
-		t.Errorf("reply's callback response as discord.js read it: %+v", replied)
+	g.bot.waitID(t, "done", a.Interaction.ID, nil)
+}
+
+// autocompleteResults: "Autocomplete: sending results": the member types
+// in the query option, the bot's respond() is what the member's client
+// gets; then the command runs with a chosen value.
+func (g *djsGuide) autocompleteResults(t *testing.T) {
+	a := g.run(t, 4, g.cmds["guide"], map[string]any{"options": []map[string]any{
+		{"type": 3, "name": "query", "value": "Popular", "focused": true}}})
+	want := []djsChoice{{"Popular Topics: Threads", "Popular Topics: Threads"},
+		{"Popular Topics: Embed preview", "Popular Topics: Embed preview"}}
+	if a.Interaction.Type != 4 || a.Resource.Type != 8 || !slices.Equal(a.Resource.Choices, want) {
+		t.Errorf("autocomplete answered %+v, want the choices %v", a, want)
 	}
-	var fetched struct {
-		MessageID string `json:"messageId"`
-		Content   string `json:"content"`
+	var got struct {
+		Focused   string `json:"focused"`
+		Responded bool   `json:"responded"`
 	}
-	bot.wait("fetchedReply", 5*time.Second, &fetched)
-	if fetched.MessageID != answer.Resource.Message.ID || fetched.Content != "discord.js says hello" {
-		t.Errorf("fetchReply: %+v", fetched)
+	g.bot.waitID(t, "autocompleted", a.Interaction.ID, &got)
+	if got.Focused != "Popular" || !got.Responded {
+		t.Errorf("autocomplete as discord.js saw it: %+v", got)
+	}
+	g.wantCallback(t, a.Interaction.ID, 204)
+
+	a = g.run(t, 2, g.cmds["guide"], map[string]any{"options": []map[string]any{
+		{"type": 3, "name": "query", "value": "Popular Topics: Threads"}}})
+	if msg := a.message(t); msg.Content != "You searched for Popular Topics: Threads" {
+		t.Errorf("guide answered %q", msg.Content)
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, nil)
+}
+
+// modals: "Modals": showModal, awaitModalSubmit (as "Collectors: await
+// modal submit" shows), the member submits, the bot reads the fields and
+// replies to the submission.
+func (g *djsGuide) modals(t *testing.T) {
+	a := g.run(t, 2, g.cmds["modal"], nil)
+	m := a.Resource.Modal
+	if a.Resource.Type != 9 || m == nil || m.CustomID != "myModal" || m.Title != "My Modal" || len(m.Components) != 2 ||
+		len(m.Components[0].Components) != 1 || m.Components[0].Components[0].CustomID != "favoriteColorInput" ||
+		m.Components[0].Components[0].Style != 1 || m.Components[1].Components[0].Style != 2 {
+		t.Fatalf("modal answered %+v, want My Modal with its two text inputs", a.Resource)
+	}
+	// The user fills the modal in once discord.js awaits it.
+	g.bot.waitID(t, "awaitingModal", a.Interaction.ID, nil)
+	g.wantCallback(t, a.Interaction.ID, 204)
+	input := func(id, value string) map[string]any {
+		return map[string]any{"type": 1, "components": []map[string]any{{"type": 4, "custom_id": id, "value": value}}}
+	}
+	sub := g.invokeAs(t, g.client, map[string]any{"type": 5, "application_id": g.app, "guild_id": g.guild, "channel_id": g.channel,
+		"data": map[string]any{"id": a.Interaction.ID, "custom_id": "myModal", "components": []map[string]any{
+			input("favoriteColorInput", "blue"), input("hobbiesInput", "chess\nclimbing")}}})
+	answer := sub.message(t)
+	if sub.Interaction.Type != 5 || answer.Content != "Your submission was received successfully! blue; chess\nclimbing" {
+		t.Errorf("the submission answered %+v", sub)
+	}
+	if m := g.seen(t, g.bobClient, answer.ID); m == nil || m.Content != answer.Content {
+		t.Errorf("bob sees %+v, want the answer to alice's submission", m)
+	}
+	var got struct {
+		Submission    djsReported `json:"submission"`
+		FavoriteColor string      `json:"favoriteColor"`
+		Hobbies       string      `json:"hobbies"`
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, &got)
+	if got.Submission.ID != sub.Interaction.ID || got.Submission.CustomID != "myModal" || got.Submission.UserID != g.member ||
+		got.FavoriteColor != "blue" || got.Hobbies != "chess\nclimbing" {
+		t.Errorf("the submission as discord.js saw it: %+v", got)
+	}
+}
+
+// awaitingComponents: "Buttons" and "Component interactions: awaiting
+// components": the ban confirmation with its buttons (reply with
+// withResponse, as the guide does there), the member clicks Confirm Ban,
+// the bot's awaitMessageComponent gets it and update()s the message.
+func (g *djsGuide) awaitingComponents(t *testing.T) {
+	a := g.run(t, 2, g.cmds["ban"], map[string]any{"options": []map[string]any{
+		{"type": 6, "name": "target", "value": g.bob}, {"type": 3, "name": "reason", "value": "trolling"}}})
+	msg := a.message(t)
+	if msg.Content != "Are you sure you want to ban bob for reason: trolling?" || len(msg.Components) != 1 ||
+		len(msg.Components[0].Components) != 2 || msg.Components[0].Components[1].CustomID != "confirm" ||
+		msg.Components[0].Components[1].Style != 4 {
+		t.Fatalf("ban answered %+v, want the confirmation with its buttons", msg)
+	}
+	var awaiting struct {
+		Message djsReportedMessage `json:"message"`
+	}
+	g.bot.waitID(t, "awaitingComponent", a.Interaction.ID, &awaiting)
+	if awaiting.Message.ID != msg.ID || awaiting.Message.Components != 1 {
+		t.Errorf("reply({ withResponse: true }).resource.message: %+v, want %s", awaiting.Message, msg.ID)
+	}
+	awaiting.Message.fromInteraction(t, g.app, a.Interaction.ID, g.member)
+	click := g.invokeAs(t, g.client, map[string]any{"type": 3, "application_id": g.app, "guild_id": g.guild,
+		"channel_id": g.channel, "message_id": msg.ID, "data": map[string]any{"custom_id": "confirm", "component_type": 2}})
+	upd := click.Resource.Message
+	if click.Interaction.Type != 3 || click.Resource.Type != 7 || upd == nil || upd.ID != msg.ID ||
+		upd.Content != "bob has been banned for reason: trolling" || len(upd.Components) != 0 {
+		t.Errorf("the click answered %+v, want the confirmation updated", click)
+	}
+	var got struct {
+		Confirmation djsReported `json:"confirmation"`
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, &got)
+	if got.Confirmation.ID != click.Interaction.ID || got.Confirmation.CustomID != "confirm" || got.Confirmation.UserID != g.member {
+		t.Errorf("the click as discord.js saw it: %+v", got.Confirmation)
+	}
+	g.wantCallback(t, a.Interaction.ID, 200) // the guide's withResponse: true
+	g.wantCallback(t, click.Interaction.ID, 204)
+	if m := g.seen(t, g.bobClient, msg.ID); m == nil || m.Content != "bob has been banned for reason: trolling" || len(m.Components) != 0 {
+		t.Errorf("bob sees %+v, want the updated confirmation", m)
+	}
+}
+
+// contextMenus: "Context Menus": a user command (targetUser,
+// targetMember) and a message command (targetMessage).
+func (g *djsGuide) contextMenus(t *testing.T) {
+	a := g.run(t, 2, g.cmds["User Information"], map[string]any{"target_id": g.bob})
+	if msg := a.message(t); msg.Content != "That is bob." {
+		t.Errorf("User Information answered %q", msg.Content)
+	}
+	var user struct {
+		TargetUser   string `json:"targetUser"`
+		TargetMember string `json:"targetMember"`
+		CommandType  int    `json:"commandType"`
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, &user)
+	if user.TargetUser != g.bob || user.TargetMember != g.bob || user.CommandType != 2 {
+		t.Errorf("User Information as discord.js saw it: %+v", user)
 	}
 
-	// The reply is stored in the channel.
-	r = e.Do("GET", "/api/v10/channels/"+ch.ID+"/messages", client.Token, nil)
-	var msgs []struct {
-		ID      string `json:"id"`
-		Content string `json:"content"`
-	}
+	r := g.e.Do("POST", "/api/v10/channels/"+g.channel+"/messages", g.bobClient, map[string]any{"content": "hello from bob"})
 	if r.Status != 200 {
-		t.Fatalf("channel messages: %d %s", r.Status, r.Body)
+		t.Fatalf("bob posts: %d %s", r.Status, r.Body)
 	}
-	r.JSON(t, &msgs)
-	if len(msgs) != 1 || msgs[0].ID != answer.Resource.Message.ID || msgs[0].Content != "discord.js says hello" {
-		t.Errorf("channel messages: %s", r.Body)
+	var posted djsMessage
+	r.JSON(t, &posted)
+	a = g.run(t, 2, g.cmds["Message Information"], map[string]any{"target_id": posted.ID})
+	if msg := a.message(t); msg.Content != "That message says hello from bob" {
+		t.Errorf("Message Information answered %q", msg.Content)
 	}
+	var message struct {
+		TargetMessage djsReportedMessage `json:"targetMessage"`
+	}
+	g.bot.waitID(t, "done", a.Interaction.ID, &message)
+	if tm := message.TargetMessage; tm.ID != posted.ID || tm.AuthorID != g.bob || tm.ChannelID != g.channel {
+		t.Errorf("interaction.targetMessage: %+v, want bob's message %s", tm, posted.ID)
+	}
+}
 
+// guildCommandManager: not in the guide; discord.js's
+// GuildApplicationCommandManager set, fetch and delete (guild.commands).
+func (g *djsGuide) guildCommandManager(t *testing.T) {
+	type command struct {
+		ID      string `json:"id"`
+		Name    string `json:"name"`
+		Type    int    `json:"type"`
+		GuildID string `json:"guildId"`
+		Version string `json:"version"`
+	}
+	var set, fetched struct {
+		Commands []command `json:"commands"`
+	}
+	g.bot.do(t, "setGuildCommands", map[string]any{"names": []string{"echo", "User Information"}}, &set)
+	stored := byName(g.commands(t, g.guild))
+	if len(set.Commands) != 2 || len(stored) != 2 {
+		t.Fatalf("guild.commands.set: %+v; slashd lists %+v", set.Commands, stored)
+	}
+	for _, c := range set.Commands {
+		if s := stored[c.Name]; s.ID != c.ID || s.Type != c.Type || s.Version != c.Version || c.GuildID != g.guild {
+			t.Errorf("guild.commands.set resolved %+v; slashd lists %+v", c, s)
+		}
+	}
+	g.bot.do(t, "fetchGuildCommands", nil, &fetched)
+	if len(fetched.Commands) != 2 || !slices.ContainsFunc(fetched.Commands, func(c command) bool { return c.ID == stored["echo"].ID }) {
+		t.Errorf("guild.commands.fetch: %+v, want %+v", fetched.Commands, stored)
+	}
+	var deleted struct {
+		Deleted string   `json:"deleted"`
+		Cached  []string `json:"cached"`
+	}
+	g.bot.do(t, "deleteGuildCommand", map[string]any{"id": stored["echo"].ID}, &deleted)
+	if deleted.Deleted != stored["echo"].ID || len(deleted.Cached) != 1 {
+		t.Errorf("guild.commands.delete: %+v", deleted)
+	}
+	if left := g.commands(t, g.guild); len(left) != 1 || left[0].Name != "User Information" {
+		t.Errorf("after guild.commands.delete slashd lists %+v", left)
+	}
+}
+
+// applicationFetch: not in the guide; discord.js's ClientApplication#fetch
+// (client.application.fetch(), GET /applications/@me).
+func (g *djsGuide) applicationFetch(t *testing.T) {
+	var app struct {
+		ID          string  `json:"id"`
+		Name        string  `json:"name"`
+		BotPublic   bool    `json:"botPublic"`
+		OwnerID     string  `json:"ownerId"`
+		Flags       string  `json:"flags"`
+		VerifyKey   string  `json:"verifyKey"`
+		Bot         string  `json:"bot"`
+		EndpointURL *string `json:"interactionsEndpointURL"`
+	}
+	g.bot.do(t, "fetchApplication", nil, &app)
+	if app.ID != g.app || app.Name != "testapp" || app.OwnerID != g.e.App.OwnerUserID || app.Bot != g.app ||
+		app.Flags != fmt.Sprint(djsFlagGuildMembersLimited) || app.VerifyKey != g.e.App.PublicKey || app.EndpointURL != nil {
+		t.Errorf("client.application.fetch(): %+v", app)
+	}
+}
+
+// permissionsFetch: not in the guide; the owner edits a command's
+// permissions (the bot gets APPLICATION_COMMAND_PERMISSIONS_UPDATE), and
+// discord.js's ApplicationCommandPermissionsManager#fetch
+// (client.application.commands.permissions.fetch({ guild })) reads them.
+func (g *djsGuide) permissionsFetch(t *testing.T) {
 	// The guild owner (a Bearer token with
-	// applications.commands.permissions.update) restricts /echo to alice:
+	// applications.commands.permissions.update) lets alice use /ban:
 	// the bot gets APPLICATION_COMMAND_PERMISSIONS_UPDATE.
-	r = e.Do("PUT", "/api/v10/applications/"+app+"/guilds/"+guild+"/commands/"+cmd.ID+"/permissions", e.Owner(),
-		map[string]any{"permissions": []map[string]any{{"id": member.ID, "type": 2, "permission": true}}})
+	ban := g.cmds["ban"].ID
+	r := g.e.Do("PUT", "/api/v10/applications/"+g.app+"/guilds/"+g.guild+"/commands/"+ban+"/permissions", g.e.Owner(),
+		permissionsBody(g.member, true))
 	if r.Status != 200 {
 		t.Fatalf("edit permissions: %d %s", r.Status, r.Body)
 	}
-	var perms struct {
-		ID            string `json:"id"`
-		GuildID       string `json:"guildId"`
-		ApplicationID string `json:"applicationId"`
-		Permissions   []struct {
-			ID         string `json:"id"`
-			Type       int    `json:"type"`
-			Permission bool   `json:"permission"`
-		} `json:"permissions"`
+	type overwrite struct {
+		ID         string `json:"id"`
+		Type       int    `json:"type"`
+		Permission bool   `json:"permission"`
 	}
-	bot.wait("applicationCommandPermissionsUpdate", 5*time.Second, &perms)
-	if perms.ID != cmd.ID || perms.GuildID != guild || perms.ApplicationID != app || len(perms.Permissions) != 1 ||
-		perms.Permissions[0].ID != member.ID || perms.Permissions[0].Type != 2 || !perms.Permissions[0].Permission {
-		t.Errorf("applicationCommandPermissionsUpdate: %+v", perms)
+	var update struct {
+		ID            string      `json:"id"`
+		GuildID       string      `json:"guildId"`
+		ApplicationID string      `json:"applicationId"`
+		Permissions   []overwrite `json:"permissions"`
 	}
+	g.bot.wait(t, "applicationCommandPermissionsUpdate", djsWait, &update)
+	want := []overwrite{{ID: g.member, Type: 2, Permission: true}}
+	if update.ID != ban || update.GuildID != g.guild || update.ApplicationID != g.app || !slices.Equal(update.Permissions, want) {
+		t.Errorf("applicationCommandPermissionsUpdate: %+v", update)
+	}
+	var fetched struct {
+		Permissions map[string][]overwrite `json:"permissions"`
+	}
+	g.bot.do(t, "fetchPermissions", nil, &fetched)
+	if len(fetched.Permissions) != 1 || !slices.Equal(fetched.Permissions[ban], want) {
+		t.Errorf("client.application.commands.permissions.fetch({ guild }): %+v, want %s: %+v", fetched.Permissions, ban, want)
+	}
+}
 
+// membersFetch: not in the guide but its FAQ ("How do I find all online
+// members of a guild?"); discord.js's GuildMemberManager#fetch with no
+// arguments (guild.members.fetch(), gateway op 8) gets every member.
+func (g *djsGuide) membersFetch(t *testing.T) {
+	var fetched struct {
+		Members []struct {
+			ID       string `json:"id"`
+			Username string `json:"username"`
+			JoinedAt string `json:"joinedAt"`
+		} `json:"members"`
+	}
+	g.bot.do(t, "fetchMembers", nil, &fetched)
+	var members []struct {
+		UserID   string    `json:"user_id"`
+		JoinedAt time.Time `json:"joined_at"`
+	}
+	djsAdmin(t, g.e, "GET", "/guilds/"+g.guild+"/members", nil, 200, &members)
+	got := map[string]string{}
+	for _, m := range fetched.Members {
+		got[m.ID] = m.JoinedAt
+	}
+	if len(got) != len(members) {
+		t.Errorf("guild.members.fetch(): %+v, want the %d members", fetched.Members, len(members))
+	}
+	for _, m := range members {
+		joined, err := time.Parse(time.RFC3339Nano, got[m.UserID])
+		if err != nil || !joined.Equal(m.JoinedAt.Truncate(time.Millisecond)) {
+			t.Errorf("guild.members.fetch(): member %s joined %q, want %v", m.UserID, got[m.UserID], m.JoinedAt)
+		}
+	}
+}
+
+// gateway: the connection itself. discord.js heartbeats (its first one
+// after a random part of the interval) and reads the ACKs; nothing made
+// it reconnect or warn.
+func (g *djsGuide) gateway(t *testing.T) {
 	// discord.js heartbeats (its first one after a random part of the
 	// interval) and reads the ACKs; nothing made it reconnect.
 	var ack struct {
 		Latency int `json:"latency"`
 	}
-	bot.wait("heartbeatAck", 5*time.Second, &ack)
+	g.bot.wait(t, "heartbeatAck", djsWait, &ack)
 	if ack.Latency < 0 {
 		t.Errorf("heartbeat ACK: latency %d", ack.Latency)
 	}
-	for _, trouble := range []string{"shardDisconnect", "shardReconnecting", "shardResume", "invalidated"} {
-		if n := bot.count(trouble); n != 0 {
-			t.Errorf("discord.js reported %s %d times before it was stopped", trouble, n)
+	for _, trouble := range []string{"shardDisconnect", "shardReconnecting", "shardResume", "invalidated", "warn", "warning"} {
+		if n := g.bot.count(trouble); n != 0 {
+			t.Errorf("discord.js reported %s %d times: %s", trouble, n, g.bot.all(trouble))
 		}
 	}
+}
 
-	// Closing stdin: client.destroy() closes the websocket with 1000, which
-	// ends the session.
-	bot.stop(5 * time.Second)
-	deadline := time.Now().Add(2 * time.Second)
-	for e.API.Gateway().Sessions() != 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
+// djsTokenOf is the interaction token discord.js used for interaction id:
+// the path of its first callback.
+func djsTokenOf(t *testing.T, p *djsProc, id string) string {
+	t.Helper()
+	prefix := "/interactions/" + id + "/"
+	for _, r := range p.rest(t) {
+		if rest, ok := strings.CutPrefix(r.Path, prefix); ok {
+			if token, ok := strings.CutSuffix(rest, "/callback"); ok {
+				return token
+			}
+		}
 	}
-	if n := e.API.Gateway().Sessions(); n != 0 {
-		t.Errorf("gateway sessions after client.destroy(): %d, want 0", n)
-	}
-	if d := time.Since(start); d > 15*time.Second {
-		t.Errorf("the discord.js test took %v, want < 15 s", d)
-	}
+	t.Fatalf("discord.js made no callback for interaction %s", id)
+	return ""
+}
+
+// wantCallback checks that discord.js answered interaction id through the
+// callback endpoint and got status (204 unless it asked for the response).
+func (g *djsGuide) wantCallback(t *testing.T, id string, status int) {
+	t.Helper()
+	g.bot.wantREST(t, "POST", "/interactions/"+id+"/"+djsTokenOf(t, g.bot, id)+"/callback", status)
 }
 
 // djsProxy is the network between node and slashd in the resume test: a
@@ -674,7 +1579,7 @@ func (p *djsProxy) close() {
 	p.wg.Wait()
 }
 
-// djsDispatch is a gateway dispatch as discord.js received it (bot.mjs's
+// djsDispatch is a gateway dispatch as discord.js received it (bot.js's
 // "dispatch" lines).
 type djsDispatch struct {
 	T         string `json:"t"`
@@ -683,47 +1588,42 @@ type djsDispatch struct {
 	ResumeURL string `json:"resumeURL"`
 }
 
-func (b *discordjsBot) dispatches() []djsDispatch {
-	b.t.Helper()
+func (p *djsProc) dispatches(t *testing.T) []djsDispatch {
+	t.Helper()
 	var out []djsDispatch
-	for _, raw := range b.all("dispatch") {
+	for _, raw := range p.all("dispatch") {
 		var d djsDispatch
-		if err := json.Unmarshal(raw, &d); err != nil {
-			b.t.Fatalf("decode %s: %v", raw, err)
-		}
+		djsDecode(t, raw, &d)
 		out = append(out, d)
 	}
 	return out
 }
 
-// TestDiscordJSResume cuts discord.js's gateway connection the way a
+// TestDiscordJSResume cuts the guide's bot's gateway connection the way a
 // network failure does (TCP closed both ways, no close frame) and holds
 // its reconnection while a permissions update and an interaction are
-// published. discord.js reads close 1006, reconnects to
-// resume_gateway_url and resumes (op 6 with READY's session and the last
-// sequence it had), gets both events replayed, then RESUMED, and answers
-// the interaction while the member's invoke still waits; it never
-// identifies again, and nothing is delivered twice.
+// published. discord.js, on its default options, reads close 1006,
+// reconnects to resume_gateway_url and resumes (op 6 with READY's session
+// and the last sequence it had), gets both events replayed, then RESUMED,
+// and answers the interaction (the guide's echo, "Advanced command
+// creation": required options) while the member's invoke still waits; it
+// never identifies again, and nothing is delivered twice.
 func TestDiscordJSResume(t *testing.T) {
 	t.Parallel()
 	nodeForDiscordJS(t)
 	start := time.Now()
 	e := testenv.New(t, func(c *api.Config) { c.Gateway.HeartbeatInterval = 2 * time.Second })
 	w := newGWWorld(t, e)
+	djsAllowMembersIntent(t, e)
 	r := e.Do("POST", "/api/v10/applications/"+w.app+"/guilds/"+w.guild+"/commands", e.Bot(), map[string]any{
-		"name": "echo", "description": "Echo some text", "options": []map[string]any{
-			{"type": 3, "name": "text", "description": "What to say", "required": true},
+		"name": "echo", "description": "Replies with your input!", "options": []map[string]any{
+			{"type": 3, "name": "input", "description": "The input to echo back", "required": true},
 		},
 	})
 	if r.Status != 201 {
 		t.Fatalf("create command: %d %s", r.Status, r.Body)
 	}
-	var cmd struct {
-		ID      string `json:"id"`
-		Name    string `json:"name"`
-		Type    int    `json:"type"`
-		Version string `json:"version"`
-	}
+	var cmd djsCommand
 	r.JSON(t, &cmd)
 	// The overwrite toggled is the owner's, so that the member may still
 	// run the command.
@@ -745,19 +1645,22 @@ func TestDiscordJSResume(t *testing.T) {
 	checkPerms := func(raw json.RawMessage, allow bool) {
 		t.Helper()
 		var p permsUpdate
-		if err := json.Unmarshal(raw, &p); err != nil {
-			t.Fatalf("decode %s: %v", raw, err)
-		}
+		djsDecode(t, raw, &p)
 		if p.ID != cmd.ID || len(p.Permissions) != 1 || p.Permissions[0].ID != e.App.OwnerUserID ||
 			p.Permissions[0].Permission != allow {
 			t.Errorf("applicationCommandPermissionsUpdate %s, want the owner's overwrite set to %v", raw, allow)
 		}
 	}
+	// nthPerms waits for the nth applicationCommandPermissionsUpdate.
+	nthPerms := func(bot *djsProc, n int) json.RawMessage {
+		t.Helper()
+		return bot.nth(t, gatewayTimeout, "applicationCommandPermissionsUpdate", n)
+	}
 
 	proxy := newDJSProxy(t, e)
-	bot := startDiscordJSAt(t, e, proxy.URL+"/api")
-	bot.wait("ready", 10*time.Second, nil)
-	ds := bot.dispatches()
+	bot := startDJS(t, e, proxy.URL+"/api", djsBot)
+	bot.wait(t, "ready", djsWait, nil)
+	ds := bot.dispatches(t)
 	if len(ds) == 0 || ds[0].T != "READY" || ds[0].SessionID == "" {
 		t.Fatalf("dispatches before ready: %+v, want READY first", ds)
 	}
@@ -771,10 +1674,8 @@ func TestDiscordJSResume(t *testing.T) {
 	// One event before the drop, so that the resume starts from a sequence
 	// beyond READY and GUILD_CREATE.
 	setPerms(true)
-	var raw json.RawMessage
-	bot.wait("applicationCommandPermissionsUpdate", gatewayTimeout, &raw)
-	checkPerms(raw, true)
-	before := bot.dispatches()
+	checkPerms(nthPerms(bot, 1), true)
+	before := bot.dispatches(t)
 	last := before[len(before)-1]
 	if last.T != "APPLICATION_COMMAND_PERMISSIONS_UPDATE" {
 		t.Fatalf("last dispatch before the cut: %+v", last)
@@ -790,21 +1691,19 @@ func TestDiscordJSResume(t *testing.T) {
 	setPerms(false)
 	done := w.invoke(map[string]any{"type": 2, "application_id": w.app, "guild_id": w.guild, "channel_id": w.channel,
 		"data": map[string]any{"id": cmd.ID, "name": cmd.Name, "type": cmd.Type, "version": cmd.Version,
-			"options": []map[string]any{{"type": 3, "name": "text", "value": "again"}}}})
+			"options": []map[string]any{{"type": 3, "name": "input", "value": "again"}}}})
 	w.awaitBusInteraction(t, bus, done)
 	proxy.link.release()
 
-	got := bot.waitAll(gatewayTimeout, "shardResume", "applicationCommandPermissionsUpdate", "interactionCreate", "replied")
-	msg := w.answer(t, done, "discord.js says again")
-	w.stored(t, msg, "discord.js says again")
-	checkPerms(got["applicationCommandPermissionsUpdate"], false)
-	var ic struct {
-		CommandID string `json:"commandId"`
-		Text      string `json:"text"`
-		UserID    string `json:"userId"`
-	}
-	if err := json.Unmarshal(got["interactionCreate"], &ic); err != nil || ic.CommandID != cmd.ID || ic.Text != "again" || ic.UserID != w.member {
-		t.Errorf("interactionCreate after the resume: %s", got["interactionCreate"])
+	bot.wait(t, "shardResume", gatewayTimeout, nil)
+	perms := nthPerms(bot, 2)
+	msg := w.answer(t, done, "again")
+	w.stored(t, msg, "again")
+	checkPerms(perms, false)
+	var ic djsReported
+	bot.wait(t, "done", gatewayTimeout, &ic)
+	if ic.CommandID != cmd.ID || ic.CommandName != "echo" || ic.UserID != w.member {
+		t.Errorf("the interaction after the resume: %+v", ic)
 	}
 
 	// How discord.js saw the drop: close 1006 (no close frame), to be
@@ -818,7 +1717,7 @@ func TestDiscordJSResume(t *testing.T) {
 			Code int    `json:"code"`
 			Then string `json:"then"`
 		}
-		_ = json.Unmarshal(raw, &c)
+		djsDecode(t, raw, &c)
 		closed = append(closed, c)
 	}
 	if len(closed) != 1 || closed[0].Code != 1006 || closed[0].Then != "resume" {
@@ -840,7 +1739,7 @@ func TestDiscordJSResume(t *testing.T) {
 	// What came after the cut: the two events missed, in order and
 	// numbered on, then RESUMED (which slashd numbers too, so discord.js
 	// counts it among the replayed).
-	after := bot.dispatches()[len(before):]
+	after := bot.dispatches(t)[len(before):]
 	want := []djsDispatch{
 		{T: "APPLICATION_COMMAND_PERMISSIONS_UPDATE", S: last.S + 1},
 		{T: "INTERACTION_CREATE", S: last.S + 2},
@@ -859,15 +1758,15 @@ func TestDiscordJSResume(t *testing.T) {
 	var resumed struct {
 		Replayed int `json:"replayed"`
 	}
-	if err := json.Unmarshal(got["shardResume"], &resumed); err != nil || resumed.Replayed != 3 {
-		t.Errorf("shardResume %s: want 3 replayed (2 missed events and RESUMED)", got["shardResume"])
+	bot.wait(t, "shardResume", gatewayTimeout, &resumed)
+	if resumed.Replayed != 3 {
+		t.Errorf("shardResume replayed %d, want 3 (2 missed events and RESUMED)", resumed.Replayed)
 	}
 	// Nothing is delivered twice: the next update is the next one, and the
 	// interaction came once.
 	setPerms(true)
-	bot.wait("applicationCommandPermissionsUpdate", gatewayTimeout, &raw)
-	checkPerms(raw, true)
-	if ds := bot.dispatches(); len(ds) != len(before)+len(want)+1 || ds[len(ds)-1].S != last.S+4 {
+	checkPerms(nthPerms(bot, 3), true)
+	if ds := bot.dispatches(t); len(ds) != len(before)+len(want)+1 || ds[len(ds)-1].S != last.S+4 {
 		t.Errorf("dispatches: %+v, want %d, the last with s %d", ds, len(before)+len(want)+1, last.S+4)
 	}
 	if n := bot.count("interactionCreate"); n != 1 {
@@ -875,13 +1774,12 @@ func TestDiscordJSResume(t *testing.T) {
 	}
 
 	// The resumed connection lives on: discord.js heartbeats on it and
-	// reads slashd's ACK (an ACK read from here on came after the resume).
-	// By then, a bot that had been told to start over would have
-	// identified again.
+	// reads slashd's ACK (an ACK read after the resume). By then, a bot
+	// that had been told to start over would have identified again.
 	var ack struct {
 		Latency int `json:"latency"`
 	}
-	bot.wait("heartbeatAck", 5*time.Second, &ack)
+	djsDecode(t, bot.nth(t, 5*time.Second, "heartbeatAck", bot.count("heartbeatAck")+1), &ack)
 	if ack.Latency < 0 {
 		t.Errorf("heartbeat ACK after the resume: latency %d", ack.Latency)
 	}
@@ -904,7 +1802,7 @@ func TestDiscordJSResume(t *testing.T) {
 		t.Errorf("resume %s: %v, want READY's session %s, seq %d and identify's token", resumes[0], err, session.SessionID, last.S)
 	}
 	for name, n := range map[string]int{"ready": 1, "shardReady": 1, "shardResume": 1, "shardReconnecting": 1,
-		"shardDisconnect": 0, "invalidated": 0} {
+		"shardDisconnect": 0, "invalidated": 0, "error": 0} {
 		if got := bot.count(name); got != n {
 			t.Errorf("discord.js reported %s %d times, want %d", name, got, n)
 		}
@@ -912,8 +1810,9 @@ func TestDiscordJSResume(t *testing.T) {
 	if n := e.API.Gateway().Sessions(); n != 1 {
 		t.Errorf("gateway sessions after the resume: %d, want 1", n)
 	}
+	bot.cleanREST(t)
 
-	bot.stop(5 * time.Second)
+	bot.stop(t, 5*time.Second)
 	deadline := time.Now().Add(2 * time.Second)
 	for e.API.Gateway().Sessions() != 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)

@@ -1,11 +1,15 @@
 package clienttest
 
+// disgo's REST client on slashd's commands API, made as
+// _examples/pagination/example.go (disgo v0.19.6) makes one,
+// rest.New(rest.NewClient(token)), aimed at slashd with rest.WithURL (the
+// version in the URL). These tests call the command methods the examples
+// do not reach and check what comes back through disgo's own types.
+
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
@@ -21,15 +25,15 @@ import (
 	"github.com/slashd/slashd/internal/testenv"
 )
 
-// newDisgo aims a disgo REST client at e's server the documented way
-// (rest.WithURL with the version in it) and records its exchanges.
+// newDisgo is the example's REST client aimed at e's server. Its
+// http.Client records the exchanges, whose statuses and raw bodies the
+// tests read; the timeout is disgo's default.
 func newDisgo(t *testing.T, e *testenv.Env) (rest.Rest, *rewriteTransport) {
 	t.Helper()
 	rt := &rewriteTransport{base: e.Server.Client().Transport}
 	client := rest.NewClient(e.App.BotToken,
 		rest.WithURL(e.URL+"/api/v10"),
 		rest.WithHTTPClient(&http.Client{Transport: rt, Timeout: 20 * time.Second}),
-		rest.WithLogger(quietLogger()),
 	)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -38,8 +42,6 @@ func newDisgo(t *testing.T, e *testenv.Env) (rest.Rest, *rewriteTransport) {
 	})
 	return rest.New(client), rt
 }
-
-func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
 
 func ids(t *testing.T, e *testenv.Env) (app, guild snowflake.ID) {
 	t.Helper()
@@ -77,7 +79,6 @@ func TestDisgoBotToken(t *testing.T) {
 	e := testenv.New(t)
 	app, guild := ids(t, e)
 	client, err := disgo.New(e.App.BotToken,
-		bot.WithLogger(quietLogger()),
 		bot.WithRestClientConfigOpts(rest.WithURL(e.URL+"/api/v10")),
 	)
 	if err != nil {

@@ -1,18 +1,20 @@
 package clienttest
 
-// A discordgo bot on slashd's gateway, built the way its README does it:
-// discordgo.New("Bot "+token), handlers, session.Open(). It is aimed at
-// the test server through its http.Client (rewriteTransport: GET
-// /api/v9/gateway tells it where the websocket is) and its websocket
-// Dialer (netLink), never through discordgo's package-global endpoints.
-// discordgo keeps its defaults: API v9, Identify compress:true, intents
-// IntentsAllWithoutPrivileged, handlers in their own goroutines.
+// A discordgo bot on slashd's gateway, built as
+// examples/slash_commands/main.go (discordgo v0.29.0) builds it:
+// discordgo.New("Bot " + token), an InteractionCreate handler routing
+// commands by name, s.Open(), commands created with s.State.User.ID. It is
+// aimed at the test server through its http.Client (exampleSession: GET
+// /api/v9/gateway tells it where the websocket is) and keeps every
+// default (API v9, state on, Identify compress:true and intents
+// IntentsAllWithoutPrivileged, handlers in their own goroutines). Its
+// websocket Dialer is the one addition, for a reason that is not slashd's:
+// it dials through netLink, so that the test sees what discordgo sends and
+// can drop the connection the way a network failure does.
 
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"sync/atomic"
 	"testing"
 
 	"github.com/bwmarrin/discordgo"
@@ -20,8 +22,11 @@ import (
 	"github.com/slashd/slashd/internal/testenv"
 )
 
-// dgoBot is a connected discordgo bot that answers every command with
-// "pong N" (N counts its answers) and reports what it receives.
+// basicCommandAnswer is examples/slash_commands' answer to basic-command.
+const basicCommandAnswer = "Hey there! Congratulations, you just executed your first slash command"
+
+// dgoBot is a connected discordgo bot with the slash_commands example's
+// basic-command, which reports what it receives.
 type dgoBot struct {
 	s            *discordgo.Session
 	link         *netLink
@@ -31,42 +36,68 @@ type dgoBot struct {
 	answered     chan error // InteractionRespond's result, one per interaction
 	perms        chan *discordgo.ApplicationCommandPermissionsUpdate
 	resumed      chan *discordgo.Resumed
-	n            atomic.Int64
 }
 
 func startDiscordgoBot(t *testing.T, e *testenv.Env) *dgoBot {
 	t.Helper()
-	s, _ := newDiscordgo(t, e, "Bot "+e.App.BotToken)
+	s := exampleSession(t, e)
 	b := &dgoBot{s: s, link: newNetLink(),
 		ready: make(chan *discordgo.Ready, 8), guilds: make(chan *discordgo.GuildCreate, 8),
 		interactions: make(chan *discordgo.InteractionCreate, 8), answered: make(chan error, 8),
 		perms: make(chan *discordgo.ApplicationCommandPermissionsUpdate, 8), resumed: make(chan *discordgo.Resumed, 8)}
 	s.Dialer = b.link.dialer()
-	s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) { b.ready <- r })
-	s.AddHandler(func(_ *discordgo.Session, g *discordgo.GuildCreate) { b.guilds <- g })
+	commandHandlers := map[string]func(s *discordgo.Session, i *discordgo.InteractionCreate){
+		"basic-command": func(s *discordgo.Session, i *discordgo.InteractionCreate) {
+			b.interactions <- i
+			b.answered <- s.InteractionRespond(i.Interaction, &discordgo.InteractionResponse{
+				Type: discordgo.InteractionResponseChannelMessageWithSource,
+				Data: &discordgo.InteractionResponseData{Content: basicCommandAnswer},
+			})
+		},
+	}
+	s.AddHandler(func(s *discordgo.Session, i *discordgo.InteractionCreate) {
+		if h, ok := commandHandlers[i.ApplicationCommandData().Name]; ok {
+			h(s, i)
+		}
+	})
+	// The state keeps READY's and GUILD_CREATE's guilds and changes them
+	// from its own goroutine: the test reads copies made under the
+	// state's lock, as discordgo's State documents.
+	s.AddHandler(func(s *discordgo.Session, r *discordgo.Ready) {
+		s.State.RLock()
+		defer s.State.RUnlock()
+		seen := *r
+		seen.Guilds = nil
+		for _, g := range r.Guilds {
+			c := *g
+			seen.Guilds = append(seen.Guilds, &c)
+		}
+		b.ready <- &seen
+	})
+	s.AddHandler(func(s *discordgo.Session, g *discordgo.GuildCreate) {
+		s.State.RLock()
+		defer s.State.RUnlock()
+		seen := *g.Guild
+		seen.Channels = nil
+		for _, ch := range g.Channels {
+			c := *ch
+			seen.Channels = append(seen.Channels, &c)
+		}
+		b.guilds <- &discordgo.GuildCreate{Guild: &seen}
+	})
 	s.AddHandler(func(_ *discordgo.Session, r *discordgo.Resumed) { b.resumed <- r })
 	s.AddHandler(func(_ *discordgo.Session, p *discordgo.ApplicationCommandPermissionsUpdate) { b.perms <- p })
-	s.AddHandler(func(s *discordgo.Session, i *discordgo.InteractionCreate) {
-		b.interactions <- i
-		b.answered <- s.InteractionRespond(i.Interaction, &discordgo.InteractionResponse{
-			Type: discordgo.InteractionResponseChannelMessageWithSource,
-			Data: &discordgo.InteractionResponseData{Content: fmt.Sprintf("pong %d", b.n.Add(1))},
-		})
-	})
-	if err := s.Open(); err != nil {
-		t.Fatalf("discordgo Open: %v", err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
+	open(t, s)
 	t.Cleanup(b.link.release) // runs first: a failed test may leave dials held
 	return b
 }
 
-// command registers the guild command "ping" through discordgo.
+// command registers basic-command in the guild, as the example does.
 func (b *dgoBot) command(t *testing.T, w *gwWorld) *discordgo.ApplicationCommand {
 	t.Helper()
-	cmd, err := b.s.ApplicationCommandCreate(w.app, w.guild, &discordgo.ApplicationCommand{Name: "ping", Description: "Ping the bot"})
+	cmd, err := b.s.ApplicationCommandCreate(b.s.State.User.ID, w.guild, &discordgo.ApplicationCommand{Name: "basic-command", Description: "Basic command"})
 	if err != nil {
-		t.Fatalf("create command: %v", err)
+		t.Fatalf("Cannot create 'basic-command' command: %v", err)
 	}
 	return cmd
 }
@@ -86,7 +117,7 @@ func (b *dgoBot) handled(t *testing.T, w *gwWorld, cmd *discordgo.ApplicationCom
 	if i.Member == nil || i.Member.User == nil || i.Member.User.ID != w.member {
 		t.Errorf("interaction member: %+v", i.Member)
 	}
-	if d := i.ApplicationCommandData(); d.ID != cmd.ID || d.Name != "ping" || d.CommandType != discordgo.ChatApplicationCommand {
+	if d := i.ApplicationCommandData(); d.ID != cmd.ID || d.Name != "basic-command" || d.CommandType != discordgo.ChatApplicationCommand {
 		t.Errorf("interaction data: %+v", d)
 	}
 }
@@ -138,8 +169,8 @@ func TestDiscordgoGatewayInteraction(t *testing.T) {
 	cmd := b.command(t, w)
 	done := w.invoke(w.invocationBody(cmd.ID, cmd.Name, cmd.Version))
 	b.handled(t, w, cmd)
-	msg := w.answer(t, done, "pong 1")
-	w.stored(t, msg, "pong 1")
+	msg := w.answer(t, done, basicCommandAnswer)
+	w.stored(t, msg, basicCommandAnswer)
 
 	// A permissions edit (the owner's Bearer token, through discordgo)
 	// reaches the bot as APPLICATION_COMMAND_PERMISSIONS_UPDATE.
@@ -213,8 +244,8 @@ func TestDiscordgoGatewayResume(t *testing.T) {
 		t.Errorf("replayed update: %+v", p.GuildApplicationCommandPermissions)
 	}
 	b.handled(t, w, cmd)
-	msg := w.answer(t, done, "pong 1")
-	w.stored(t, msg, "pong 1")
+	msg := w.answer(t, done, basicCommandAnswer)
+	w.stored(t, msg, basicCommandAnswer)
 
 	resumes := b.link.payloads(6)
 	if len(resumes) != 1 {

@@ -26,16 +26,40 @@ import (
 // few seconds: the shadows of a node gone silent count as disconnected
 // from then, and expire after the resume window.
 //
+// A dispatch that answers one session (GUILD_MEMBERS_CHUNK, RATE_LIMITED)
+// goes through the bus too, addressed to the session
+// (GATEWAY_SESSION_DISPATCH): every node's copy of the session numbers
+// it where it comes in the log, as it numbers the bus's other events.
+// Its data travels in pieces of at most dispatchPieceBytes, which keeps
+// each bus message far below NATS's 1 MB limit however large a chunk of
+// members is; the session takes the dispatch once its last piece is in.
+//
 // The order must be the same on every node: the in-process bus and an
 // ordered natsbus (a JetStream stream) give that; core NATS does not.
 
 // Control events of the gateway, carried by the bus with the dispatches.
 const (
-	eventSessionStart   = "GATEWAY_SESSION_START"
-	eventSessionEnd     = "GATEWAY_SESSION_END"
-	eventSessionResumed = "GATEWAY_SESSION_RESUMED"
-	eventNodeAlive      = "GATEWAY_NODE_ALIVE"
+	eventSessionStart    = "GATEWAY_SESSION_START"
+	eventSessionEnd      = "GATEWAY_SESSION_END"
+	eventSessionResumed  = "GATEWAY_SESSION_RESUMED"
+	eventNodeAlive       = "GATEWAY_NODE_ALIVE"
+	eventSessionDispatch = "GATEWAY_SESSION_DISPATCH"
 )
+
+// dispatchPieceBytes bounds the data one GATEWAY_SESSION_DISPATCH carries.
+const dispatchPieceBytes = 256 << 10
+
+// dispatchPiece is a GATEWAY_SESSION_DISPATCH's data: piece Piece of
+// Pieces of the data of dispatch ID, named Name, to session Session.
+type dispatchPiece struct {
+	Session string `json:"session"`
+	Node    string `json:"node"`
+	ID      string `json:"id"`
+	Name    string `json:"t"`
+	Piece   int    `json:"piece"`
+	Pieces  int    `json:"pieces"`
+	Data    []byte `json:"data"`
+}
 
 // sessionEvent is the data of the session control events.
 type sessionEvent struct {
@@ -76,8 +100,45 @@ func (g *Gateway) publish(t string, se sessionEvent) {
 	}
 }
 
+// dispatchTo numbers a dispatch in session s's sequence: through the
+// bus when there is one, so that every node's copy of s numbers it alike.
+func (g *Gateway) dispatchTo(s *session, name string, data []byte) {
+	if g.bus == nil {
+		s.dispatch(name, data)
+		return
+	}
+	id, err := newSessionID()
+	if err != nil {
+		g.log.Error("gateway: dispatch id", "err", err)
+		return
+	}
+	pieces := max((len(data)+dispatchPieceBytes-1)/dispatchPieceBytes, 1)
+	for i := range pieces {
+		piece := data[i*dispatchPieceBytes : min((i+1)*dispatchPieceBytes, len(data))]
+		g.bus.Publish(context.Background(), event.Event{Type: eventSessionDispatch, ApplicationID: s.appID,
+			Data: dispatchPiece{Session: s.id, Node: g.cfg.Node, ID: id, Name: name, Piece: i, Pieces: pieces, Data: piece}})
+	}
+}
+
+// sessionDispatch applies a piece of a dispatch addressed to a session.
+func (g *Gateway) sessionDispatch(e event.Event) {
+	var p dispatchPiece
+	if event.DecodeData(e.Data, &p) != nil || p.Name == "" {
+		return
+	}
+	if s := g.session(p.Session); s != nil {
+		if data, whole := s.assemble(p); whole {
+			s.dispatch(p.Name, data)
+		}
+	}
+}
+
 // control applies a control event from the bus.
 func (g *Gateway) control(e event.Event) {
+	if e.Type == eventSessionDispatch {
+		g.sessionDispatch(e)
+		return
+	}
 	se, ok := decodeControl(e.Data)
 	if !ok {
 		return

@@ -153,11 +153,13 @@ func (c *conn) handle(op int, d json.RawMessage) (websocket.StatusCode, string) 
 		return c.identify(d)
 	case opResume:
 		return c.resume(d)
-	case opPresenceUpdate, opVoiceState, opRequestMembers, opSoundboard:
+	case opRequestMembers:
+		return c.requestMembers(d)
+	case opPresenceUpdate, opVoiceState, opSoundboard:
 		if c.session() == nil {
 			return CloseNotAuthenticated, ""
 		}
-		return 0, "" // accepted; slashd has no presences, voice or member lists to send
+		return 0, "" // accepted; slashd has no presences, voice or soundboard to send
 	}
 	return CloseUnknownOpcode, ""
 }

@@ -2,7 +2,7 @@
 // unmodified libraries (discordgo, discord.js, disgo), identify with their
 // bot token, and receive INTERACTION_CREATE (for apps without an
 // Interactions Endpoint URL) and APPLICATION_COMMAND_PERMISSIONS_UPDATE
-// from the internal event bus, with sequence numbers, heartbeats, resume
+// from the internal event bus, GUILD_MEMBERS_CHUNK when they ask (op 8), with sequence numbers, heartbeats, resume
 // and the real gateway's close codes (api-facts §6).
 //
 // Sessions live in this process's memory: a dropped connection can resume
@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/slashd/slashd/internal/event"
+	"github.com/slashd/slashd/internal/ratelimit"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 
@@ -34,6 +35,29 @@ type Directory interface {
 	// Guilds returns the guilds the app's bot is in, each as the
 	// GUILD_CREATE object the libraries read.
 	Guilds(ctx context.Context, appID snowflake.ID) ([]Guild, error)
+	// Members returns the members q selects of a guild the app's bot is
+	// in, by user id, each as GUILD_CREATE renders a member;
+	// ErrUnknownGuild if the bot is not in the guild (or there is none).
+	Members(ctx context.Context, appID, guildID snowflake.ID, q MemberQuery) ([]Member, error)
+}
+
+// ErrUnknownGuild is what a Directory returns for a guild its bot is not
+// in.
+var ErrUnknownGuild = errors.New("the bot is not in the guild")
+
+// MemberQuery selects members: with UserIDs not nil, those users;
+// otherwise those whose username starts with Prefix, case-insensitively
+// ("" for all), at most Limit of them (0: no limit).
+type MemberQuery struct {
+	UserIDs []snowflake.ID
+	Prefix  string
+	Limit   int
+}
+
+// Member is one member of a guild.
+type Member struct {
+	UserID snowflake.ID
+	Object json.RawMessage // the guild member object
 }
 
 // Bot is an application as the gateway sees it.
@@ -67,6 +91,13 @@ type Config struct {
 	MaxPayload int
 	// GuildsPerShard is how many guilds a shard may hold before 4011.
 	GuildsPerShard int
+	// MemberRequestWindow is how often a bot may ask for all the members
+	// of one guild (op 8 with query "" and limit 0: once per 30 s); more
+	// are answered RATE_LIMITED.
+	MemberRequestWindow time.Duration
+	// Limiter counts those requests (nil: in this process). A limiter
+	// the nodes share makes the limit hold across a cluster.
+	Limiter ratelimit.Checker
 	// Node names this process among the nodes sharing the bus (random
 	// when empty).
 	Node   string
@@ -77,7 +108,8 @@ type Config struct {
 // DefaultConfig is the real gateway's numbers.
 func DefaultConfig() Config {
 	return Config{HeartbeatInterval: 41250 * time.Millisecond, ResumeWindow: 5 * time.Minute, ReplayLimit: 1000,
-		SendLimit: 120, SendWindow: time.Minute, MaxPayload: 4096, GuildsPerShard: 2500}
+		SendLimit: 120, SendWindow: time.Minute, MaxPayload: 4096, GuildsPerShard: 2500,
+		MemberRequestWindow: 30 * time.Second}
 }
 
 // Gateway accepts connections and dispatches events to their sessions.
@@ -118,8 +150,14 @@ func New(cfg Config, dir Directory, bus event.Bus) *Gateway {
 	if cfg.GuildsPerShard <= 0 {
 		cfg.GuildsPerShard = def.GuildsPerShard
 	}
+	if cfg.MemberRequestWindow <= 0 {
+		cfg.MemberRequestWindow = def.MemberRequestWindow
+	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.Limiter == nil {
+		cfg.Limiter = ratelimit.Local{L: ratelimit.New(cfg.Now)}
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -85,6 +85,7 @@ func dialURL(t *testing.T, u string) *client {
 	if err != nil {
 		t.Fatalf("dial %s: %v", u, err)
 	}
+	ws.SetReadLimit(8 << 20) // a chunk of 1000 members is larger than the default 32 KiB
 	t.Cleanup(func() { _ = ws.Close(websocket.StatusNormalClosure, "") })
 	return &client{t: t, ws: ws}
 }

@@ -29,6 +29,11 @@ type session struct {
 	conn    *conn
 	leftAt  time.Time // when the last connection went away
 	dead    bool      // invalidated: cannot be resumed
+
+	// A dispatch addressed to the session whose pieces are coming in.
+	pieceID   string
+	nextPiece int
+	pieces    []byte
 }
 
 // entry is one dispatch as sent, kept for replay.
@@ -117,6 +122,33 @@ func (s *session) dispatch(t string, data []byte) {
 	if c != nil {
 		c.notify()
 	}
+}
+
+// assemble takes one piece of a dispatch addressed to the session and
+// returns the dispatch's data once its last piece is in. Pieces come in
+// order; a piece that does not follow the one before (its dispatch's
+// first pieces went missing, or another dispatch began) is dropped, the
+// same way on every node.
+func (s *session) assemble(p dispatchPiece) ([]byte, bool) {
+	if p.Pieces <= 1 {
+		return p.Data, p.Piece == 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case p.Piece == 0:
+		s.pieceID, s.nextPiece, s.pieces = p.ID, 0, nil
+	case p.ID != s.pieceID || p.Piece != s.nextPiece:
+		return nil, false
+	}
+	s.pieces = append(s.pieces, p.Data...)
+	s.nextPiece++
+	if s.nextPiece < p.Pieces {
+		return nil, false
+	}
+	data := s.pieces
+	s.pieceID, s.nextPiece, s.pieces = "", 0, nil
+	return data, true
 }
 
 // trim forgets old dispatches: it keeps limit of them besides the newest

@@ -13,12 +13,26 @@ import (
 // (type 5). The client's body: {type: 5, application_id, guild_id?,
 // channel_id, data: {id, custom_id, components}}, where data.id is the id
 // of the interaction the app answered with the modal (slashd's stand-in
-// for the real client's modal id) and components are the modal's action
-// rows with each text input's value: [{type: 1, components: [{type: 4,
-// custom_id, value}]}].
+// for the real client's modal id) and components hold what the user
+// entered, in the shape the modal was built with: a label (type 18)
+// around a text input's value or a select menu's values, [{type: 18,
+// component: {type: 4, custom_id, value}}, {type: 18, component: {type:
+// 3, custom_id, values}}], or, the older form, an action row around a
+// text input, [{type: 1, components: [{type: 4, custom_id, value}]}].
+// Text displays (type 10) hold nothing to submit and are skipped.
 
-// ComponentTextInput is the only input a modal holds here.
+// ComponentTextInput is a modal's text input; modals also hold select
+// menus (the Component*Select types), inside labels.
 const ComponentTextInput = 4
+
+// Layout components a modal submission holds inputs in.
+const (
+	componentActionRow = 1
+	componentLabel     = 18
+)
+
+var modalInputTypes = []int{ComponentTextInput, ComponentStringSelect, ComponentUserSelect,
+	ComponentRoleSelect, ComponentMentionableSelect, ComponentChannelSelect}
 
 // Errors of modal submissions.
 const (
@@ -40,28 +54,36 @@ type ModalInvocation struct {
 	Inputs        []ModalInput
 }
 
-// ModalInput is a submitted text input.
+// ModalInput is one submitted input: a text input's value or a select
+// menu's values, and whether it came in a label or an action row.
 type ModalInput struct {
+	Type     int // ComponentTextInput or a select menu type
 	CustomID string
-	Value    string
+	Value    string   // text inputs
+	Values   []string // select menus
+	InLabel  bool
 }
 
 // ModalData is the data object a MODAL_SUBMIT interaction carries to the
 // app.
 type ModalData struct {
-	CustomID   string           `json:"custom_id"`
-	Components []modalActionRow `json:"components"`
+	CustomID   string      `json:"custom_id"`
+	Components []modalItem `json:"components"`
 }
 
-type modalActionRow struct {
-	Type       int              `json:"type"`
-	Components []modalTextValue `json:"components"`
+// modalItem is a label or an action row of a submission, as the app gets
+// it.
+type modalItem struct {
+	Type       int          `json:"type"`
+	Components []modalValue `json:"components,omitempty"`
+	Component  *modalValue  `json:"component,omitempty"`
 }
 
-type modalTextValue struct {
-	Type     int    `json:"type"`
-	CustomID string `json:"custom_id"`
-	Value    string `json:"value"`
+type modalValue struct {
+	Type     int       `json:"type"`
+	CustomID string    `json:"custom_id"`
+	Value    *string   `json:"value,omitempty"`
+	Values   *[]string `json:"values,omitempty"`
 }
 
 // ParseModalInvocation reads a decoded type-5 body.
@@ -88,47 +110,71 @@ func ParseModalInvocation(v any) (ModalInvocation, error) {
 		inv.CustomID, _ = d.StrLen("custom_id", 1, MaxCustomIDLength)
 	}
 	if d.Require("components") {
-		if rows, ok := d.List("components"); ok {
-			inv.Inputs = readModalRows(rows, d.At("components"))
+		if items, ok := d.List("components"); ok {
+			inv.Inputs = readModalItems(items, d.At("components"))
 		}
 	}
 	return inv, errs.Err()
 }
 
-func readModalRows(rows []any, at *apierr.Fields) []ModalInput {
-	if len(rows) > MaxModalComponents {
+// readModalItems reads a submission's labels and action rows.
+func readModalItems(items []any, at *apierr.Fields) []ModalInput {
+	if len(items) > MaxModalComponents {
 		at.Add(form.CodeMaxLength, form.MsgMaxLength(MaxModalComponents))
 		return nil
 	}
 	var out []ModalInput
-	for i, r := range rows {
-		row, ok := form.AsObject(r, at.At(i))
+	for i, it := range items {
+		item, ok := form.AsObject(it, at.At(i))
 		if !ok {
 			continue
 		}
-		if !row.Require("components") {
-			continue
-		}
-		items, ok := row.List("components")
-		if !ok {
-			continue
-		}
-		for j, it := range items {
-			o, ok := form.AsObject(it, at.At(i, "components", j))
+		switch {
+		case item.Has("component"): // a label
+			raw, _ := item.Value("component")
+			if c, ok := form.AsObject(raw, at.At(i, "component")); ok {
+				in := readModalInput(c, true)
+				in.InLabel = true
+				out = append(out, in)
+			}
+		case item.Has("components"): // an action row of text inputs
+			inputs, ok := item.List("components")
 			if !ok {
 				continue
 			}
-			var in ModalInput
-			if o.Require("custom_id") {
-				in.CustomID, _ = o.StrLen("custom_id", 1, MaxCustomIDLength)
+			for j, raw := range inputs {
+				if c, ok := form.AsObject(raw, at.At(i, "components", j)); ok {
+					out = append(out, readModalInput(c, false))
+				}
 			}
-			if o.Require("value") {
-				in.Value, _ = o.StrLen("value", 0, maxModalTextLength)
-			}
-			out = append(out, in)
 		}
 	}
 	return out
+}
+
+// readModalInput reads one input: a text input, or in a label also a
+// select menu.
+func readModalInput(c form.Object, inLabel bool) ModalInput {
+	in := ModalInput{Type: ComponentTextInput}
+	if inLabel && c.Require("type") {
+		in.Type, _ = c.Choice("type", modalInputTypes)
+	}
+	if c.Require("custom_id") {
+		in.CustomID, _ = c.StrLen("custom_id", 1, MaxCustomIDLength)
+	}
+	if in.Type == ComponentTextInput {
+		if c.Require("value") {
+			in.Value, _ = c.StrLen("value", 0, maxModalTextLength)
+		}
+		return in
+	}
+	in.Values = []string{}
+	if c.Require("values") {
+		if l, ok := c.List("values"); ok {
+			in.Values = readValues(l, c.At("values"))
+		}
+	}
+	return in
 }
 
 // modalDef is what a submission is checked against: the modal the app
@@ -136,24 +182,39 @@ func readModalRows(rows []any, at *apierr.Fields) []ModalInput {
 type modalDef struct {
 	CustomID   string `json:"custom_id"`
 	Components []struct {
-		Components []textInputDef `json:"components"`
-		// Components v2 labels wrap one input.
-		Component *textInputDef `json:"component"`
+		Components []inputDef `json:"components"`
+		// Labels wrap one input.
+		Component *inputDef `json:"component"`
 	} `json:"components"`
 }
 
-type textInputDef struct {
-	Type      int    `json:"type"`
-	CustomID  string `json:"custom_id"`
-	Required  *bool  `json:"required"`
-	MinLength *int   `json:"min_length"`
-	MaxLength *int   `json:"max_length"`
+// inputDef is a text input or select menu of a modal.
+type inputDef struct {
+	Type      int            `json:"type"`
+	CustomID  string         `json:"custom_id"`
+	Required  *bool          `json:"required"`
+	MinLength *int           `json:"min_length"`
+	MaxLength *int           `json:"max_length"`
+	MinValues *int           `json:"min_values"`
+	MaxValues *int           `json:"max_values"`
+	Options   []selectOption `json:"options"`
+}
+
+// required reports whether the user must fill the input: text inputs and
+// select menus are required unless they say otherwise (a select menu also
+// by min_values 0).
+func (d inputDef) required() bool {
+	if d.Required != nil && !*d.Required {
+		return false
+	}
+	return d.Type == ComponentTextInput || d.MinValues == nil || *d.MinValues > 0
 }
 
 // CheckModal checks a submission against the modal the app showed (the
-// data of its MODAL answer): the same custom_id, only the modal's text
-// inputs, each once, required ones not empty, lengths within their
-// bounds. It returns the data object the app receives.
+// data of its MODAL answer): the same custom_id, only the modal's inputs,
+// each once and of its type, required ones filled, text lengths and
+// select values within their bounds (string selects: among the options).
+// It returns the data object the app receives.
 func CheckModal(inv ModalInvocation, modal json.RawMessage) (ModalData, error) {
 	var def modalDef
 	errs := &apierr.Fields{}
@@ -161,7 +222,7 @@ func CheckModal(inv ModalInvocation, modal json.RawMessage) (ModalData, error) {
 		errs.At("data", "custom_id").Add(CodeModalInvalid, MsgModalUnknown)
 		return ModalData{}, errs.Err()
 	}
-	inputs := map[string]textInputDef{}
+	inputs := map[string]inputDef{}
 	for _, row := range def.Components {
 		for _, c := range row.Components {
 			inputs[c.CustomID] = c
@@ -170,27 +231,33 @@ func CheckModal(inv ModalInvocation, modal json.RawMessage) (ModalData, error) {
 			inputs[row.Component.CustomID] = *row.Component
 		}
 	}
-	data := ModalData{CustomID: def.CustomID, Components: []modalActionRow{}}
+	data := ModalData{CustomID: def.CustomID, Components: []modalItem{}}
 	seen := map[string]bool{}
 	for i, in := range inv.Inputs {
 		at := errs.At("data", "components", i)
+		if in.InLabel {
+			at = at.At("component")
+		}
 		d, ok := inputs[in.CustomID]
 		switch {
-		case !ok || d.Type != ComponentTextInput:
-			at.At("custom_id").Add(CodeModalInvalid, MsgModalInput)
+		case !ok || d.Type != in.Type:
+			at.At("custom_id").Add(CodeModalInvalid, unknownInput(in.Type))
 			continue
 		case seen[in.CustomID]:
 			at.At("custom_id").Add(CodeModalInvalid, MsgModalDuplicate)
 			continue
 		}
 		seen[in.CustomID] = true
-		if checkInputLength(in.Value, d, at.At("value")) {
-			data.Components = append(data.Components, modalActionRow{Type: 1,
-				Components: []modalTextValue{{Type: ComponentTextInput, CustomID: in.CustomID, Value: in.Value}}})
+		if in.Type == ComponentTextInput && !checkInputLength(in.Value, d, at.At("value")) {
+			continue
 		}
+		if in.Type != ComponentTextInput && !checkModalValues(in.Values, d, at.At("values")) {
+			continue
+		}
+		data.Components = append(data.Components, in.item())
 	}
 	for id, d := range inputs {
-		if d.Type == ComponentTextInput && !seen[id] && (d.Required == nil || *d.Required) {
+		if !seen[id] && isModalInput(d.Type) && d.required() {
 			errs.At("data", "components").Add(CodeModalInvalid, MsgModalRequired)
 		}
 	}
@@ -200,9 +267,50 @@ func CheckModal(inv ModalInvocation, modal json.RawMessage) (ModalData, error) {
 	return data, nil
 }
 
+func isModalInput(t int) bool {
+	for _, it := range modalInputTypes {
+		if it == t {
+			return true
+		}
+	}
+	return false
+}
+
+func unknownInput(t int) string {
+	if t == ComponentTextInput {
+		return MsgModalInput
+	}
+	return MsgComponentUnknown
+}
+
+// item is the input as the app receives it, in the layout it came in.
+func (in ModalInput) item() modalItem {
+	v := modalValue{Type: in.Type, CustomID: in.CustomID}
+	if in.Type == ComponentTextInput {
+		v.Value = &in.Value
+	} else {
+		v.Values = &in.Values
+	}
+	if in.InLabel {
+		return modalItem{Type: componentLabel, Component: &v}
+	}
+	return modalItem{Type: componentActionRow, Components: []modalValue{v}}
+}
+
+// checkModalValues applies a select menu's bounds: min_values..max_values
+// values (default 1..1; none when it is not required), among the options
+// of a string select.
+func checkModalValues(values []string, d inputDef, at *apierr.Fields) bool {
+	if len(values) == 0 && !d.required() {
+		return true
+	}
+	checkValues(values, component{Type: d.Type, MinValues: d.MinValues, MaxValues: d.MaxValues, Options: d.Options}, at)
+	return at.Empty() // at is this input's own node
+}
+
 // checkInputLength applies a text input's bounds (a required input needs
 // at least one character).
-func checkInputLength(v string, d textInputDef, at *apierr.Fields) bool {
+func checkInputLength(v string, d inputDef, at *apierr.Fields) bool {
 	n := utf8.RuneCountInString(v)
 	lo, hi := 0, maxModalTextLength
 	if d.Required == nil || *d.Required {

@@ -15,6 +15,20 @@ type Counter interface {
 	HitRateLimit(ctx context.Context, key string, now time.Time, window time.Duration) (int, time.Time, error)
 }
 
+// Checker checks one request against a limit: a Shared limiter, or a
+// Local one.
+type Checker interface {
+	Allow(ctx context.Context, key string, lim Limit) (Result, error)
+}
+
+// Local is a Limiter with Shared's signature, for one process.
+type Local struct{ L *Limiter }
+
+// Allow implements Checker.
+func (l Local) Allow(_ context.Context, key string, lim Limit) (Result, error) {
+	return l.L.Allow(key, lim), nil
+}
+
 // Shared is a limiter whose windows a Counter keeps: the same fixed
 // windows as Limiter, with one round trip per check.
 type Shared struct {

@@ -198,6 +198,9 @@ type World interface {
 	Members(ctx context.Context, guildID snowflake.ID) ([]guild.Member, error)
 	// MemberGuilds lists the guilds a user is a member of, by id.
 	MemberGuilds(ctx context.Context, userID snowflake.ID) ([]Guild, error)
+	// SearchMembers lists the members of a guild that q selects, with
+	// their users, by user id (in one read); empty for an unknown guild.
+	SearchMembers(ctx context.Context, guildID snowflake.ID, q MemberQuery) ([]MemberUser, error)
 
 	// Channels: a parent must be a channel of the same guild (ErrNotFound).
 	CreateChannel(ctx context.Context, c guild.Channel) error
@@ -237,6 +240,22 @@ type World interface {
 	// Snapshot reads, in one consistent read, what deciding access in a
 	// guild needs.
 	Snapshot(ctx context.Context, guildID snowflake.ID) (Snapshot, error)
+}
+
+// MemberQuery selects members of a guild: with UserIDs not nil, those
+// users (Prefix and Limit do not apply); otherwise those whose username
+// starts with Prefix, compared case-insensitively ("" selects all), at
+// most Limit of them (0: no limit).
+type MemberQuery struct {
+	UserIDs []snowflake.ID
+	Prefix  string
+	Limit   int
+}
+
+// MemberUser is a membership with its user.
+type MemberUser struct {
+	Member guild.Member
+	User   User
 }
 
 // Snapshot is a guild's state for access decisions.

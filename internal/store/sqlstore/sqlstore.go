@@ -356,17 +356,30 @@ func (s *Store) User(ctx context.Context, id snowflake.ID) (store.User, error) {
 const userColumns = `id, username, global_name, bot, locale, adult, created_at`
 
 func scanUser(row scanner) (store.User, error) {
-	var (
-		u          store.User
-		uid        int64
-		bot, adult int
-		created    int64
-	)
-	if err := row.Scan(&uid, &u.Username, &u.GlobalName, &bot, &u.Locale, &adult, &created); err != nil {
-		return u, err
+	var r userRow
+	if err := row.Scan(r.dest()...); err != nil {
+		return store.User{}, err
 	}
-	u.ID, u.Bot, u.Adult, u.CreatedAt = snowflake.ID(uid), bot != 0, adult != 0, fromUnix(created)
-	return u, nil
+	return r.user(), nil
+}
+
+// userRow is a user's columns (userColumns) as scanned, so that a query
+// joining users to another table can scan both from one row.
+type userRow struct {
+	u          store.User
+	uid        int64
+	bot, adult int
+	created    int64
+}
+
+func (r *userRow) dest() []any {
+	return []any{&r.uid, &r.u.Username, &r.u.GlobalName, &r.bot, &r.u.Locale, &r.adult, &r.created}
+}
+
+func (r *userRow) user() store.User {
+	u := r.u
+	u.ID, u.Bot, u.Adult, u.CreatedAt = snowflake.ID(r.uid), r.bot != 0, r.adult != 0, fromUnix(r.created)
+	return u
 }
 
 // CreateGuild inserts a guild with its @everyone role (id = guild id,

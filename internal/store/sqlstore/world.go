@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/slashd/slashd/internal/guild"
@@ -298,23 +300,46 @@ func listRoles(ctx context.Context, q reader, guildID snowflake.ID) ([]guild.Rol
 const memberColumns = `guild_id, user_id, nick, roles, joined_at`
 
 func scanMember(row scanner) (guild.Member, error) {
-	var (
-		m        guild.Member
-		gid, uid int64
-		roles    string
-		joined   int64
-	)
-	if err := row.Scan(&gid, &uid, &m.Nick, &roles, &joined); err != nil {
-		return m, err
+	var r memberRow
+	if err := row.Scan(r.dest()...); err != nil {
+		return guild.Member{}, err
 	}
-	m.GuildID, m.UserID, m.JoinedAt = snowflake.ID(gid), snowflake.ID(uid), fromUnix(joined)
-	if err := json.Unmarshal([]byte(roles), &m.Roles); err != nil {
-		return m, fmt.Errorf("member %d of guild %d roles: %w", uid, gid, err)
+	return r.member()
+}
+
+// memberRow is a membership's columns (memberColumns) as scanned.
+type memberRow struct {
+	m        guild.Member
+	gid, uid int64
+	roles    string
+	joined   int64
+}
+
+func (r *memberRow) dest() []any { return []any{&r.gid, &r.uid, &r.m.Nick, &r.roles, &r.joined} }
+
+func (r *memberRow) member() (guild.Member, error) {
+	m := r.m
+	m.GuildID, m.UserID, m.JoinedAt = snowflake.ID(r.gid), snowflake.ID(r.uid), fromUnix(r.joined)
+	if err := json.Unmarshal([]byte(r.roles), &m.Roles); err != nil {
+		return m, fmt.Errorf("member %d of guild %d roles: %w", r.uid, r.gid, err)
 	}
 	if m.Roles == nil {
 		m.Roles = []snowflake.ID{}
 	}
 	return m, nil
+}
+
+// scanMemberUser reads memberColumns followed by userColumns.
+func scanMemberUser(row scanner) (store.MemberUser, error) {
+	var (
+		mr memberRow
+		ur userRow
+	)
+	if err := row.Scan(append(mr.dest(), ur.dest()...)...); err != nil {
+		return store.MemberUser{}, err
+	}
+	m, err := mr.member()
+	return store.MemberUser{Member: m, User: ur.user()}, err
 }
 
 func encodeRoles(ids []snowflake.ID) string {
@@ -413,6 +438,65 @@ func (s *Store) Member(ctx context.Context, guildID, userID snowflake.ID) (guild
 func (s *Store) Members(ctx context.Context, guildID snowflake.ID) ([]guild.Member, error) {
 	return list(ctx, s.cached(), fmt.Sprintf("list members of guild %d", guildID), scanMember,
 		`SELECT `+memberColumns+` FROM members WHERE guild_id = $1 ORDER BY user_id`, id64(guildID))
+}
+
+// SearchMembers lists the members of a guild that q selects, with their
+// users, by user id. The username prefix is compared here rather than in
+// SQL, so that case folds alike on every backend (SQLite's lower() and
+// LIKE fold ASCII only); rows stream, so a limit stops the read early.
+func (s *Store) SearchMembers(ctx context.Context, guildID snowflake.ID, q store.MemberQuery) ([]store.MemberUser, error) {
+	what := fmt.Sprintf("search members of guild %d", guildID)
+	query := `SELECT ` + memberColumns + `, ` + userColumns + ` FROM members JOIN users ON users.id = members.user_id
+		WHERE members.guild_id = $1`
+	args := []any{id64(guildID)}
+	var rows *sql.Rows
+	var err error
+	switch {
+	case q.UserIDs != nil && len(q.UserIDs) == 0:
+		return []store.MemberUser{}, nil
+	case q.UserIDs != nil:
+		// Not through the statement cache: every list length is a query
+		// of its own.
+		query += ` AND members.user_id IN (` + placeholders(2, len(q.UserIDs)) + `) ORDER BY members.user_id`
+		for _, id := range q.UserIDs {
+			args = append(args, id64(id))
+		}
+		rows, err = s.db.QueryContext(ctx, query, args...)
+	default:
+		rows, err = s.cached().QueryContext(ctx, query+` ORDER BY members.user_id`, args...)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	defer rows.Close()
+	prefix := strings.ToLower(q.Prefix)
+	out := []store.MemberUser{}
+	for (q.UserIDs != nil || q.Limit <= 0 || len(out) < q.Limit) && rows.Next() {
+		mu, err := scanMemberUser(rows)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		if q.UserIDs == nil && !strings.HasPrefix(strings.ToLower(mu.User.Username), prefix) {
+			continue
+		}
+		out = append(out, mu)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return out, nil
+}
+
+// placeholders lists n query parameters from $first on: "$2, $3, …".
+func placeholders(first, n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("$" + strconv.Itoa(first+i))
+	}
+	return b.String()
 }
 
 // ---- channels ----

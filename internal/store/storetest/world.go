@@ -189,6 +189,7 @@ func testWorld(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Snapshot", func(t *testing.T) { testSnapshot(t, open) })
 	t.Run("MaxID", func(t *testing.T) { testMaxID(t, open) })
 	t.Run("MemberGuilds", func(t *testing.T) { testMemberGuilds(t, open) })
+	t.Run("SearchMembers", func(t *testing.T) { testSearchMembers(t, open) })
 	t.Run("interactions endpoint", func(t *testing.T) { testInteractionsEndpoint(t, open) })
 	t.Run("ClaimFirstRun", func(t *testing.T) { testClaimFirstRun(t, open) })
 }
@@ -245,6 +246,82 @@ func testMemberGuilds(t *testing.T, open func(t *testing.T) store.Store) {
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("MemberGuilds(%d) = %v, want %v", c.user, got, c.want)
 		}
+	}
+}
+
+func testSearchMembers(t *testing.T, open func(t *testing.T) store.Store) {
+	s := open(t)
+	ctx := context.Background()
+	users := []store.User{
+		{ID: 1, Username: "owner", CreatedAt: ms(1)},
+		{ID: 2, Username: "Alice", GlobalName: "Alice A", Locale: "fr", Adult: true, CreatedAt: ms(2)},
+		{ID: 3, Username: "alfred", CreatedAt: ms(3)},
+		{ID: 4, Username: "bob", Bot: true, CreatedAt: ms(4)},
+		{ID: 5, Username: "al_x", CreatedAt: ms(5)},
+		{ID: 6, Username: "ÉLODIE", CreatedAt: ms(6)},
+		{ID: 7, Username: "alien", CreatedAt: ms(7)}, // not a member
+		{ID: 8, Username: "a%b", CreatedAt: ms(8)},
+	}
+	for _, u := range users {
+		must(t, s.CreateUser(ctx, u))
+	}
+	must(t, s.CreateGuild(ctx, store.Guild{ID: 10, Name: "g", OwnerID: 1, CreatedAt: ms(10)}))
+	must(t, s.CreateGuild(ctx, store.Guild{ID: 20, Name: "other", OwnerID: 1, CreatedAt: ms(20)}))
+	must(t, s.CreateRole(ctx, guild.Role{ID: 100, GuildID: 10, Name: "r"}))
+	for _, id := range []snowflake.ID{5, 4, 3, 2, 6, 8} {
+		m := guild.Member{GuildID: 10, UserID: id, JoinedAt: ms(joinedMs + int64(id))}
+		if id == 2 {
+			m.Nick, m.Roles = "Ali", []snowflake.ID{100}
+		}
+		must(t, s.PutMember(ctx, m))
+	}
+	must(t, s.PutMember(ctx, guild.Member{GuildID: 20, UserID: 7, JoinedAt: ms(joinedMs)}))
+
+	for _, c := range []struct {
+		name string
+		q    store.MemberQuery
+		want []snowflake.ID
+	}{
+		{"all", store.MemberQuery{}, []snowflake.ID{1, 2, 3, 4, 5, 6, 8}},
+		{"limit", store.MemberQuery{Limit: 3}, []snowflake.ID{1, 2, 3}},
+		{"prefix, any case", store.MemberQuery{Prefix: "AL"}, []snowflake.ID{2, 3, 5}},
+		{"prefix and limit", store.MemberQuery{Prefix: "al", Limit: 2}, []snowflake.ID{2, 3}},
+		{"_ is no wildcard", store.MemberQuery{Prefix: "al_"}, []snowflake.ID{5}},
+		{"% is no wildcard", store.MemberQuery{Prefix: "a%"}, []snowflake.ID{8}},
+		{"non-ASCII case", store.MemberQuery{Prefix: "él"}, []snowflake.ID{6}},
+		{"no match", store.MemberQuery{Prefix: "zz"}, []snowflake.ID{}},
+		{"user ids", store.MemberQuery{UserIDs: []snowflake.ID{8, 2, 7, 99, 2}, Prefix: "zz", Limit: 1},
+			[]snowflake.ID{2, 8}},
+		{"no user ids", store.MemberQuery{UserIDs: []snowflake.ID{}}, []snowflake.ID{}},
+	} {
+		got, err := s.SearchMembers(ctx, 10, c.q)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		ids := []snowflake.ID{}
+		for _, mu := range got {
+			if mu.Member.UserID != mu.User.ID || mu.Member.GuildID != 10 {
+				t.Errorf("%s: member %+v with user %+v", c.name, mu.Member, mu.User)
+			}
+			ids = append(ids, mu.User.ID)
+		}
+		if !reflect.DeepEqual(ids, c.want) {
+			t.Errorf("%s: SearchMembers = %v, want %v", c.name, ids, c.want)
+		}
+	}
+
+	// Each row carries the whole membership and the whole user.
+	got, err := s.SearchMembers(ctx, 10, store.MemberQuery{UserIDs: []snowflake.ID{2}})
+	must(t, err)
+	if len(got) != 1 {
+		t.Fatalf("SearchMembers(alice) = %+v", got)
+	}
+	checkMember(t, got[0].Member, guild.Member{GuildID: 10, UserID: 2, Nick: "Ali", Roles: []snowflake.ID{100},
+		JoinedAt: ms(joinedMs + 2)})
+	checkUser(t, got[0].User, users[1])
+
+	if got, err := s.SearchMembers(ctx, 99, store.MemberQuery{}); err != nil || got == nil || len(got) != 0 {
+		t.Errorf("SearchMembers(unknown guild) = %v, %v; want empty", got, err)
 	}
 }
 
