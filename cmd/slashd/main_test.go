@@ -349,20 +349,21 @@ func TestParseServeFlags(t *testing.T) {
 		wantErr bool
 	}{
 		{name: "defaults", want: serveConfig{addr: "127.0.0.1:8080", dataDir: "./slashd-data", rateLimit: true, logLevel: slog.LevelInfo,
-			natsPrefix: "slashd.events", nodeID: -1}},
+			natsPrefix: "slashd.events", nodeID: -1, limits: defaultAbuseLimits()}},
 		{
 			name: "environment",
 			env: map[string]string{"SLASHD_ADDR": "0.0.0.0:9999", "SLASHD_DATA": "/srv/slashd", "SLASHD_RATELIMIT": "false",
 				"SLASHD_LOG_LEVEL": "debug", "SLASHD_NATS_PREFIX": "cluster2.events", "SLASHD_NODE_ID": "7"},
 			want: serveConfig{addr: "0.0.0.0:9999", dataDir: "/srv/slashd", rateLimit: false, logLevel: slog.LevelDebug,
-				natsPrefix: "cluster2.events", nodeID: 7},
+				natsPrefix: "cluster2.events", nodeID: 7, limits: defaultAbuseLimits()},
 		},
 		{
 			name: "flags beat environment",
 			args: []string{"--addr", "127.0.0.1:1", "--data", "/tmp/x", "--ratelimit=true", "--log-level", "error",
 				"--nats-prefix", "c3", "--node-id", "1023"},
 			env:  map[string]string{"SLASHD_ADDR": "0.0.0.0:9999", "SLASHD_DATA": "/srv/slashd", "SLASHD_RATELIMIT": "false"},
-			want: serveConfig{addr: "127.0.0.1:1", dataDir: "/tmp/x", rateLimit: true, logLevel: slog.LevelError, natsPrefix: "c3", nodeID: 1023},
+			want: serveConfig{addr: "127.0.0.1:1", dataDir: "/tmp/x", rateLimit: true, logLevel: slog.LevelError, natsPrefix: "c3", nodeID: 1023,
+				limits: defaultAbuseLimits()},
 		},
 		{name: "bad SLASHD_RATELIMIT", env: map[string]string{"SLASHD_RATELIMIT": "maybe"}, wantErr: true},
 		{name: "bad log level", args: []string{"--log-level", "loud"}, wantErr: true},

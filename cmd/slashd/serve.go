@@ -32,6 +32,7 @@ type serveConfig struct {
 	dataDir    string
 	store      string // a postgres:// URL; empty: SQLite in dataDir
 	rateLimit  bool
+	limits     abuseLimits
 	logLevel   slog.Level
 	nats       string // NATS URL(s) of the cluster's event bus; "" = in-process
 	natsPrefix string // subject prefix: clusters sharing one NATS server keep apart
@@ -69,6 +70,9 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 		return cfg, fmt.Errorf("SLASHD_RATELIMIT: %w", err)
 	}
 	fs.BoolVar(&cfg.rateLimit, "ratelimit", rl, "enforce rate limits like the real service")
+	if err := abuseLimitFlags(fs, getenv, &cfg.limits); err != nil {
+		return cfg, err
+	}
 	fs.StringVar(&cfg.nats, "nats", getenv("SLASHD_NATS"),
 		"NATS server URL(s), comma-separated (nats://host:4222): share events with the other slashd nodes; unset: in-process")
 	fs.StringVar(&cfg.natsPrefix, "nats-prefix", envOr(getenv, "SLASHD_NATS_PREFIX", "slashd.events"),
@@ -129,6 +133,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 
 	apiCfg := api.DefaultConfig()
 	apiCfg.RateLimit = cfg.rateLimit
+	cfg.limits.apply(&apiCfg)
 	// A PostgreSQL store may serve several nodes: they count the rate
 	// limits there, so that the limits hold across them.
 	apiCfg.SharedRateLimits = cfg.store != ""

@@ -39,6 +39,21 @@ type Config struct {
 	// ReadLimit and WriteLimit are the per-route bucket sizes.
 	ReadLimit  ratelimit.Limit
 	WriteLimit ratelimit.Limit
+	// AuthFailureLimit is how many requests answered 401 (a missing or
+	// bad token) a client address may make per window on the routes that
+	// take a credential, after which it is refused (429) until the
+	// window ends, before any credential is checked. It counts in this
+	// process even with SharedRateLimits, and applies whether RateLimit
+	// is on or not; the zero Limit turns it off. See docs/compat.md.
+	AuthFailureLimit ratelimit.Limit
+	// LoginAccountLimit and LoginAddressLimit are how many password
+	// checks the consent page's login form makes per login name and per
+	// client address per window; the zero Limit turns one off.
+	LoginAccountLimit ratelimit.Limit
+	LoginAddressLimit ratelimit.Limit
+	// RateLimitKeys caps the keys each in-memory limiter holds
+	// (ratelimit.DefaultMaxKeys when 0).
+	RateLimitKeys int
 	// MaxBodyBytes caps request bodies.
 	MaxBodyBytes int64
 	// RenderCache is how many rendered list items (and, separately,
@@ -51,13 +66,18 @@ type Config struct {
 // DefaultConfig is what `slashd serve` runs with.
 func DefaultConfig() Config {
 	return Config{
-		RateLimit:    true,
-		GlobalLimit:  ratelimit.Limit{Count: 50, Window: time.Second},
-		ReadLimit:    ratelimit.Limit{Count: 50, Window: time.Second},
-		WriteLimit:   ratelimit.Limit{Count: 25, Window: 5 * time.Second},
-		MaxBodyBytes: 8 << 20,
-		RenderCache:  100_000,
-		Gateway:      gateway.DefaultConfig(),
+		RateLimit:   true,
+		GlobalLimit: ratelimit.Limit{Count: 50, Window: time.Second},
+		ReadLimit:   ratelimit.Limit{Count: 50, Window: time.Second},
+		WriteLimit:  ratelimit.Limit{Count: 25, Window: 5 * time.Second},
+		// docs/compat.md ("Abuse limits") says why these budgets.
+		AuthFailureLimit:  ratelimit.Limit{Count: 300, Window: time.Minute},
+		LoginAccountLimit: ratelimit.Limit{Count: 10, Window: 15 * time.Minute},
+		LoginAddressLimit: ratelimit.Limit{Count: 30, Window: 15 * time.Minute},
+		RateLimitKeys:     ratelimit.DefaultMaxKeys,
+		MaxBodyBytes:      8 << 20,
+		RenderCache:       100_000,
+		Gateway:           gateway.DefaultConfig(),
 	}
 }
 
@@ -76,13 +96,16 @@ type Deps struct {
 
 // Server serves the API.
 type Server struct {
-	cfg      Config
-	store    store.Store
-	ids      *snowflake.Generator
-	now      func() time.Time
-	rand     io.Reader
-	log      *slog.Logger
-	limiter  ratelimit.Checker
+	cfg     Config
+	store   store.Store
+	ids     *snowflake.Generator
+	now     func() time.Time
+	rand    io.Reader
+	log     *slog.Logger
+	limiter ratelimit.Checker
+	// failures counts authentication failures per client address (nil:
+	// not limited).
+	failures *ratelimit.Limiter
 	renders  *cache[renderKey, []byte]
 	decoded  *cache[versionKey, command.Command]
 	events   event.Bus
@@ -120,8 +143,12 @@ func New(cfg Config, d Deps) *Server {
 		webhooks: webhook.New(webhook.Config{Now: d.Now}),
 		mux:      http.NewServeMux(),
 	}
+	if cfg.AuthFailureLimit.On() {
+		s.failures = ratelimit.NewWithMaxKeys(d.Now, cfg.RateLimitKeys)
+	}
 	s.oauth = oauth.New(oauth.Deps{Store: d.Store, IDs: d.IDs, Now: d.Now, Rand: d.Rand, Logger: d.Logger,
-		Wrap: s.wrapPublic})
+		Wrap: s.wrapPublic, Guard: s.guardCredential, Limiter: s.limiter,
+		Logins: oauth.LoginLimits{Account: cfg.LoginAccountLimit, Address: cfg.LoginAddressLimit}})
 	gcfg := cfg.Gateway
 	gcfg.Now, gcfg.Logger, gcfg.Limiter = d.Now, d.Logger, s.limiter
 	s.gateway = gateway.New(gcfg, gatewayDirectory{s}, s.events)
@@ -159,7 +186,7 @@ func newRateLimiter(cfg Config, d Deps) ratelimit.Checker {
 	if cfg.SharedRateLimits {
 		return ratelimit.NewShared(d.Store, d.Now)
 	}
-	return ratelimit.Local{L: ratelimit.New(d.Now)}
+	return ratelimit.Local{L: ratelimit.NewWithMaxKeys(d.Now, cfg.RateLimitKeys)}
 }
 
 // OAuth is the OAuth2 server the API mounts (its consent page issues

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"html/template"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -527,6 +528,16 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, action string) {
 		return
 	}
 	name := r.PostForm.Get("name")
+	wait, err := s.loginRefused(ctx, r, name)
+	if err != nil {
+		s.internalError(w, err)
+		return
+	}
+	if wait > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		s.showLogin(w, r, a, action, cont, name, tooManyLogins(wait), http.StatusTooManyRequests)
+		return
+	}
 	l, err := s.store.LoginByName(ctx, name)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		s.internalError(w, err)

@@ -18,10 +18,10 @@ import (
 // tokenRoutes registers the token, revocation, current-authorization,
 // userinfo and key-set endpoints under an API prefix.
 func (s *Server) tokenRoutes(mux Mux, prefix string) {
-	s.handle(mux, "POST", prefix, "/oauth2/token", s.oauthHandler(s.token))
-	s.handle(mux, "POST", prefix, "/oauth2/token/revoke", s.oauthHandler(s.revoke))
-	s.handle(mux, "GET", prefix, "/oauth2/@me", s.apiHandler(s.me))
-	s.handle(mux, "GET", prefix, "/oauth2/userinfo", s.apiHandler(s.userinfo))
+	s.handle(mux, "POST", prefix, "/oauth2/token", s.guarded(s.oauthHandler(s.token)))
+	s.handle(mux, "POST", prefix, "/oauth2/token/revoke", s.guarded(s.oauthHandler(s.revoke)))
+	s.handle(mux, "GET", prefix, "/oauth2/@me", s.guarded(s.apiHandler(s.me)))
+	s.handle(mux, "GET", prefix, "/oauth2/userinfo", s.guarded(s.apiHandler(s.userinfo)))
 	s.handle(mux, "GET", prefix, "/oauth2/keys", s.jwks)
 }
 
