@@ -258,7 +258,14 @@ func (e *Env) SetOAuth(appID snowflake.ID, public bool, redirectURIs ...string) 
 // second node of a cluster would run; it shares the first app.
 func (e *Env) Node() *Env {
 	e.T.Helper()
-	handler := api.New(e.cfg, api.Deps{Store: e.Store, IDs: e.IDs, Now: e.Clock.Now, Rand: rand.Reader, Events: e.Events})
+	return e.NodeOn(e.Store)
+}
+
+// NodeOn is Node serving from st, which wraps e.Store (to count or
+// fail some of its calls, say); the Env's Store stays e.Store.
+func (e *Env) NodeOn(st store.Store) *Env {
+	e.T.Helper()
+	handler := api.New(e.cfg, api.Deps{Store: st, IDs: e.IDs, Now: e.Clock.Now, Rand: rand.Reader, Events: e.Events})
 	srv := httptest.NewServer(handler)
 	e.T.Cleanup(func() {
 		handler.Shutdown(context.Background())
