@@ -361,7 +361,7 @@ func TestParseServeFlags(t *testing.T) {
 			name: "flags beat environment",
 			args: []string{"--addr", "127.0.0.1:1", "--data", "/tmp/x", "--ratelimit=true", "--log-level", "error",
 				"--nats-prefix", "c3", "--node-id", "1023"},
-			env:  map[string]string{"SLASHD_ADDR": "0.0.0.0:9999", "SLASHD_DATA": "/srv/slashd", "SLASHD_RATELIMIT": "false"},
+			env: map[string]string{"SLASHD_ADDR": "0.0.0.0:9999", "SLASHD_DATA": "/srv/slashd", "SLASHD_RATELIMIT": "false"},
 			want: serveConfig{addr: "127.0.0.1:1", dataDir: "/tmp/x", rateLimit: true, logLevel: slog.LevelError, natsPrefix: "c3", nodeID: 1023,
 				limits: defaultAbuseLimits()},
 		},
