@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,5 +57,31 @@ func TestAbuseLimitFlags(t *testing.T) {
 				t.Errorf("applied %+v %+v %+v", c.AuthFailureLimit, c.LoginAccountLimit, c.LoginAddressLimit)
 			}
 		})
+	}
+}
+
+// serve takes the budgets from its flags: with --auth-failure-limit 3/1m
+// the fourth request with a bad token is a 429, and the log says why.
+func TestServeAuthFailureLimit(t *testing.T) {
+	t.Parallel()
+	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--data", t.TempDir(), "--auth-failure-limit", "3/1m",
+		"--log-level", "warn"}, envMap(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startServeConfig(t, cfg)
+	for i := range 3 {
+		if status, body := call(t, "GET", s.base+"/api/v10/users/@me", "Bot nope", ""); status != 401 {
+			t.Fatalf("request %d: %d %s, want 401", i+1, status, body)
+		}
+	}
+	for _, path := range []string{"/api/v10/users/@me", "/admin/v1/users"} {
+		status, body := call(t, "GET", s.base+path, "Bot nope", "")
+		if status != 429 || !strings.Contains(string(body), `"global":true`) {
+			t.Fatalf("%s over the budget: %d %s, want a global 429", path, status, body)
+		}
+	}
+	if !strings.Contains(s.out.String(), "authentication failure budget") {
+		t.Errorf("the log does not say an address used up its budget:\n%s", s.out)
 	}
 }
