@@ -26,6 +26,7 @@ func main() {
 
 const usage = `usage:
   slashd serve [--addr ADDR] [--data DIR] [--store URL] [--nats URL] [--ratelimit=BOOL] [--log-level LEVEL]
+               [--log-format text|json] [--metrics-addr ADDR] [--pprof-addr ADDR]
   slashd app create --data DIR [--store URL] --name NAME [--embedded] [--json]
   slashd guild create --data DIR [--store URL] --name NAME [--install APP_ID] [--json]
   slashd user create --data DIR [--store URL] --name NAME [--global-name N] [--locale L] [--adult] [--password PW] [--json]
@@ -37,7 +38,8 @@ const usage = `usage:
 --store URL: postgres://user:password@host:5432/db?sslmode=… (PostgreSQL, CockroachDB,
   YugabyteDB); unset: the SQLite database in --data
 
-environment: SLASHD_ADDR, SLASHD_DATA, SLASHD_STORE, SLASHD_RATELIMIT, SLASHD_LOG_LEVEL
+environment: SLASHD_ADDR, SLASHD_DATA, SLASHD_STORE, SLASHD_RATELIMIT, SLASHD_LOG_LEVEL,
+  SLASHD_LOG_FORMAT, SLASHD_METRICS_ADDR, SLASHD_PPROF_ADDR
 `
 
 // run dispatches a command line; getenv supplies the environment.

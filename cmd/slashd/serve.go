@@ -28,14 +28,17 @@ import (
 )
 
 type serveConfig struct {
-	addr       string
-	dataDir    string
-	store      string // a postgres:// URL; empty: SQLite in dataDir
-	rateLimit  bool
-	logLevel   slog.Level
-	nats       string // NATS URL(s) of the cluster's event bus; "" = in-process
-	natsPrefix string // subject prefix: clusters sharing one NATS server keep apart
-	nodeID     int    // the snowflake node (0-1023); -1: 0 alone, random with a shared store
+	addr        string
+	dataDir     string
+	store       string // a postgres:// URL; empty: SQLite in dataDir
+	rateLimit   bool
+	logLevel    slog.Level
+	nats        string // NATS URL(s) of the cluster's event bus; "" = in-process
+	natsPrefix  string // subject prefix: clusters sharing one NATS server keep apart
+	nodeID      int    // the snowflake node (0-1023); -1: 0 alone, random with a shared store
+	logFormat   string // text or json
+	metricsAddr string // serve /metrics there only; "": on addr
+	pprofAddr   string // serve the profiler there; "": off
 }
 
 // snowflakeNode is the node number of this process's ids: nodes sharing
@@ -80,7 +83,11 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 	fs.IntVar(&cfg.nodeID, "node-id", node,
 		"this node's id in the snowflakes it makes, 0-1023, distinct per node of a cluster (default: 0 alone, random with --store)")
 	level := fs.String("log-level", envOr(getenv, "SLASHD_LOG_LEVEL", "info"), "debug, info, warn or error")
+	observeFlags(fs, &cfg, getenv)
 	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if err := cfg.checkObserve(); err != nil {
 		return cfg, err
 	}
 	if err := cfg.logLevel.UnmarshalText([]byte(*level)); err != nil {
@@ -95,7 +102,7 @@ func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer
 // serve runs the HTTP server until ctx ends. ready, if set, is told the
 // listening address (tests listen on port 0).
 func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(addr string)) error {
-	log := slog.New(slog.NewTextHandler(stdout, &slog.HandlerOptions{Level: cfg.logLevel}))
+	log := newLogger(stdout, cfg.logFormat, cfg.logLevel)
 	st, err := openStore(ctx, cfg.store, cfg.dataDir)
 	if err != nil {
 		return err
@@ -109,7 +116,9 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 	baseURL := "http://" + ln.Addr().String()
 	ids := snowflake.NewGenerator(cfg.snowflakeNode(), nil)
 	env := bootstrap.Env{Store: st, IDs: ids, Rand: rand.Reader, Now: time.Now}
-	if err := firstRun(ctx, env, cfg.dataDir, baseURL, stdout); err != nil {
+	// JSON logs keep stdout to JSON lines: the first run's credentials
+	// are then only in the file (the start line says where).
+	if err := firstRun(ctx, env, cfg.dataDir, baseURL, stdout, cfg.logFormat != logJSON); err != nil {
 		ln.Close()
 		return err
 	}
@@ -132,7 +141,14 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 	// A PostgreSQL store may serve several nodes: they count the rate
 	// limits there, so that the limits hold across them.
 	apiCfg.SharedRateLimits = cfg.store != ""
+	apiCfg.ServeMetrics = cfg.metricsAddr == ""
 	handler := api.New(apiCfg, api.Deps{Store: st, IDs: ids, Now: time.Now, Rand: rand.Reader, Logger: log, Events: events})
+	metricsSide, pprofSide, err := startSideServers(cfg, handler.Metrics().Handler(), log)
+	if err != nil {
+		handler.Shutdown(ctx)
+		ln.Close()
+		return err
+	}
 	janitorCtx, stopJanitor := context.WithCancel(ctx)
 	defer stopJanitor()
 	go handler.RunJanitor(janitorCtx, 10*time.Minute)
@@ -143,8 +159,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}
-	log.Info("slashd listening", "node", ids.Node(), "url", baseURL, "data", cfg.dataDir, "store", describeStore(cfg.store),
-		"ratelimit", cfg.rateLimit)
+	log.Info("slashd listening", startAttrs(cfg, ids.Node(), baseURL, metricsSide, pprofSide)...)
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
@@ -155,8 +170,11 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
+	log.Info("slashd shutting down", "gateway_connections", handler.Gateway().Stats().Connections)
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
+	defer pprofSide.shutdown(shutdownCtx)
+	defer metricsSide.shutdown(shutdownCtx)
 	// Gateway clients are told to reconnect (op 7) before the listener
 	// goes: http.Server.Shutdown does not close websockets.
 	handler.Shutdown(shutdownCtx)
@@ -170,7 +188,28 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 			return fmt.Errorf("shutdown: %w", err)
 		}
 	}
+	log.Info("slashd stopped")
 	return nil
+}
+
+// startAttrs are the start line's: where the API is, what it stores
+// where, where the credentials file is, and the side listeners.
+func startAttrs(cfg serveConfig, node uint16, baseURL string, metricsSide, pprofSide *sideServer) []any {
+	attrs := []any{"url", baseURL, "node", node, "store", describeStore(cfg.store), "data", cfg.dataDir}
+	creds := filepath.Join(cfg.dataDir, bootstrap.FileName)
+	if _, err := os.Stat(creds); err != nil {
+		creds = "none in the data directory (another node's, or deleted)"
+	}
+	attrs = append(attrs, "credentials", creds, "ratelimit", cfg.rateLimit)
+	metrics := baseURL + "/metrics"
+	if metricsSide != nil {
+		metrics = metricsSide.url + "/metrics"
+	}
+	attrs = append(attrs, "metrics", metrics)
+	if pprofSide != nil {
+		attrs = append(attrs, "pprof", pprofSide.url+"/debug/pprof/")
+	}
+	return attrs
 }
 
 // connectNATS connects the node listening on addr to the event bus at
@@ -203,9 +242,9 @@ func redactURL(urls string) string {
 	return strings.Join(parts, ",")
 }
 
-// firstRun bootstraps a demo world on a store with no application and
-// prints how to try it.
-func firstRun(ctx context.Context, env bootstrap.Env, dataDir, baseURL string, out io.Writer) error {
+// firstRun bootstraps a demo world on a store with no application and,
+// with showTryIt, prints how to try it.
+func firstRun(ctx context.Context, env bootstrap.Env, dataDir, baseURL string, out io.Writer, showTryIt bool) error {
 	n, err := env.Store.CountApplications(ctx)
 	if err != nil || n > 0 {
 		return err
@@ -241,7 +280,9 @@ func firstRun(ctx context.Context, env bootstrap.Env, dataDir, baseURL string, o
 		fmt.Fprintf(out, "could not write %s; the credentials are:\n%s\n", bootstrap.FileName, b)
 		return err
 	}
-	fmt.Fprint(out, tryIt(creds, filepath.Join(dataDir, bootstrap.FileName)))
+	if showTryIt {
+		fmt.Fprint(out, tryIt(creds, filepath.Join(dataDir, bootstrap.FileName)))
+	}
 	return nil
 }
 

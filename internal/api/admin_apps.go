@@ -4,6 +4,7 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"net/http"
+	"time"
 
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/bootstrap"
@@ -148,10 +149,20 @@ func (s *Server) adminSetInteractionsEndpoint(w http.ResponseWriter, r *http.Req
 	}
 	if url != "" {
 		ping := webhook.Ping{ApplicationID: app.ID.String()}
-		if err := s.webhooks.VerifyEndpointPing(r.Context(), url, ed25519.PrivateKey(app.PrivateKey), ping); err != nil {
-			s.log.Info("interactions endpoint refused", "app", app.ID, "url", url, "err", err)
+		start := time.Now()
+		err := s.webhooks.VerifyEndpointPing(r.Context(), url, ed25519.PrivateKey(app.PrivateKey), ping)
+		attrs := []any{"application_id", app.ID, "endpoint", endpointForLog(url), "latency_ms", float64(time.Since(start).Microseconds()) / 1000}
+		if err != nil {
+			var ve *webhook.VerificationError
+			if errors.As(err, &ve) {
+				attrs = append(attrs, "check", ve.Check, "reason", ve.Reason)
+			} else {
+				attrs = append(attrs, "reason", err.Error())
+			}
+			s.log.Info("interactions endpoint verification failed", attrs...)
 			return apierr.Invalid("APPLICATION_INTERACTIONS_ENDPOINT_URL_INVALID", webhook.VerificationFailedMessage, field)
 		}
+		s.log.Info("interactions endpoint verified", attrs...)
 	}
 	if err := s.store.SetInteractionsEndpoint(r.Context(), app.ID, url); err != nil {
 		return notFoundAs(err, errUnknownApp)

@@ -86,6 +86,9 @@ func (s *Server) routes() {
 	s.register("GET /gateway", s.gateway)
 	s.register("GET /gateway/{$}", s.gateway)
 	s.register("GET /healthz", http.HandlerFunc(s.healthz))
+	if s.cfg.ServeMetrics {
+		s.register("GET /metrics", s.metrics.registry.Handler())
+	}
 	s.register("/", http.HandlerFunc(s.notFound))
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/slashd/slashd/internal/ratelimit"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
+	"github.com/slashd/slashd/internal/store/timed"
 	"github.com/slashd/slashd/internal/webhook"
 )
 
@@ -46,6 +47,9 @@ type Config struct {
 	RenderCache int
 	// Gateway tunes the websocket gateway (zero values: the real one's).
 	Gateway gateway.Config
+	// ServeMetrics serves GET /metrics on the API's address; without it
+	// the caller serves Server.Metrics where it wants (another listener).
+	ServeMetrics bool
 }
 
 // DefaultConfig is what `slashd serve` runs with.
@@ -58,6 +62,7 @@ func DefaultConfig() Config {
 		MaxBodyBytes: 8 << 20,
 		RenderCache:  100_000,
 		Gateway:      gateway.DefaultConfig(),
+		ServeMetrics: true,
 	}
 }
 
@@ -91,6 +96,7 @@ type Server struct {
 	oauth    *oauth.Server
 	gateway  *gateway.Gateway
 	stop     context.CancelFunc // ends the gateway's event loop
+	metrics  *serverMetrics
 	mux      *http.ServeMux
 	// registered lists the mux's patterns (Routes).
 	registered []string
@@ -114,12 +120,17 @@ func New(cfg Config, d Deps) *Server {
 		cfg.MaxBodyBytes = DefaultConfig().MaxBodyBytes
 	}
 	s := &Server{
-		cfg: cfg, store: d.Store, ids: d.IDs, now: d.Now, rand: d.Rand, log: d.Logger,
-		limiter: newRateLimiter(cfg, d), renders: newCache[renderKey, []byte](cfg.RenderCache),
+		cfg: cfg, ids: d.IDs, now: d.Now, rand: d.Rand, log: d.Logger,
+		renders: newCache[renderKey, []byte](cfg.RenderCache),
 		decoded: newCache[versionKey, command.Command](cfg.RenderCache), events: d.Events,
 		webhooks: webhook.New(webhook.Config{Now: d.Now}),
 		mux:      http.NewServeMux(),
 	}
+	s.metrics = newServerMetrics(time.Now(), func() gateway.Stats { return s.gateway.Stats() })
+	// Every store call is timed, whoever makes it (the API, the OAuth2
+	// server, the gateway's directory, the rate limiter, the janitor).
+	d.Store = timed.New(d.Store, s.metrics.observeStore)
+	s.store, s.limiter = d.Store, newRateLimiter(cfg, d)
 	s.oauth = oauth.New(oauth.Deps{Store: d.Store, IDs: d.IDs, Now: d.Now, Rand: d.Rand, Logger: d.Logger,
 		Wrap: s.wrapPublic})
 	gcfg := cfg.Gateway
@@ -177,15 +188,17 @@ func (s *Server) wrapPublic(pattern string, h http.Handler) http.Handler {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := s.now()
+	start := time.Now()
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 	defer func() {
 		if v := recover(); v != nil {
 			s.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", v)
 			writeJSON(rec, http.StatusInternalServerError, map[string]any{"message": "500: Internal Server Error", "code": 0})
 		}
-		s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
-			"duration", s.now().Sub(start))
+		took := time.Since(start)
+		// The mux has set r.Pattern: the route, whatever the path.
+		s.metrics.observeRequest(r.Pattern, r.Method, rec.status, took)
+		s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration", took)
 	}()
 	s.mux.ServeHTTP(rec, r)
 }
