@@ -129,9 +129,11 @@ func (v *vec[T]) with(values []string) *T {
 	if e, ok := v.series[string(key)]; ok {
 		return e.s
 	}
+	// Copies, so that the caller's values never outlive the call: a value
+	// built in a stack buffer ([]byte → string) then costs no allocation.
 	clean := make([]string, len(values))
 	for i, val := range values {
-		clean[i] = strings.ToValidUTF8(val, string(utf8.RuneError))
+		clean[i] = strings.Clone(strings.ToValidUTF8(val, string(utf8.RuneError)))
 	}
 	e = &entry[T]{values: clean, s: v.make()}
 	v.series[string(key)] = e

@@ -6,6 +6,7 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -172,8 +173,10 @@ func TestUpdatesDoNotAllocate(t *testing.T) {
 	route := "/api/v10/applications/{application_id}/commands"
 	c.With(route, "GET", "200").Inc()
 	h.With(route).Observe(0.01)
+	code := 200
 	if n := testing.AllocsPerRun(100, func() {
-		c.With(route, "GET", "200").Inc()
+		var buf [8]byte // a label value made on the stack stays there
+		c.With(route, "GET", string(strconv.AppendInt(buf[:0], int64(code), 10))).Inc()
 		h.With(route).Observe(0.01)
 	}); n != 0 {
 		t.Fatalf("%v allocations per update", n)
