@@ -149,6 +149,13 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 		ln.Close()
 		return err
 	}
+	// Last to go: the metrics stay readable while the API drains.
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		metricsSide.shutdown(ctx)
+		pprofSide.shutdown(ctx)
+	}()
 	janitorCtx, stopJanitor := context.WithCancel(ctx)
 	defer stopJanitor()
 	go handler.RunJanitor(janitorCtx, 10*time.Minute)
@@ -173,8 +180,6 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 	log.Info("slashd shutting down", "gateway_connections", handler.Gateway().Stats().Connections)
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
-	defer pprofSide.shutdown(shutdownCtx)
-	defer metricsSide.shutdown(shutdownCtx)
 	// Gateway clients are told to reconnect (op 7) before the listener
 	// goes: http.Server.Shutdown does not close websockets.
 	handler.Shutdown(shutdownCtx)
