@@ -353,10 +353,10 @@ func (s *Server) logGrant(g store.Grant, via string) {
 func (s *Server) revokeGrant(ctx context.Context, id snowflake.ID, why string) {
 	err := s.store.RevokeGrant(context.WithoutCancel(ctx), id)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		s.log.Error("revoke grant", "grant", id, "why", why, "err", err)
+		s.log.Error("revoke grant", "grant_id", id, "why", why, "err", err)
 		return
 	}
-	s.log.Info("grant revoked", "grant", id, "why", why)
+	s.log.Info("grant revoked", "grant_id", id, "why", why)
 }
 
 // revoke is POST /oauth2/token/revoke (RFC 7009): the token (access or
