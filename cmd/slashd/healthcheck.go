@@ -16,7 +16,7 @@ import (
 func defineHealthcheck(fs *flagSet) runFunc {
 	var addr string
 	addrFlag(fs, &addr, "address of the server to check; a wildcard host is checked on 127.0.0.1")
-	timeout := fs.Duration("timeout", 5*time.Second, "how long to wait for the answer")
+	timeout := fs.Duration("timeout", 3*time.Second, "how long to wait for the answer")
 	return func(ctx context.Context, out io.Writer) error {
 		url := baseURLOf(addr) + "/healthz"
 		version, err := checkHealth(ctx, url, *timeout)

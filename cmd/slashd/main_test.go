@@ -51,12 +51,17 @@ type server struct {
 // listens.
 func startServe(t *testing.T, dataDir string) *server {
 	t.Helper()
+	return startServeConfig(t, serveConfig{addr: "127.0.0.1:0", dataDir: dataDir, rateLimit: false, logLevel: slog.LevelWarn})
+}
+
+// startServeConfig runs serve with cfg and waits until it listens.
+func startServeConfig(t *testing.T, cfg serveConfig) *server {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &server{out: &syncBuffer{}, cancel: cancel, done: make(chan error, 1)}
 	ready := make(chan string, 1)
 	go func() {
-		s.done <- serve(ctx, serveConfig{addr: "127.0.0.1:0", dataDir: dataDir, rateLimit: false, logLevel: slog.LevelWarn},
-			s.out, func(addr string) { ready <- addr })
+		s.done <- serve(ctx, cfg, s.out, func(addr string) { ready <- addr })
 	}()
 	select {
 	case s.addr = <-ready:
@@ -67,7 +72,7 @@ func startServe(t *testing.T, dataDir string) *server {
 		cancel()
 		t.Fatal("serve did not become ready")
 	}
-	s.base = "http://" + s.addr
+	s.base = baseURLOf(s.addr)
 	t.Cleanup(func() { s.stop(t) })
 	return s
 }
