@@ -83,7 +83,7 @@ type worldStep func(ctx context.Context, env bootstrap.Env) (obj any, text strin
 // verb's own flags and returns its check, which runs on the parsed flags
 // alone (the admin API's rules that need no store) before the store is
 // opened, and returns the step that runs on it.
-func worldCommand(name string, define func(fs *flagSet) func() (worldStep, error)) func(fs *flagSet) runFunc {
+func worldCommand(define func(fs *flagSet) func() (worldStep, error)) func(fs *flagSet) runFunc {
 	return func(fs *flagSet) runFunc {
 		check := define(fs)
 		o := storeFlags(fs)
@@ -99,7 +99,7 @@ func worldCommand(name string, define func(fs *flagSet) func() (worldStep, error
 			defer closeStore()
 			obj, text, err := step(ctx, env)
 			if err != nil {
-				return refusedOr(name, err, nil)
+				return refusedOr(fs.Name(), err, nil)
 			}
 			if o.asJSON {
 				return printJSON(out, obj)

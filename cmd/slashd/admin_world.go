@@ -115,14 +115,14 @@ func defineUserCreate(fs *flagSet) func() (worldStep, error) {
 			lf := admin.NewForm(map[string]any{"name": u.Username, "password": *password})
 			admin.LoginFields(lf)
 			if err := lf.Err(); err != nil {
-				return nil, refusedOr("user create", err, loginFlags)
+				return nil, refusedOr(fs.Name(), err, loginFlags)
 			}
 		}
 		return func(ctx context.Context, env bootstrap.Env) (any, string, error) {
 			var hash []byte
 			if withLogin {
 				if _, err := env.Store.LoginByName(ctx, u.Username); err == nil {
-					return nil, "", refusedOr("user create", admin.ErrLoginTaken(), loginFlags)
+					return nil, "", refusedOr(fs.Name(), admin.ErrLoginTaken(), loginFlags)
 				} else if !errors.Is(err, store.ErrNotFound) {
 					return nil, "", err
 				}
@@ -142,7 +142,7 @@ func defineUserCreate(fs *flagSet) func() (worldStep, error) {
 					// Leave nothing half made: the user goes with the failed login.
 					_ = env.Store.DeleteUser(ctx, u.ID)
 					if errors.Is(err, store.ErrConflict) {
-						return nil, "", refusedOr("user create", admin.ErrLoginTaken(), loginFlags)
+						return nil, "", refusedOr(fs.Name(), admin.ErrLoginTaken(), loginFlags)
 					}
 					return nil, "", fmt.Errorf("set login %q: %w", u.Username, err)
 				}
@@ -275,7 +275,7 @@ func defineTokenMint(fs *flagSet) func() (worldStep, error) {
 		f := admin.NewForm(body)
 		t := admin.TokenFields(f)
 		if err := f.Err(); err != nil {
-			return nil, refusedOr("token mint", err, flagOf)
+			return nil, refusedOr(fs.Name(), err, flagOf)
 		}
 		return func(ctx context.Context, env bootstrap.Env) (any, string, error) {
 			u, err := lookupUser(ctx, env.Store, path["user"])
@@ -283,10 +283,10 @@ func defineTokenMint(fs *flagSet) func() (worldStep, error) {
 				return nil, "", err
 			}
 			if u.Bot {
-				return nil, "", refusedOr("token mint", admin.ErrBotToken, flagOf)
+				return nil, "", refusedOr(fs.Name(), admin.ErrBotToken, flagOf)
 			}
 			if err := admin.CheckTokenApp(ctx, env.Store, t); err != nil {
-				return nil, "", refusedOr("token mint", err, flagOf)
+				return nil, "", refusedOr(fs.Name(), err, flagOf)
 			}
 			return mintToken(ctx, env, u.ID, t)
 		}, nil

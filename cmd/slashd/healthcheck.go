@@ -40,6 +40,7 @@ func checkHealth(ctx context.Context, url string, timeout time.Duration) (string
 	// Straight to the server: a proxy from the environment has no say
 	// in whether it is healthy.
 	client := &http.Client{Transport: &http.Transport{Proxy: nil}}
+	defer client.CloseIdleConnections()
 	resp, err := client.Do(req)
 	if err != nil {
 		return "", err

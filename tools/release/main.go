@@ -63,6 +63,12 @@ func release(ctx context.Context, version, out, targetList string, stdout, progr
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
+	// Every platform's modules before the first build (darwin and windows
+	// need some that linux does not), so that a missing one fails now,
+	// not half way. Offline (GOPROXY=off) they must be in the module cache.
+	if err := downloadModules(ctx, root); err != nil {
+		return err
+	}
 	fmt.Fprintf(progress, "slashd %s (revision %s, modified %t)\n", s.version, orUnknown(s.revision), s.modified)
 	var files []string
 	for _, t := range targets {
@@ -163,6 +169,16 @@ func moduleRoot(ctx context.Context) (string, error) {
 		return "", errors.New("not inside the slashd module: run from its checkout")
 	}
 	return filepath.Dir(gomod), nil
+}
+
+// downloadModules fills the module cache with every module of go.mod.
+func downloadModules(ctx context.Context, root string) error {
+	cmd := exec.CommandContext(ctx, "go", "mod", "download")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go mod download (offline, the modules must be in the module cache): %w\n%s", err, out)
+	}
+	return nil
 }
 
 // artifactName is a target's file name.
