@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -50,12 +51,17 @@ type server struct {
 // listens.
 func startServe(t *testing.T, dataDir string) *server {
 	t.Helper()
+	return startServeConfig(t, serveConfig{addr: "127.0.0.1:0", dataDir: dataDir, rateLimit: false, logLevel: slog.LevelWarn})
+}
+
+// startServeConfig runs serve with cfg and waits until it listens.
+func startServeConfig(t *testing.T, cfg serveConfig) *server {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &server{out: &syncBuffer{}, cancel: cancel, done: make(chan error, 1)}
 	ready := make(chan string, 1)
 	go func() {
-		s.done <- serve(ctx, serveConfig{addr: "127.0.0.1:0", dataDir: dataDir, rateLimit: false, logLevel: slog.LevelWarn},
-			s.out, func(addr string) { ready <- addr })
+		s.done <- serve(ctx, cfg, s.out, func(addr string) { ready <- addr })
 	}()
 	select {
 	case s.addr = <-ready:
@@ -66,7 +72,7 @@ func startServe(t *testing.T, dataDir string) *server {
 		cancel()
 		t.Fatal("serve did not become ready")
 	}
-	s.base = "http://" + s.addr
+	s.base = baseURLOf(s.addr)
 	t.Cleanup(func() { s.stop(t) })
 	return s
 }
@@ -300,8 +306,15 @@ func TestServeEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(now, original) {
-		t.Errorf("bootstrap.json changed on restart:\n%s\nwas\n%s", now, original)
+	// The restart listens on another port: base_url follows it, nothing
+	// else changes.
+	restarted := checkCredentials(t, "bootstrap.json after restart", now)
+	if restarted["base_url"] != again.base {
+		t.Errorf("base_url after restart %q, want %q", restarted["base_url"], again.base)
+	}
+	restarted["base_url"] = creds["base_url"]
+	if !maps.Equal(restarted, creds) {
+		t.Errorf("bootstrap.json changed beyond base_url on restart:\n%s\nwas\n%s", now, original)
 	}
 	if out := again.out.String(); strings.Contains(out, "created a demo application") {
 		t.Errorf("restart bootstrapped again:\n%s", out)
@@ -378,7 +391,7 @@ func TestParseServeFlags(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := parseServeFlags(tc.args, envMap(tc.env), io.Discard)
+			got, err := parseServeFlags(tc.args, envMap(tc.env))
 			if tc.wantErr {
 				if err == nil {
 					t.Fatalf("got %+v, want an error", got)
@@ -406,13 +419,13 @@ func TestRunErrors(t *testing.T) {
 	}{
 		{"no command", nil, "no command"},
 		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
-		{"app without verb", []string{"app"}, "unknown command"},
-		{"app unknown verb", []string{"app", "delete"}, "unknown command"},
-		{"guild unknown verb", []string{"guild", "list"}, "unknown command"},
-		{"app create without name", []string{"app", "create", "--data", dir}, "--name"},
-		{"guild create without name", []string{"guild", "create", "--data", dir}, "--name"},
-		{"guild create bad install id", []string{"guild", "create", "--data", dir, "--name", "g", "--install", "abc"}, "--install"},
-		{"guild create unknown app", []string{"guild", "create", "--data", dir, "--name", "g", "--install", "123456789012345678"}, "--install"},
+		{"app without verb", []string{"app"}, "app: missing verb (one of create)"},
+		{"app unknown verb", []string{"app", "delete"}, `app: unknown verb "delete"`},
+		{"guild unknown verb", []string{"guild", "list"}, `guild: unknown verb "list"`},
+		{"app create without name", []string{"app", "create", "--data", dir}, "--name: This field is required (BASE_TYPE_REQUIRED)"},
+		{"guild create without name", []string{"guild", "create", "--data", dir}, "--name: This field is required"},
+		{"guild create bad install id", []string{"guild", "create", "--data", dir, "--name", "gg", "--install", "abc"}, "--install"},
+		{"guild create unknown app", []string{"guild", "create", "--data", dir, "--init", "--name", "gg", "--install", "123456789012345678"}, "--install"},
 		{"serve bad flag", []string{"serve", "--nope"}, "nope"},
 	}
 	for _, tc := range cases {
@@ -426,19 +439,20 @@ func TestRunErrors(t *testing.T) {
 	}
 
 	var out bytes.Buffer
-	if err := run(context.Background(), []string{"help"}, getenv, &out, io.Discard); err != nil || !strings.Contains(out.String(), "slashd serve") {
+	if err := run(context.Background(), []string{"help"}, getenv, &out, io.Discard); err != nil || !strings.Contains(out.String(), "\n  serve ") {
 		t.Errorf("help: %v %q", err, out.String())
 	}
 }
 
-// TestCLIWithoutServer: the admin verbs work on a data dir no server has
-// opened yet, and the data dir is SLASHD_DATA when --data is left out.
+// TestCLIWithoutServer: with --init, the admin verbs work on a data dir
+// no server has opened yet, and the data dir is SLASHD_DATA when --data
+// is left out.
 func TestCLIWithoutServer(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "fresh")
 	getenv := envMap(map[string]string{"SLASHD_DATA": dir})
 	var out bytes.Buffer
-	if err := run(context.Background(), []string{"app", "create", "--name", "solo", "--json"}, getenv, &out, io.Discard); err != nil {
+	if err := run(context.Background(), []string{"app", "create", "--init", "--name", "solo", "--json"}, getenv, &out, io.Discard); err != nil {
 		t.Fatalf("app create: %v", err)
 	}
 	creds := checkCredentials(t, "app create", out.Bytes())

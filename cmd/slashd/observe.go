@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -21,13 +20,13 @@ const (
 
 // observeFlags registers serve's observability flags: the log format,
 // where /metrics is served, and the opt-in profiler.
-func observeFlags(fs *flag.FlagSet, cfg *serveConfig, getenv func(string) string) {
-	fs.StringVar(&cfg.logFormat, "log-format", envOr(getenv, "SLASHD_LOG_FORMAT", logText),
-		"log format: text, or json (one object a line; stdout then carries nothing else)")
-	fs.StringVar(&cfg.metricsAddr, "metrics-addr", getenv("SLASHD_METRICS_ADDR"),
-		"serve /metrics on this address only (host:port) instead of on --addr; unset: /metrics on --addr, without auth like /healthz")
-	fs.StringVar(&cfg.pprofAddr, "pprof-addr", getenv("SLASHD_PPROF_ADDR"),
-		"serve Go's profiler (/debug/pprof/) on this address, e.g. 127.0.0.1:6060 (keep it on loopback); unset: off")
+func observeFlags(fs *flagSet, cfg *serveConfig) {
+	fs.envString(&cfg.logFormat, "log-format", logText,
+		"log `FORMAT`: text, or json (one object a line; stdout then carries nothing else)")
+	fs.envString(&cfg.metricsAddr, "metrics-addr", "",
+		"serve /metrics on this `ADDR` only (host:port) instead of on --addr; unset: /metrics on --addr, without auth like /healthz")
+	fs.envString(&cfg.pprofAddr, "pprof-addr", "",
+		"serve Go's profiler (/debug/pprof/) on this `ADDR`, e.g. 127.0.0.1:6060 (keep it on loopback); unset: off")
 }
 
 // checkObserve checks the observability flags once parsed.

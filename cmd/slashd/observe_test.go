@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -10,34 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/slashd/slashd/internal/metrics"
 	"github.com/slashd/slashd/internal/metrics/metricstest"
 )
-
-// startServeConfig runs serve with cfg (its addr on 127.0.0.1:0) and
-// waits until it listens.
-func startServeConfig(t *testing.T, cfg serveConfig) *server {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	s := &server{out: &syncBuffer{}, cancel: cancel, done: make(chan error, 1)}
-	ready := make(chan string, 1)
-	cfg.addr = "127.0.0.1:0"
-	go func() { s.done <- serve(ctx, cfg, s.out, func(addr string) { ready <- addr }) }()
-	select {
-	case s.addr = <-ready:
-	case err := <-s.done:
-		cancel()
-		t.Fatalf("serve returned before listening: %v", err)
-	case <-time.After(20 * time.Second):
-		cancel()
-		t.Fatal("serve did not become ready")
-	}
-	s.base = "http://" + s.addr
-	t.Cleanup(func() { s.stop(t) })
-	return s
-}
 
 // jsonLog parses serve's output as JSON log lines: each line must be one.
 func jsonLog(t *testing.T, out string) []map[string]any {
@@ -73,7 +48,7 @@ func findRecord(recs []map[string]any, msg string) map[string]any {
 func TestServeJSONLogsMetricsAddrAndPprof(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	srv := startServeConfig(t, serveConfig{dataDir: dir, logLevel: slog.LevelInfo, logFormat: logJSON,
+	srv := startServeConfig(t, serveConfig{addr: "127.0.0.1:0", dataDir: dir, logLevel: slog.LevelInfo, logFormat: logJSON,
 		metricsAddr: "127.0.0.1:0", pprofAddr: "127.0.0.1:0", nodeID: -1})
 
 	start := findRecord(jsonLog(t, srv.out.String()), "slashd listening")
@@ -166,7 +141,7 @@ func TestServeJSONLogsMetricsAddrAndPprof(t *testing.T) {
 // the API's address.
 func TestServeDefaultsMetricsOnAPIAddressNoPprof(t *testing.T) {
 	t.Parallel()
-	srv := startServeConfig(t, serveConfig{dataDir: t.TempDir(), logLevel: slog.LevelInfo, nodeID: -1})
+	srv := startServeConfig(t, serveConfig{addr: "127.0.0.1:0", dataDir: t.TempDir(), logLevel: slog.LevelInfo, nodeID: -1})
 	out := srv.out.String()
 	line := ""
 	for _, l := range strings.Split(out, "\n") {

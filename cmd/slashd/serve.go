@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,7 +15,6 @@ import (
 	neturl "net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -53,56 +51,75 @@ func (c serveConfig) snowflakeNode() uint16 {
 	return uint16(mathrand.IntN(1024))
 }
 
-func envOr(getenv func(string) string, key, def string) string {
-	if v := getenv(key); v != "" {
-		return v
-	}
-	return def
+// defaultAddr is where serve listens, and where the other commands find
+// it, unless told otherwise.
+const defaultAddr = "127.0.0.1:8080"
+
+// addrFlag registers --addr (SLASHD_ADDR).
+func addrFlag(fs *flagSet, p *string, usage string) {
+	fs.envString(p, "addr", defaultAddr, usage)
 }
 
-func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// serveFlags registers serve's flags on fs. The function it returns
+// checks them once parsed and makes the configuration.
+func serveFlags(fs *flagSet) func() (serveConfig, error) {
 	cfg := serveConfig{}
-	fs.StringVar(&cfg.addr, "addr", envOr(getenv, "SLASHD_ADDR", "127.0.0.1:8080"), "listen address")
-	fs.StringVar(&cfg.dataDir, "data", envOr(getenv, "SLASHD_DATA", "./slashd-data"), "data directory")
-	storeFlag(fs, &cfg.store, getenv)
-	rl, err := strconv.ParseBool(envOr(getenv, "SLASHD_RATELIMIT", "true"))
-	if err != nil {
-		return cfg, fmt.Errorf("SLASHD_RATELIMIT: %w", err)
+	addrFlag(fs, &cfg.addr, "listen address, host:port (0.0.0.0:PORT listens on every interface, as in a container)")
+	dataFlag(fs, &cfg.dataDir)
+	storeFlag(fs, &cfg.store)
+	fs.envBool(&cfg.rateLimit, "ratelimit", true, "enforce rate limits like the real service (--ratelimit=false turns them off)")
+	fs.envString(&cfg.nats, "nats", "",
+		"NATS server `URLS`, comma-separated (nats://host:4222): share events with the other slashd nodes; unset: in-process")
+	fs.envString(&cfg.natsPrefix, "nats-prefix", "slashd.events", "NATS subject prefix of this cluster's events")
+	fs.envInt(&cfg.nodeID, "node-id", -1,
+		"this node's id in the snowflakes it makes, 0-1023, distinct per node of a cluster (-1: 0 alone, random with --store)")
+	var level string
+	fs.envString(&level, "log-level", "info", "debug, info, warn or error")
+	observeFlags(fs, &cfg)
+	return func() (serveConfig, error) {
+		if err := cfg.logLevel.UnmarshalText([]byte(level)); err != nil {
+			return cfg, fmt.Errorf("--log-level: %w", err)
+		}
+		if err := cfg.checkObserve(); err != nil {
+			return cfg, err
+		}
+		if cfg.nodeID > 1023 {
+			return cfg, fmt.Errorf("--node-id %d: must be 0-1023", cfg.nodeID)
+		}
+		return cfg, nil
 	}
-	fs.BoolVar(&cfg.rateLimit, "ratelimit", rl, "enforce rate limits like the real service")
-	fs.StringVar(&cfg.nats, "nats", getenv("SLASHD_NATS"),
-		"NATS server URL(s), comma-separated (nats://host:4222): share events with the other slashd nodes; unset: in-process")
-	fs.StringVar(&cfg.natsPrefix, "nats-prefix", envOr(getenv, "SLASHD_NATS_PREFIX", "slashd.events"),
-		"NATS subject prefix of this cluster's events")
-	node, err := strconv.Atoi(envOr(getenv, "SLASHD_NODE_ID", "-1"))
-	if err != nil {
-		return cfg, fmt.Errorf("SLASHD_NODE_ID: %w", err)
+}
+
+// defineServe is `slashd serve`.
+func defineServe(fs *flagSet) runFunc {
+	config := serveFlags(fs)
+	return func(ctx context.Context, out io.Writer) error {
+		cfg, err := config()
+		if err != nil {
+			return err
+		}
+		return serve(ctx, cfg, out, nil)
 	}
-	fs.IntVar(&cfg.nodeID, "node-id", node,
-		"this node's id in the snowflakes it makes, 0-1023, distinct per node of a cluster (default: 0 alone, random with --store)")
-	level := fs.String("log-level", envOr(getenv, "SLASHD_LOG_LEVEL", "info"), "debug, info, warn or error")
-	observeFlags(fs, &cfg, getenv)
-	if err := fs.Parse(args); err != nil {
-		return cfg, err
+}
+
+// parseServeFlags reads serve's command line and environment.
+func parseServeFlags(args []string, getenv func(string) string) (serveConfig, error) {
+	fs := newFlagSet("serve", getenv)
+	config := serveFlags(fs)
+	if err := fs.parse(args); err != nil {
+		return serveConfig{}, err
 	}
-	if err := cfg.checkObserve(); err != nil {
-		return cfg, err
-	}
-	if err := cfg.logLevel.UnmarshalText([]byte(*level)); err != nil {
-		return cfg, fmt.Errorf("--log-level: %w", err)
-	}
-	if cfg.nodeID > 1023 {
-		return cfg, fmt.Errorf("--node-id %d: must be 0-1023", cfg.nodeID)
-	}
-	return cfg, nil
+	return config()
 }
 
 // serve runs the HTTP server until ctx ends. ready, if set, is told the
 // listening address (tests listen on port 0).
 func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(addr string)) error {
 	log := newLogger(stdout, cfg.logFormat, cfg.logLevel)
+	build := currentBuild()
+	// Said before anything slow (opening and migrating the store), so a
+	// start is never silent.
+	log.Info("slashd starting", "version", build.Version, "addr", cfg.addr, "data", cfg.dataDir, "store", describeStore(cfg.store))
 	st, err := openStore(ctx, cfg.store, cfg.dataDir)
 	if err != nil {
 		return err
@@ -113,7 +130,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
 	}
-	baseURL := "http://" + ln.Addr().String()
+	baseURL := baseURLOf(ln.Addr().String())
 	ids := snowflake.NewGenerator(cfg.snowflakeNode(), nil)
 	env := bootstrap.Env{Store: st, IDs: ids, Rand: rand.Reader, Now: time.Now}
 	// JSON logs keep stdout to JSON lines: the first run's credentials
@@ -122,6 +139,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 		ln.Close()
 		return err
 	}
+	followAddress(cfg.dataDir, baseURL, log)
 
 	var events event.Bus // nil: the API's in-process bus
 	var bus *natsbus.Bus
@@ -138,6 +156,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 
 	apiCfg := api.DefaultConfig()
 	apiCfg.RateLimit = cfg.rateLimit
+	apiCfg.Build = build
 	// A PostgreSQL store may serve several nodes: they count the rate
 	// limits there, so that the limits hold across them.
 	apiCfg.SharedRateLimits = cfg.store != ""
@@ -215,6 +234,32 @@ func startAttrs(cfg serveConfig, node uint16, baseURL string, metricsSide, pprof
 		attrs = append(attrs, "pprof", pprofSide.url+"/debug/pprof/")
 	}
 	return attrs
+}
+
+// baseURLOf is the URL clients reach a server listening on addr at: a
+// wildcard host (0.0.0.0, ::, none) is reached on the loopback address.
+func baseURLOf(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// followAddress keeps bootstrap.json's base_url on the address the
+// server now listens on. The file is a convenience: failing to update it
+// is logged, never fatal.
+func followAddress(dataDir, baseURL string, log *slog.Logger) {
+	old, err := bootstrap.SetBaseURL(dataDir, baseURL)
+	switch {
+	case err != nil:
+		log.Warn("could not update bootstrap.json's base_url", "err", err)
+	case old != "":
+		log.Info("bootstrap.json follows the new address", "base_url", baseURL, "was", old)
+	}
 }
 
 // connectNATS connects the node listening on addr to the event bus at

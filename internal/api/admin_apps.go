@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/slashd/slashd/internal/admin"
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/bootstrap"
 	"github.com/slashd/slashd/internal/snowflake"
@@ -45,10 +46,7 @@ func (s *Server) adminCreateApp(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f.Require("name")
-	// The bot user takes the app's name: a username's length.
-	name, _ := f.StrLen("name", 2, adminMaxUsername)
-	embedded, _ := f.Bool("embedded")
+	req := admin.AppFields(f)
 	if err := f.Err(); err != nil {
 		return err
 	}
@@ -58,7 +56,7 @@ func (s *Server) adminCreateApp(w http.ResponseWriter, r *http.Request) error {
 	}
 	env := bootstrap.Env{Store: s.store, IDs: s.ids, Rand: s.rand, Now: s.now}
 	creds, err := bootstrap.CreateApp(r.Context(), env, bootstrap.AppOptions{
-		Name: name, BaseURL: scheme + "://" + r.Host, Embedded: embedded,
+		Name: req.Name, BaseURL: scheme + "://" + r.Host, Embedded: req.Embedded,
 	})
 	if err != nil {
 		return err

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/slashd/slashd/internal/buildinfo"
 	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/gateway"
@@ -47,6 +48,8 @@ type Config struct {
 	RenderCache int
 	// Gateway tunes the websocket gateway (zero values: the real one's).
 	Gateway gateway.Config
+	// Build is the version GET /healthz reports.
+	Build buildinfo.Info
 	// ServeMetrics serves GET /metrics on the API's address; without it
 	// the caller serves Server.Metrics where it wants (another listener).
 	ServeMetrics bool
@@ -62,6 +65,7 @@ func DefaultConfig() Config {
 		MaxBodyBytes: 8 << 20,
 		RenderCache:  100_000,
 		Gateway:      gateway.DefaultConfig(),
+		Build:        buildinfo.Read(buildinfo.Info{}),
 		ServeMetrics: true,
 	}
 }

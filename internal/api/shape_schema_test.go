@@ -269,6 +269,13 @@ var (
 	sUserPII = sUser.with(req("mfa_enabled", tBool), req("locale", tString), opt("premium_type", tInteger),
 		opt("email", nullable{tString}), opt("verified", tBool))
 
+	// sGuildMember is GuildMemberResponse: the gateway's member
+	// (GUILD_CREATE, GUILD_MEMBERS_CHUNK).
+	sGuildMember = obj(req("avatar", nullable{tString}), req("banner", nullable{tString}),
+		req("communication_disabled_until", nullable{tString}), req("flags", tInteger), req("joined_at", tString),
+		req("nick", nullable{tString}), req("pending", tBool), req("premium_since", nullable{tString}),
+		req("roles", arrayOf{tSnowflake}), req("user", sUser), req("mute", tBool), req("deaf", tBool))
+
 	sInstallParams = obj(req("scopes", arrayOf{tString}), req("permissions", tString))
 	// sApplication is ApplicationResponse.
 	sApplication = obj(req("id", tSnowflake), req("name", tString), req("icon", nullable{tString}), req("description", tString),

@@ -283,6 +283,11 @@ func checkAnswer(s shape, resp *http.Response, body []byte) []string {
 	if media != "application/json" {
 		return []string{fmt.Sprintf("want application/json, got Content-Type %q (body %.100s)", ct, body)}
 	}
+	return conform(s, body)
+}
+
+// conform checks a JSON document against s.
+func conform(s shape, body []byte) []string {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var v any
