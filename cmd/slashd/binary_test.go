@@ -290,6 +290,11 @@ func TestBinaryInAContainer(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("serve did not stop after SIGTERM")
 	}
+	// The stop is said, last.
+	if log := strings.TrimSpace(out.String()); !strings.Contains(log, `msg="slashd shutting down"`) ||
+		!strings.HasSuffix(log, `msg="slashd stopped"`) {
+		t.Errorf("the log after SIGTERM does not end with the shutdown lines:\n%s", log)
+	}
 	if _, stderr, code := runBinary(t, env, "healthcheck", "--timeout", "1s"); code != 1 || !strings.Contains(stderr, "healthcheck: ") {
 		t.Errorf("healthcheck of a stopped server: exit %d, stderr %q", code, stderr)
 	}
