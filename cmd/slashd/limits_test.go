@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"strings"
 	"testing"
 	"time"
@@ -37,7 +36,7 @@ func TestAbuseLimitFlags(t *testing.T) {
 		{name: "bad flag", args: []string{"--login-account-limit", "5/0s"}, bad: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := parseServeFlags(tc.args, envMap(tc.env), io.Discard)
+			cfg, err := parseServeFlags(tc.args, envMap(tc.env))
 			if tc.bad {
 				if err == nil {
 					t.Fatalf("got %+v, want an error", cfg.limits)
@@ -65,7 +64,7 @@ func TestAbuseLimitFlags(t *testing.T) {
 func TestServeAuthFailureLimit(t *testing.T) {
 	t.Parallel()
 	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--data", t.TempDir(), "--auth-failure-limit", "3/1m",
-		"--log-level", "warn"}, envMap(nil), io.Discard)
+		"--log-level", "warn"}, envMap(nil))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	"flag"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -13,11 +13,28 @@ import (
 	"github.com/slashd/slashd/internal/store/sqlstore"
 )
 
-// storeFlag registers --store (env SLASHD_STORE) on fs: serve and every
-// CLI verb open the same store.
-func storeFlag(fs *flag.FlagSet, p *string, getenv func(string) string) {
-	fs.StringVar(p, "store", getenv("SLASHD_STORE"),
-		"where the data lives: a postgres:// URL (PostgreSQL, CockroachDB, YugabyteDB); unset: the SQLite database in the data directory")
+// sqliteFile is the SQLite store's file in the data directory.
+const sqliteFile = "slashd.db"
+
+// storeFlag registers --store (SLASHD_STORE) on fs: serve and every CLI
+// verb open the same store.
+func storeFlag(fs *flagSet, p *string) {
+	fs.envString(p, "store", "",
+		"where the data lives: a PostgreSQL `URL` (postgres://user:password@host:5432/db?sslmode=…; CockroachDB and YugabyteDB too); unset: the SQLite database "+sqliteFile+" in the data directory")
+}
+
+// dataFlag registers --data (SLASHD_DATA).
+func dataFlag(fs *flagSet, p *string) {
+	fs.envString(p, "data", "./slashd-data", "data directory `DIR`: bootstrap.json, and the SQLite store when --store is unset")
+}
+
+// hasSQLiteStore reports whether dataDir holds a SQLite store.
+func hasSQLiteStore(dataDir string) (bool, error) {
+	_, err := os.Stat(filepath.Join(dataDir, sqliteFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 // openStore opens the store storeURL names (a postgres:// or
@@ -30,7 +47,7 @@ func openStore(ctx context.Context, storeURL, dataDir string) (*sqlstore.Store, 
 		if err := os.MkdirAll(dataDir, 0o700); err != nil {
 			return nil, fmt.Errorf("create data dir: %w", err)
 		}
-		return sqlite.Open(ctx, filepath.Join(dataDir, "slashd.db"))
+		return sqlite.Open(ctx, filepath.Join(dataDir, sqliteFile))
 	case postgres.IsDSN(storeURL):
 		return postgres.Open(ctx, storeURL)
 	}

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/slashd/slashd/internal/buildinfo"
 )
 
 // apiPrefixes are the API roots served: v10 (the spec's), v9 (discordgo's
@@ -86,6 +88,9 @@ func (s *Server) routes() {
 	s.register("GET /gateway", s.gateway)
 	s.register("GET /gateway/{$}", s.gateway)
 	s.register("GET /healthz", http.HandlerFunc(s.healthz))
+	if s.cfg.ServeMetrics {
+		s.register("GET /metrics", s.metrics.registry.Handler())
+	}
 	s.register("/", http.HandlerFunc(s.notFound))
 }
 
@@ -113,10 +118,13 @@ func (s *Server) handle(prefix, method, path string, kind routeKind, h handlerFu
 	s.register(method+" "+prefix+path, s.wrap(template, kind, h))
 }
 
-// healthz answers 200 once the server runs: the store is opened and
-// migrated before the listener starts.
+// healthz answers 200 once the server runs (the store is opened and
+// migrated before the listener starts), with the build's version.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	writeJSON(w, http.StatusOK, struct {
+		Status string `json:"status"`
+		buildinfo.Info
+	}{"ok", s.cfg.Build})
 }
 
 // notFound answers unknown routes with the real service's JSON bodies: 405

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/slashd/slashd/internal/buildinfo"
 	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/gateway"
@@ -24,6 +25,7 @@ import (
 	"github.com/slashd/slashd/internal/ratelimit"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
+	"github.com/slashd/slashd/internal/store/timed"
 	"github.com/slashd/slashd/internal/webhook"
 )
 
@@ -61,6 +63,11 @@ type Config struct {
 	RenderCache int
 	// Gateway tunes the websocket gateway (zero values: the real one's).
 	Gateway gateway.Config
+	// Build is the version GET /healthz reports.
+	Build buildinfo.Info
+	// ServeMetrics serves GET /metrics on the API's address; without it
+	// the caller serves Server.Metrics where it wants (another listener).
+	ServeMetrics bool
 }
 
 // DefaultConfig is what `slashd serve` runs with.
@@ -78,6 +85,8 @@ func DefaultConfig() Config {
 		MaxBodyBytes:      8 << 20,
 		RenderCache:       100_000,
 		Gateway:           gateway.DefaultConfig(),
+		Build:             buildinfo.Read(buildinfo.Info{}),
+		ServeMetrics:      true,
 	}
 }
 
@@ -114,6 +123,7 @@ type Server struct {
 	oauth    *oauth.Server
 	gateway  *gateway.Gateway
 	stop     context.CancelFunc // ends the gateway's event loop
+	metrics  *serverMetrics
 	mux      *http.ServeMux
 	// registered lists the mux's patterns (Routes).
 	registered []string
@@ -137,12 +147,17 @@ func New(cfg Config, d Deps) *Server {
 		cfg.MaxBodyBytes = DefaultConfig().MaxBodyBytes
 	}
 	s := &Server{
-		cfg: cfg, store: d.Store, ids: d.IDs, now: d.Now, rand: d.Rand, log: d.Logger,
-		limiter: newRateLimiter(cfg, d), renders: newCache[renderKey, []byte](cfg.RenderCache),
+		cfg: cfg, ids: d.IDs, now: d.Now, rand: d.Rand, log: d.Logger,
+		renders: newCache[renderKey, []byte](cfg.RenderCache),
 		decoded: newCache[versionKey, command.Command](cfg.RenderCache), events: d.Events,
 		webhooks: webhook.New(webhook.Config{Now: d.Now}),
 		mux:      http.NewServeMux(),
 	}
+	s.metrics = newServerMetrics(time.Now(), func() gateway.Stats { return s.gateway.Stats() })
+	// Every store call is timed, whoever makes it (the API, the OAuth2
+	// server, the gateway's directory, the rate limiter, the janitor).
+	d.Store = timed.New(d.Store, s.metrics.observeStore)
+	s.store, s.limiter = d.Store, newRateLimiter(cfg, d)
 	if cfg.AuthFailureLimit.On() {
 		s.failures = ratelimit.NewWithMaxKeys(d.Now, cfg.RateLimitKeys)
 	}
@@ -204,15 +219,17 @@ func (s *Server) wrapPublic(pattern string, h http.Handler) http.Handler {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := s.now()
+	start := time.Now()
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 	defer func() {
 		if v := recover(); v != nil {
 			s.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", v)
 			writeJSON(rec, http.StatusInternalServerError, map[string]any{"message": "500: Internal Server Error", "code": 0})
 		}
-		s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
-			"duration", s.now().Sub(start))
+		took := time.Since(start)
+		// The mux has set r.Pattern: the route, whatever the path.
+		s.metrics.observeRequest(r.Pattern, r.Method, rec.status, took)
+		s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration", took)
 	}()
 	s.mux.ServeHTTP(rec, r)
 }

@@ -29,6 +29,8 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/slashd/slashd/internal/api"
+	"github.com/slashd/slashd/internal/metrics"
+	"github.com/slashd/slashd/internal/metrics/metricstest"
 	"github.com/slashd/slashd/internal/store"
 	"github.com/slashd/slashd/internal/testenv"
 )
@@ -52,12 +54,15 @@ type (
 	// foreignBody is an answer another library writes (the websocket
 	// library's refusal of a request that is no upgrade).
 	foreignBody struct{}
+	// metricsText is the Prometheus text exposition.
+	metricsText struct{}
 )
 
 func (htmlPage) check(string, any, *[]string)    {}
 func (redirect) check(string, any, *[]string)    {}
 func (upgrade) check(string, any, *[]string)     {}
 func (foreignBody) check(string, any, *[]string) {}
+func (metricsText) check(string, any, *[]string) {}
 
 func one(status int, s shape) map[int]shape { return map[int]shape{status: s} }
 
@@ -120,6 +125,7 @@ var shapeOperations = map[string]answers{
 	"GET /gateway":     {ok: one(101, upgrade{}), errs: foreignBody{}},
 	"GET /gateway/{$}": {ok: one(101, upgrade{}), errs: foreignBody{}},
 	"GET /healthz":     {ok: one(200, obj(req("status", tString)))},
+	"GET /metrics":     {ok: one(200, metricsText{})},
 	"/":                {},
 }
 
@@ -133,6 +139,7 @@ var shapeExempt = map[string]struct{ noSuccess, noError string }{
 	"PUT {api}" + guildCmds + "/permissions": {noSuccess: "disabled: always 405, as the real service (discord-api-docs#4687)"},
 	"/":                                      {noSuccess: "the catch-all answers only 404 and 405"},
 	"GET /healthz":                           {noError: "public, takes no input and is not rate limited"},
+	"GET /metrics":                           {noError: "public, takes no input and is not rate limited"},
 }
 
 // routeKey writes a mux pattern's API prefix as {api}.
@@ -262,6 +269,14 @@ func checkAnswer(s shape, resp *http.Response, body []byte) []string {
 	case redirect:
 		if resp.Header.Get("Location") == "" {
 			return []string{"a redirect without Location"}
+		}
+		return nil
+	case metricsText:
+		if ct != metrics.ContentType {
+			return []string{fmt.Sprintf("want %q, got Content-Type %q", metrics.ContentType, ct)}
+		}
+		if _, err := metricstest.Parse(string(body)); err != nil {
+			return []string{err.Error()}
 		}
 		return nil
 	}
@@ -589,6 +604,7 @@ func (w *shapeWalk) identity() {
 	w.do("GET", "/gateway/bot", bot, nil, 200)
 	w.do("GET", "/gateway/bot", w.e.Owner(), nil, 401)
 	mustDo(w.t, w.e, "GET", "/healthz", "", nil, 200)
+	mustDo(w.t, w.e, "GET", "/metrics", "", nil, 200)
 
 	// The websocket: an upgrade, and a plain GET it refuses.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
