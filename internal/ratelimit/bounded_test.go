@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -237,4 +238,35 @@ func heapInUse() int64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return int64(m.HeapInuse)
+}
+
+// A long key is held as a fixed-size hash of itself, and counts as
+// itself.
+func TestLongKeysAreHeldHashed(t *testing.T) {
+	l, _ := newTestLimiter()
+	lim := Limit{Count: 2, Window: time.Minute}
+	long := func(c byte) string { return "route:abc:" + strings.Repeat(string(c), 100_000) }
+	if got := l.Allow(long('1'), lim).Remaining; got != 1 {
+		t.Fatalf("first request: remaining %d", got)
+	}
+	if got := l.Allow(long('1'), lim).Remaining; got != 0 {
+		t.Errorf("the same long key again: remaining %d, want 0", got)
+	}
+	if got := l.Allow(long('2'), lim).Remaining; got != 1 {
+		t.Errorf("another long key: remaining %d, want 1", got)
+	}
+	short := strings.Repeat("s", maxKeyLen)
+	l.Allow(short, lim)
+	held := 0
+	for i := range l.shards {
+		for k := range l.shards[i].m {
+			held++
+			if len(k) > maxKeyLen {
+				t.Errorf("a key of %d bytes is held", len(k))
+			}
+		}
+	}
+	if held != 3 || l.Peek(short, lim).Remaining != 1 {
+		t.Errorf("%d keys held, the %d-byte key counted %+v", held, maxKeyLen, l.Peek(short, lim))
+	}
 }

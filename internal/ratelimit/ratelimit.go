@@ -40,7 +40,7 @@
 // the cost per operation stays constant. A dropped key starts a fresh
 // window when it comes back, which errs on the lenient side; it takes a
 // flood of more than MaxKeys distinct keys within one window to drop a
-// live one.
+// live one. A key longer than 128 bytes is held as a hash of itself.
 package ratelimit
 
 import (
@@ -167,6 +167,7 @@ type Limiter struct {
 	now    func() time.Time
 	epoch  time.Time
 	seed   maphash.Seed
+	seed2  maphash.Seed // with seed, the 128-bit hash of a long key
 	shards [numShards]shard
 }
 
@@ -191,7 +192,7 @@ func NewWithMaxKeys(now func() time.Time, maxKeys int) *Limiter {
 	if maxKeys < 1 {
 		maxKeys = DefaultMaxKeys
 	}
-	l := &Limiter{now: now, epoch: now(), seed: maphash.MakeSeed()}
+	l := &Limiter{now: now, epoch: now(), seed: maphash.MakeSeed(), seed2: maphash.MakeSeed()}
 	perShard := max(maxKeys/numShards, 1)
 	for i := range l.shards {
 		l.shards[i].m = make(map[string]entry)
@@ -246,6 +247,7 @@ func (l *Limiter) do(key string, lim Limit, consume bool) Result {
 	}
 	wall := l.now()
 	now := wall.Sub(l.epoch)
+	key = l.storedKey(key)
 
 	s := l.shard(key)
 	s.mu.Lock()
@@ -373,6 +375,18 @@ func nthSmallest(xs []time.Duration, k int) (value time.Duration, smaller int) {
 	}
 	// xs[lo:hi+1] is one value at index k; those before lo are smaller.
 	return xs[k], lo
+}
+
+// maxKeyLen is the longest key stored as it is. A longer one (made of a
+// path segment a client chose, say) is stored as a 128-bit hash of
+// itself, so that the bytes a key holds are bounded too.
+const maxKeyLen = 128
+
+func (l *Limiter) storedKey(key string) string {
+	if len(key) <= maxKeyLen {
+		return key
+	}
+	return fmt.Sprintf("#%016x%016x", maphash.String(l.seed, key), maphash.String(l.seed2, key))
 }
 
 // shard returns the shard holding key.
