@@ -166,7 +166,7 @@ func TestWorldVerbs(t *testing.T) {
 func TestWorldVerbErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	creds := runJSON(t, dir, "app", "create", "--name", "cli")
+	creds := runJSON(t, dir, "app", "create", "--init", "--name", "cli")
 	app, guild := strOf(creds, "application_id"), strOf(creds, "guild_id")
 	user := strOf(runJSON(t, dir, "user", "create", "--name", "u"), "id")
 	text := strOf(runJSON(t, dir, "channel", "create", "--guild", guild, "--name", "text"), "id")
@@ -180,34 +180,34 @@ func TestWorldVerbErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"unknown verb", []string{"user", "delete"}, `unknown command "user delete"`},
-		{"noun only", []string{"token"}, `unknown command "token"`},
+		{"unknown verb", []string{"user", "delete"}, `user: unknown verb "delete"`},
+		{"noun only", []string{"token"}, `token: missing verb (one of mint)`},
 		{"bad flag", []string{"user", "create", "--nope"}, "nope"},
 		{"extra argument", []string{"user", "create", "--name", "x", "extra"}, `unexpected argument "extra"`},
-		{"user without name", []string{"user", "create"}, "--name is required"},
-		{"user long name", []string{"user", "create", "--name", strings.Repeat("n", 33)}, "--name"},
-		{"user bad locale", []string{"user", "create", "--name", "x", "--locale", "xx"}, `--locale "xx"`},
+		{"user without name", []string{"user", "create"}, "--name: This field is required (BASE_TYPE_REQUIRED)"},
+		{"user long name", []string{"user", "create", "--name", strings.Repeat("n", 33)}, "--name: Must be between 1 and 32 in length."},
+		{"user bad locale", []string{"user", "create", "--name", "x", "--locale", "xx"}, "--locale: Value must be one of ("},
 		{"role without guild", []string{"role", "create", "--name", "r"}, "--guild is required"},
 		{"role bad guild", []string{"role", "create", "--guild", "g", "--name", "r"}, `--guild "g"`},
 		{"role unknown guild", []string{"role", "create", "--guild", unknown, "--name", "r"}, "unknown guild"},
-		{"role bad permissions", []string{"role", "create", "--guild", guild, "--name", "r", "--permissions", "9007199254740992"}, "--permissions"},
-		{"role position 0", []string{"role", "create", "--guild", guild, "--name", "r", "--position", "0"}, "--position"},
+		{"role bad permissions", []string{"role", "create", "--guild", guild, "--name", "r", "--permissions", "9007199254740992"}, "--permissions: int value should be less than or equal to 9007199254740991. (NUMBER_TYPE_MAX)"},
+		{"role position 0", []string{"role", "create", "--guild", guild, "--name", "r", "--position", "0"}, "--position: int value should be greater than or equal to 1. (NUMBER_TYPE_MIN)"},
 		{"member without user", []string{"member", "add", "--guild", guild}, "--user is required"},
 		{"member unknown user", []string{"member", "add", "--guild", guild, "--user", unknown}, "unknown user"},
-		{"member bad role", []string{"member", "add", "--guild", guild, "--user", user, "--roles", "x"}, `--roles "x"`},
-		{"member role of another guild", []string{"member", "add", "--guild", guild, "--user", user, "--roles", otherRole}, "is not a role of guild"},
-		{"channel bad type", []string{"channel", "create", "--guild", guild, "--name", "c", "--type", "1"}, "--type 1"},
-		{"thread without parent", []string{"channel", "create", "--guild", guild, "--name", "c", "--type", "11"}, "--parent is required"},
-		{"thread under category", []string{"channel", "create", "--guild", guild, "--name", "c", "--type", "11", "--parent", cat}, "a thread's parent"},
-		{"category with parent", []string{"channel", "create", "--guild", guild, "--name", "c", "--type", "4", "--parent", cat}, "a category cannot have a parent"},
-		{"text under text", []string{"channel", "create", "--guild", guild, "--name", "c", "--parent", text}, "must be a category"},
-		{"unknown parent", []string{"channel", "create", "--guild", guild, "--name", "c", "--parent", unknown}, "not a channel of guild"},
+		{"member bad role", []string{"member", "add", "--guild", guild, "--user", user, "--roles", "x"}, `--roles, item 1: Value "x" is not snowflake. (NUMBER_TYPE_COERCE)`},
+		{"member role of another guild", []string{"member", "add", "--guild", guild, "--user", user, "--roles", text + "," + otherRole}, "--roles, item 2: Unknown Role (UNKNOWN_ROLE)"},
+		{"channel bad type", []string{"channel", "create", "--guild", guild, "--name", "c", "--type", "1"}, "--type: Value must be one of ("},
+		{"thread without parent", []string{"channel", "create", "--guild", guild, "--name", "c", "--type", "11"}, "--parent: This field is required"},
+		{"thread under category", []string{"channel", "create", "--guild", guild, "--name", "c", "--type", "11", "--parent", cat}, "--parent: A thread's parent must be"},
+		{"category with parent", []string{"channel", "create", "--guild", guild, "--name", "c", "--type", "4", "--parent", cat}, "--parent: A category cannot have a parent (CHANNEL_PARENT_INVALID)"},
+		{"text under text", []string{"channel", "create", "--guild", guild, "--name", "c", "--parent", text}, "--parent: A channel's parent must be a category"},
+		{"unknown parent", []string{"channel", "create", "--guild", guild, "--name", "c", "--parent", unknown}, "--parent: Unknown Channel (UNKNOWN_CHANNEL)"},
 		{"token without user", []string{"token", "mint"}, "--user is required"},
 		{"token scopes without app", []string{"token", "mint", "--user", user, "--scopes", "identify"}, "--scopes needs --app"},
-		{"token bot scope", []string{"token", "mint", "--user", user, "--app", app, "--scopes", "identify bot"}, `"bot" is not one of`},
-		{"token empty scopes", []string{"token", "mint", "--user", user, "--app", app, "--scopes", " "}, "at least one scope"},
-		{"token unknown app", []string{"token", "mint", "--user", user, "--app", unknown}, "unknown application"},
-		{"token for a bot user", []string{"token", "mint", "--user", app}, "is a bot user"},
+		{"token bot scope", []string{"token", "mint", "--user", user, "--app", app, "--scopes", "identify bot"}, "--scopes: Value must be one of ("},
+		{"token empty scopes", []string{"token", "mint", "--user", user, "--app", app, "--scopes", " "}, "--scopes: Must be 1 or more in length."},
+		{"token unknown app", []string{"token", "mint", "--user", user, "--app", unknown}, "--app: Unknown Application (UNKNOWN_APPLICATION)"},
+		{"token for a bot user", []string{"token", "mint", "--user", app}, "Bot users cannot be given client or Bearer tokens"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -241,7 +241,7 @@ func TestWorldVerbErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, verb := range []string{"user create", "role create", "member add", "channel create", "token mint"} {
-		if !strings.Contains(out.String(), "slashd "+verb) {
+		if !strings.Contains(out.String(), "\n  "+verb+" ") {
 			t.Errorf("usage lacks %q", verb)
 		}
 	}

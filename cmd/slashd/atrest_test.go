@@ -98,7 +98,7 @@ func TestServeEncryptsSecretsAtRest(t *testing.T) {
 		if k := rawAppKey(t, db, second.ApplicationID); !secrets.IsSealed(k) {
 			t.Errorf("the CLI stored the new app's key as %x", k)
 		}
-		err := run(t.Context(), []string{"guild", "create", "--data", dataDir, "--name", "g"}, envMap(nil), io.Discard, io.Discard)
+		err := run(t.Context(), []string{"guild", "create", "--data", dataDir, "--name", "no key"}, envMap(nil), io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), "SLASHD_SECRET_KEY") {
 			t.Errorf("the CLI without the key: %v, want a refusal naming SLASHD_SECRET_KEY", err)
 		}

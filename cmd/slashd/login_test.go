@@ -16,7 +16,7 @@ import (
 func TestUserCreatePassword(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	alice := runJSON(t, dir, "user", "create", "--name", "alice", "--password", "correct horse")
+	alice := runJSON(t, dir, "user", "create", "--init", "--name", "alice", "--password", "correct horse")
 	var out bytes.Buffer
 	if err := run(context.Background(), []string{"user", "create", "--data", dir, "--name", "bob", "--password", "battery staple"},
 		envMap(nil), &out, &bytes.Buffer{}); err != nil {

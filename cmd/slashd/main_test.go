@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -71,7 +72,7 @@ func startServeConfig(t *testing.T, cfg serveConfig) *server {
 		cancel()
 		t.Fatal("serve did not become ready")
 	}
-	s.base = "http://" + s.addr
+	s.base = baseURLOf(s.addr)
 	t.Cleanup(func() { s.stop(t) })
 	return s
 }
@@ -305,8 +306,15 @@ func TestServeEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(now, original) {
-		t.Errorf("bootstrap.json changed on restart:\n%s\nwas\n%s", now, original)
+	// The restart listens on another port: base_url follows it, nothing
+	// else changes.
+	restarted := checkCredentials(t, "bootstrap.json after restart", now)
+	if restarted["base_url"] != again.base {
+		t.Errorf("base_url after restart %q, want %q", restarted["base_url"], again.base)
+	}
+	restarted["base_url"] = creds["base_url"]
+	if !maps.Equal(restarted, creds) {
+		t.Errorf("bootstrap.json changed beyond base_url on restart:\n%s\nwas\n%s", now, original)
 	}
 	if out := again.out.String(); strings.Contains(out, "created a demo application") {
 		t.Errorf("restart bootstrapped again:\n%s", out)
@@ -354,21 +362,28 @@ func TestParseServeFlags(t *testing.T) {
 		wantErr bool
 	}{
 		{name: "defaults", want: serveConfig{addr: "127.0.0.1:8080", dataDir: "./slashd-data", rateLimit: true, logLevel: slog.LevelInfo,
-			natsPrefix: "slashd.events", nodeID: -1}},
+			natsPrefix: "slashd.events", nodeID: -1, logFormat: "text", limits: defaultAbuseLimits()}},
 		{
 			name: "environment",
 			env: map[string]string{"SLASHD_ADDR": "0.0.0.0:9999", "SLASHD_DATA": "/srv/slashd", "SLASHD_RATELIMIT": "false",
-				"SLASHD_LOG_LEVEL": "debug", "SLASHD_NATS_PREFIX": "cluster2.events", "SLASHD_NODE_ID": "7"},
+				"SLASHD_LOG_LEVEL": "debug", "SLASHD_NATS_PREFIX": "cluster2.events", "SLASHD_NODE_ID": "7",
+				"SLASHD_LOG_FORMAT": "json", "SLASHD_METRICS_ADDR": "127.0.0.1:9090", "SLASHD_PPROF_ADDR": "127.0.0.1:6060"},
 			want: serveConfig{addr: "0.0.0.0:9999", dataDir: "/srv/slashd", rateLimit: false, logLevel: slog.LevelDebug,
-				natsPrefix: "cluster2.events", nodeID: 7},
+				natsPrefix: "cluster2.events", nodeID: 7, logFormat: "json", metricsAddr: "127.0.0.1:9090", pprofAddr: "127.0.0.1:6060",
+				limits: defaultAbuseLimits()},
 		},
 		{
 			name: "flags beat environment",
 			args: []string{"--addr", "127.0.0.1:1", "--data", "/tmp/x", "--ratelimit=true", "--log-level", "error",
-				"--nats-prefix", "c3", "--node-id", "1023"},
-			env:  map[string]string{"SLASHD_ADDR": "0.0.0.0:9999", "SLASHD_DATA": "/srv/slashd", "SLASHD_RATELIMIT": "false"},
-			want: serveConfig{addr: "127.0.0.1:1", dataDir: "/tmp/x", rateLimit: true, logLevel: slog.LevelError, natsPrefix: "c3", nodeID: 1023},
+				"--nats-prefix", "c3", "--node-id", "1023", "--log-format", "text", "--metrics-addr", "127.0.0.1:2",
+				"--pprof-addr", "127.0.0.1:3"},
+			env: map[string]string{"SLASHD_ADDR": "0.0.0.0:9999", "SLASHD_DATA": "/srv/slashd", "SLASHD_RATELIMIT": "false",
+				"SLASHD_LOG_FORMAT": "json", "SLASHD_METRICS_ADDR": "127.0.0.1:9090", "SLASHD_PPROF_ADDR": "127.0.0.1:6060"},
+			want: serveConfig{addr: "127.0.0.1:1", dataDir: "/tmp/x", rateLimit: true, logLevel: slog.LevelError, natsPrefix: "c3", nodeID: 1023,
+				logFormat: "text", metricsAddr: "127.0.0.1:2", pprofAddr: "127.0.0.1:3", limits: defaultAbuseLimits()},
 		},
+		{name: "bad log format", args: []string{"--log-format", "xml"}, wantErr: true},
+		{name: "bad SLASHD_LOG_FORMAT", env: map[string]string{"SLASHD_LOG_FORMAT": "JSON"}, wantErr: true},
 		{name: "bad SLASHD_RATELIMIT", env: map[string]string{"SLASHD_RATELIMIT": "maybe"}, wantErr: true},
 		{name: "bad log level", args: []string{"--log-level", "loud"}, wantErr: true},
 		{name: "node id too large", args: []string{"--node-id", "1024"}, wantErr: true},
@@ -377,7 +392,7 @@ func TestParseServeFlags(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := parseServeFlags(tc.args, envMap(tc.env), io.Discard)
+			got, err := parseServeFlags(tc.args, envMap(tc.env))
 			if tc.wantErr {
 				if err == nil {
 					t.Fatalf("got %+v, want an error", got)
@@ -405,13 +420,13 @@ func TestRunErrors(t *testing.T) {
 	}{
 		{"no command", nil, "no command"},
 		{"unknown command", []string{"frobnicate"}, `unknown command "frobnicate"`},
-		{"app without verb", []string{"app"}, "unknown command"},
-		{"app unknown verb", []string{"app", "delete"}, "unknown command"},
-		{"guild unknown verb", []string{"guild", "list"}, "unknown command"},
-		{"app create without name", []string{"app", "create", "--data", dir}, "--name"},
-		{"guild create without name", []string{"guild", "create", "--data", dir}, "--name"},
-		{"guild create bad install id", []string{"guild", "create", "--data", dir, "--name", "g", "--install", "abc"}, "--install"},
-		{"guild create unknown app", []string{"guild", "create", "--data", dir, "--name", "g", "--install", "123456789012345678"}, "--install"},
+		{"app without verb", []string{"app"}, "app: missing verb (one of create)"},
+		{"app unknown verb", []string{"app", "delete"}, `app: unknown verb "delete"`},
+		{"guild unknown verb", []string{"guild", "list"}, `guild: unknown verb "list"`},
+		{"app create without name", []string{"app", "create", "--data", dir}, "--name: This field is required (BASE_TYPE_REQUIRED)"},
+		{"guild create without name", []string{"guild", "create", "--data", dir}, "--name: This field is required"},
+		{"guild create bad install id", []string{"guild", "create", "--data", dir, "--name", "gg", "--install", "abc"}, "--install"},
+		{"guild create unknown app", []string{"guild", "create", "--data", dir, "--init", "--name", "gg", "--install", "123456789012345678"}, "--install"},
 		{"serve bad flag", []string{"serve", "--nope"}, "nope"},
 	}
 	for _, tc := range cases {
@@ -425,19 +440,20 @@ func TestRunErrors(t *testing.T) {
 	}
 
 	var out bytes.Buffer
-	if err := run(context.Background(), []string{"help"}, getenv, &out, io.Discard); err != nil || !strings.Contains(out.String(), "slashd serve") {
+	if err := run(context.Background(), []string{"help"}, getenv, &out, io.Discard); err != nil || !strings.Contains(out.String(), "\n  serve ") {
 		t.Errorf("help: %v %q", err, out.String())
 	}
 }
 
-// TestCLIWithoutServer: the admin verbs work on a data dir no server has
-// opened yet, and the data dir is SLASHD_DATA when --data is left out.
+// TestCLIWithoutServer: with --init, the admin verbs work on a data dir
+// no server has opened yet, and the data dir is SLASHD_DATA when --data
+// is left out.
 func TestCLIWithoutServer(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "fresh")
 	getenv := envMap(map[string]string{"SLASHD_DATA": dir})
 	var out bytes.Buffer
-	if err := run(context.Background(), []string{"app", "create", "--name", "solo", "--json"}, getenv, &out, io.Discard); err != nil {
+	if err := run(context.Background(), []string{"app", "create", "--init", "--name", "solo", "--json"}, getenv, &out, io.Discard); err != nil {
 		t.Fatalf("app create: %v", err)
 	}
 	creds := checkCredentials(t, "app create", out.Bytes())

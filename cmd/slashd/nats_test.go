@@ -13,15 +13,15 @@ import (
 
 func TestParseServeFlagsNATS(t *testing.T) {
 	t.Parallel()
-	cfg, err := parseServeFlags(nil, envMap(map[string]string{"SLASHD_NATS": "nats://a:4222"}), io.Discard)
+	cfg, err := parseServeFlags(nil, envMap(map[string]string{"SLASHD_NATS": "nats://a:4222"}))
 	if err != nil || cfg.nats != "nats://a:4222" {
 		t.Errorf("SLASHD_NATS: got %q, %v", cfg.nats, err)
 	}
-	cfg, err = parseServeFlags([]string{"--nats", "nats://b:4222,nats://c:4222"}, envMap(map[string]string{"SLASHD_NATS": "nats://a:4222"}), io.Discard)
+	cfg, err = parseServeFlags([]string{"--nats", "nats://b:4222,nats://c:4222"}, envMap(map[string]string{"SLASHD_NATS": "nats://a:4222"}))
 	if err != nil || cfg.nats != "nats://b:4222,nats://c:4222" {
 		t.Errorf("--nats beats SLASHD_NATS: got %q, %v", cfg.nats, err)
 	}
-	if cfg, _ := parseServeFlags(nil, envMap(nil), io.Discard); cfg.nats != "" {
+	if cfg, _ := parseServeFlags(nil, envMap(nil)); cfg.nats != "" {
 		t.Errorf("default: got %q, want in-process", cfg.nats)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,7 +15,6 @@ import (
 	neturl "net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -29,15 +27,19 @@ import (
 )
 
 type serveConfig struct {
-	addr       string
-	dataDir    string
-	store      string // a postgres:// URL; empty: SQLite in dataDir
-	rateLimit  bool
-	logLevel   slog.Level
-	nats       string // NATS URL(s) of the cluster's event bus; "" = in-process
-	natsPrefix string // subject prefix: clusters sharing one NATS server keep apart
-	nodeID     int    // the snowflake node (0-1023); -1: 0 alone, random with a shared store
-	secrets    secrets.Config
+	addr        string
+	dataDir     string
+	store       string // a postgres:// URL; empty: SQLite in dataDir
+	rateLimit   bool
+	limits      abuseLimits
+	logLevel    slog.Level
+	nats        string // NATS URL(s) of the cluster's event bus; "" = in-process
+	natsPrefix  string // subject prefix: clusters sharing one NATS server keep apart
+	nodeID      int    // the snowflake node (0-1023); -1: 0 alone, random with a shared store
+	logFormat   string // text or json
+	metricsAddr string // serve /metrics there only; "": on addr
+	pprofAddr   string // serve the profiler there; "": off
+	secrets     secrets.Config
 	// sweep is how often ended rate-limit windows are deleted from a
 	// shared store; 0: every 30 s (tests shorten it).
 	sweep time.Duration
@@ -63,53 +65,77 @@ func (c serveConfig) snowflakeNode() uint16 {
 	return uint16(mathrand.IntN(1024))
 }
 
-func envOr(getenv func(string) string, key, def string) string {
-	if v := getenv(key); v != "" {
-		return v
-	}
-	return def
+// defaultAddr is where serve listens, and where the other commands find
+// it, unless told otherwise.
+const defaultAddr = "127.0.0.1:8080"
+
+// addrFlag registers --addr (SLASHD_ADDR).
+func addrFlag(fs *flagSet, p *string, usage string) {
+	fs.envString(p, "addr", defaultAddr, usage)
 }
 
-func parseServeFlags(args []string, getenv func(string) string, stderr io.Writer) (serveConfig, error) {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// serveFlags registers serve's flags on fs. The function it returns
+// checks them once parsed and makes the configuration.
+func serveFlags(fs *flagSet) func() (serveConfig, error) {
 	cfg := serveConfig{}
-	fs.StringVar(&cfg.addr, "addr", envOr(getenv, "SLASHD_ADDR", "127.0.0.1:8080"), "listen address")
-	fs.StringVar(&cfg.dataDir, "data", envOr(getenv, "SLASHD_DATA", "./slashd-data"), "data directory")
-	storeFlag(fs, &cfg.store, getenv)
-	secretKeyFlags(fs, &cfg.secrets, getenv)
-	rl, err := strconv.ParseBool(envOr(getenv, "SLASHD_RATELIMIT", "true"))
-	if err != nil {
-		return cfg, fmt.Errorf("SLASHD_RATELIMIT: %w", err)
+	addrFlag(fs, &cfg.addr, "listen address, host:port (0.0.0.0:PORT listens on every interface, as in a container)")
+	dataFlag(fs, &cfg.dataDir)
+	storeFlag(fs, &cfg.store)
+	secretKeyFlags(fs, &cfg.secrets)
+	fs.envBool(&cfg.rateLimit, "ratelimit", true, "enforce rate limits like the real service (--ratelimit=false turns them off)")
+	fs.envString(&cfg.nats, "nats", "",
+		"NATS server `URLS`, comma-separated (nats://host:4222): share events with the other slashd nodes; unset: in-process")
+	fs.envString(&cfg.natsPrefix, "nats-prefix", "slashd.events", "NATS subject prefix of this cluster's events")
+	fs.envInt(&cfg.nodeID, "node-id", -1,
+		"this node's id in the snowflakes it makes, 0-1023, distinct per node of a cluster (-1: 0 alone, random with --store)")
+	var level string
+	fs.envString(&level, "log-level", "info", "debug, info, warn or error")
+	observeFlags(fs, &cfg)
+	abuseLimitFlags(fs, &cfg.limits)
+	return func() (serveConfig, error) {
+		if err := cfg.logLevel.UnmarshalText([]byte(level)); err != nil {
+			return cfg, fmt.Errorf("--log-level: %w", err)
+		}
+		if err := cfg.checkObserve(); err != nil {
+			return cfg, err
+		}
+		if cfg.nodeID > 1023 {
+			return cfg, fmt.Errorf("--node-id %d: must be 0-1023", cfg.nodeID)
+		}
+		return cfg, nil
 	}
-	fs.BoolVar(&cfg.rateLimit, "ratelimit", rl, "enforce rate limits like the real service")
-	fs.StringVar(&cfg.nats, "nats", getenv("SLASHD_NATS"),
-		"NATS server URL(s), comma-separated (nats://host:4222): share events with the other slashd nodes; unset: in-process")
-	fs.StringVar(&cfg.natsPrefix, "nats-prefix", envOr(getenv, "SLASHD_NATS_PREFIX", "slashd.events"),
-		"NATS subject prefix of this cluster's events")
-	node, err := strconv.Atoi(envOr(getenv, "SLASHD_NODE_ID", "-1"))
-	if err != nil {
-		return cfg, fmt.Errorf("SLASHD_NODE_ID: %w", err)
+}
+
+// defineServe is `slashd serve`.
+func defineServe(fs *flagSet) runFunc {
+	config := serveFlags(fs)
+	return func(ctx context.Context, out io.Writer) error {
+		cfg, err := config()
+		if err != nil {
+			return err
+		}
+		return serve(ctx, cfg, out, nil)
 	}
-	fs.IntVar(&cfg.nodeID, "node-id", node,
-		"this node's id in the snowflakes it makes, 0-1023, distinct per node of a cluster (default: 0 alone, random with --store)")
-	level := fs.String("log-level", envOr(getenv, "SLASHD_LOG_LEVEL", "info"), "debug, info, warn or error")
-	if err := fs.Parse(args); err != nil {
-		return cfg, err
+}
+
+// parseServeFlags reads serve's command line and environment.
+func parseServeFlags(args []string, getenv func(string) string) (serveConfig, error) {
+	fs := newFlagSet("serve", getenv)
+	config := serveFlags(fs)
+	if err := fs.parse(args); err != nil {
+		return serveConfig{}, err
 	}
-	if err := cfg.logLevel.UnmarshalText([]byte(*level)); err != nil {
-		return cfg, fmt.Errorf("--log-level: %w", err)
-	}
-	if cfg.nodeID > 1023 {
-		return cfg, fmt.Errorf("--node-id %d: must be 0-1023", cfg.nodeID)
-	}
-	return cfg, nil
+	return config()
 }
 
 // serve runs the HTTP server until ctx ends. ready, if set, is told the
 // listening address (tests listen on port 0).
 func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(addr string)) error {
-	log := slog.New(slog.NewTextHandler(stdout, &slog.HandlerOptions{Level: cfg.logLevel}))
+	log := newLogger(stdout, cfg.logFormat, cfg.logLevel)
+	build := currentBuild()
+	// Said before anything slow (opening and migrating the store), so a
+	// start is never silent.
+	log.Info("slashd starting", "version", build.Version, "addr", cfg.addr, "data", cfg.dataDir, "store", describeStore(cfg.store))
 	st, err := openStore(ctx, cfg.store, cfg.dataDir, cfg.secrets, log)
 	if err != nil {
 		return err
@@ -120,13 +146,16 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
 	}
-	baseURL := "http://" + ln.Addr().String()
+	baseURL := baseURLOf(ln.Addr().String())
 	ids := snowflake.NewGenerator(cfg.snowflakeNode(), nil)
 	env := bootstrap.Env{Store: st, IDs: ids, Rand: rand.Reader, Now: time.Now}
-	if err := firstRun(ctx, env, cfg.dataDir, baseURL, stdout); err != nil {
+	// JSON logs keep stdout to JSON lines: the first run's credentials
+	// are then only in the file (the start line says where).
+	if err := firstRun(ctx, env, cfg.dataDir, baseURL, stdout, cfg.logFormat != logJSON); err != nil {
 		ln.Close()
 		return err
 	}
+	followAddress(cfg.dataDir, baseURL, log)
 
 	var events event.Bus // nil: the API's in-process bus
 	var bus *natsbus.Bus
@@ -143,10 +172,26 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 
 	apiCfg := api.DefaultConfig()
 	apiCfg.RateLimit = cfg.rateLimit
+	apiCfg.Build = build
+	cfg.limits.apply(&apiCfg)
 	// A PostgreSQL store may serve several nodes: they count the rate
 	// limits there, so that the limits hold across them.
 	apiCfg.SharedRateLimits = cfg.store != ""
+	apiCfg.ServeMetrics = cfg.metricsAddr == ""
 	handler := api.New(apiCfg, api.Deps{Store: st, IDs: ids, Now: time.Now, Rand: rand.Reader, Logger: log, Events: events})
+	metricsSide, pprofSide, err := startSideServers(cfg, handler.Metrics().Handler(), log)
+	if err != nil {
+		handler.Shutdown(ctx)
+		ln.Close()
+		return err
+	}
+	// Last to go: the metrics stay readable while the API drains.
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		metricsSide.shutdown(ctx)
+		pprofSide.shutdown(ctx)
+	}()
 	janitorCtx, stopJanitor := context.WithCancel(ctx)
 	defer stopJanitor()
 	go handler.RunJanitor(janitorCtx, 10*time.Minute, cfg.windowSweep())
@@ -157,8 +202,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}
-	log.Info("slashd listening", "node", ids.Node(), "url", baseURL, "data", cfg.dataDir, "store", describeStore(cfg.store),
-		"ratelimit", cfg.rateLimit)
+	log.Info("slashd listening", startAttrs(cfg, ids.Node(), baseURL, metricsSide, pprofSide)...)
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
@@ -169,6 +213,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
+	log.Info("slashd shutting down", "gateway_connections", handler.Gateway().Stats().Connections)
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	// Gateway clients are told to reconnect (op 7) before the listener
@@ -184,7 +229,54 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 			return fmt.Errorf("shutdown: %w", err)
 		}
 	}
+	log.Info("slashd stopped")
 	return nil
+}
+
+// startAttrs are the start line's: where the API is, what it stores
+// where, where the credentials file is, and the side listeners.
+func startAttrs(cfg serveConfig, node uint16, baseURL string, metricsSide, pprofSide *sideServer) []any {
+	attrs := []any{"url", baseURL, "node", node, "store", describeStore(cfg.store), "data", cfg.dataDir}
+	creds := filepath.Join(cfg.dataDir, bootstrap.FileName)
+	if _, err := os.Stat(creds); err != nil {
+		creds = "none in the data directory (another node's, or deleted)"
+	}
+	attrs = append(attrs, "credentials", creds, "ratelimit", cfg.rateLimit)
+	metrics := baseURL + "/metrics"
+	if metricsSide != nil {
+		metrics = metricsSide.url + "/metrics"
+	}
+	attrs = append(attrs, "metrics", metrics)
+	if pprofSide != nil {
+		attrs = append(attrs, "pprof", pprofSide.url+"/debug/pprof/")
+	}
+	return attrs
+}
+
+// baseURLOf is the URL clients reach a server listening on addr at: a
+// wildcard host (0.0.0.0, ::, none) is reached on the loopback address.
+func baseURLOf(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// followAddress keeps bootstrap.json's base_url on the address the
+// server now listens on. The file is a convenience: failing to update it
+// is logged, never fatal.
+func followAddress(dataDir, baseURL string, log *slog.Logger) {
+	old, err := bootstrap.SetBaseURL(dataDir, baseURL)
+	switch {
+	case err != nil:
+		log.Warn("could not update bootstrap.json's base_url", "err", err)
+	case old != "":
+		log.Info("bootstrap.json follows the new address", "base_url", baseURL, "was", old)
+	}
 }
 
 // connectNATS connects the node listening on addr to the event bus at
@@ -217,9 +309,9 @@ func redactURL(urls string) string {
 	return strings.Join(parts, ",")
 }
 
-// firstRun bootstraps a demo world on a store with no application and
-// prints how to try it.
-func firstRun(ctx context.Context, env bootstrap.Env, dataDir, baseURL string, out io.Writer) error {
+// firstRun bootstraps a demo world on a store with no application and,
+// with showTryIt, prints how to try it.
+func firstRun(ctx context.Context, env bootstrap.Env, dataDir, baseURL string, out io.Writer, showTryIt bool) error {
 	n, err := env.Store.CountApplications(ctx)
 	if err != nil || n > 0 {
 		return err
@@ -255,7 +347,9 @@ func firstRun(ctx context.Context, env bootstrap.Env, dataDir, baseURL string, o
 		fmt.Fprintf(out, "could not write %s; the credentials are:\n%s\n", bootstrap.FileName, b)
 		return err
 	}
-	fmt.Fprint(out, tryIt(creds, filepath.Join(dataDir, bootstrap.FileName)))
+	if showTryIt {
+		fmt.Fprint(out, tryIt(creds, filepath.Join(dataDir, bootstrap.FileName)))
+	}
 	return nil
 }
 

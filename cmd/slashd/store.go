@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"log/slog"
@@ -18,23 +17,41 @@ import (
 	"github.com/slashd/slashd/internal/store/sqlstore"
 )
 
-// storeFlag registers --store (env SLASHD_STORE) on fs: serve and every
-// CLI verb open the same store.
-func storeFlag(fs *flag.FlagSet, p *string, getenv func(string) string) {
-	fs.StringVar(p, "store", getenv("SLASHD_STORE"),
-		"where the data lives: a postgres:// URL (PostgreSQL, CockroachDB, YugabyteDB); unset: the SQLite database in the data directory")
+// sqliteFile is the SQLite store's file in the data directory.
+const sqliteFile = "slashd.db"
+
+// storeFlag registers --store (SLASHD_STORE) on fs: serve and every CLI
+// verb open the same store.
+func storeFlag(fs *flagSet, p *string) {
+	fs.envString(p, "store", "",
+		"where the data lives: a PostgreSQL `URL` (postgres://user:password@host:5432/db?sslmode=…; CockroachDB and YugabyteDB too); unset: the SQLite database "+sqliteFile+" in the data directory")
 }
 
-// secretKeyFlags registers --secret-key-file and --old-secret-key-file
-// on fs, and reads SLASHD_SECRET_KEY and SLASHD_SECRET_KEY_OLD: the
-// secret that encrypts private keys at rest, and while rotating it the
-// previous one (see internal/secrets).
-func secretKeyFlags(fs *flag.FlagSet, c *secrets.Config, getenv func(string) string) {
-	c.Key, c.OldKey = getenv("SLASHD_SECRET_KEY"), getenv("SLASHD_SECRET_KEY_OLD")
-	fs.StringVar(&c.KeyFile, "secret-key-file", getenv("SLASHD_SECRET_KEY_FILE"),
-		"file holding the secret (32+ bytes: openssl rand -base64 32) that encrypts private keys in the store; or SLASHD_SECRET_KEY")
-	fs.StringVar(&c.OldKeyFile, "old-secret-key-file", getenv("SLASHD_SECRET_KEY_OLD_FILE"),
-		"rotating: the previous secret's file (or SLASHD_SECRET_KEY_OLD); what it encrypted is encrypted again with the new one at start")
+// dataFlag registers --data (SLASHD_DATA).
+func dataFlag(fs *flagSet, p *string) {
+	fs.envString(p, "data", "./slashd-data", "data directory `DIR`: bootstrap.json, and the SQLite store when --store is unset")
+}
+
+// hasSQLiteStore reports whether dataDir holds a SQLite store.
+func hasSQLiteStore(dataDir string) (bool, error) {
+	_, err := os.Stat(filepath.Join(dataDir, sqliteFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// secretKeyFlags registers --secret-key-file (SLASHD_SECRET_KEY_FILE)
+// and --old-secret-key-file (SLASHD_OLD_SECRET_KEY_FILE) on fs, and
+// reads the secrets themselves from SLASHD_SECRET_KEY and
+// SLASHD_OLD_SECRET_KEY: the secret that encrypts private keys at rest,
+// and while rotating the previous one (see internal/secrets).
+func secretKeyFlags(fs *flagSet, c *secrets.Config) {
+	c.Key, c.OldKey = fs.getenv("SLASHD_SECRET_KEY"), fs.getenv("SLASHD_OLD_SECRET_KEY")
+	fs.envString(&c.KeyFile, "secret-key-file", "",
+		"`FILE` holding the secret (32 bytes or more: openssl rand -base64 32) that encrypts private keys in the store; or the secret itself in SLASHD_SECRET_KEY")
+	fs.envString(&c.OldKeyFile, "old-secret-key-file", "",
+		"rotating: the previous secret's `FILE` (or the secret in SLASHD_OLD_SECRET_KEY); what it encrypted is encrypted again with the new one at start")
 }
 
 // openStore opens the store storeURL names (a postgres:// or
@@ -58,7 +75,7 @@ func openStore(ctx context.Context, storeURL, dataDir string, keys secrets.Confi
 		if err := secureDataDir(dataDir, true, log); err != nil {
 			return nil, err
 		}
-		st, err = sqlite.Open(ctx, filepath.Join(dataDir, "slashd.db"), sqlite.WithLogger(log))
+		st, err = sqlite.Open(ctx, filepath.Join(dataDir, sqliteFile), sqlite.WithLogger(log))
 	case postgres.IsDSN(storeURL):
 		if err := secureDataDir(dataDir, false, log); err != nil {
 			return nil, err
@@ -99,7 +116,7 @@ func secureDataDir(dir string, create bool, log *slog.Logger) error {
 	if err := restrict(dir, 0o700, log); err != nil {
 		return err
 	}
-	for _, name := range []string{"slashd.db", "slashd.db-wal", "slashd.db-shm", "slashd.db-journal", bootstrap.FileName} {
+	for _, name := range []string{sqliteFile, sqliteFile + "-wal", sqliteFile + "-shm", sqliteFile + "-journal", bootstrap.FileName} {
 		if err := restrict(filepath.Join(dir, name), 0o600, log); err != nil {
 			return err
 		}

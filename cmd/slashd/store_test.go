@@ -24,11 +24,11 @@ import (
 func TestStoreFlag(t *testing.T) {
 	t.Parallel()
 	const env, flag = "postgres://env@db/slashd", "postgres://flag@db/slashd"
-	cfg, err := parseServeFlags(nil, envMap(map[string]string{"SLASHD_STORE": env}), io.Discard)
+	cfg, err := parseServeFlags(nil, envMap(map[string]string{"SLASHD_STORE": env}))
 	if err != nil || cfg.store != env {
 		t.Errorf("SLASHD_STORE: store = %q, %v; want %q", cfg.store, err, env)
 	}
-	cfg, err = parseServeFlags([]string{"--store", flag}, envMap(map[string]string{"SLASHD_STORE": env}), io.Discard)
+	cfg, err = parseServeFlags([]string{"--store", flag}, envMap(map[string]string{"SLASHD_STORE": env}))
 	if err != nil || cfg.store != flag {
 		t.Errorf("--store over SLASHD_STORE: store = %q, %v; want %q", cfg.store, err, flag)
 	}

@@ -4,7 +4,9 @@ import (
 	"crypto/ed25519"
 	"errors"
 	"net/http"
+	"time"
 
+	"github.com/slashd/slashd/internal/admin"
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/bootstrap"
 	"github.com/slashd/slashd/internal/snowflake"
@@ -44,10 +46,7 @@ func (s *Server) adminCreateApp(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f.Require("name")
-	// The bot user takes the app's name: a username's length.
-	name, _ := f.StrLen("name", 2, adminMaxUsername)
-	embedded, _ := f.Bool("embedded")
+	req := admin.AppFields(f)
 	if err := f.Err(); err != nil {
 		return err
 	}
@@ -57,7 +56,7 @@ func (s *Server) adminCreateApp(w http.ResponseWriter, r *http.Request) error {
 	}
 	env := bootstrap.Env{Store: s.store, IDs: s.ids, Rand: s.rand, Now: s.now}
 	creds, err := bootstrap.CreateApp(r.Context(), env, bootstrap.AppOptions{
-		Name: name, BaseURL: scheme + "://" + r.Host, Embedded: embedded,
+		Name: req.Name, BaseURL: scheme + "://" + r.Host, Embedded: req.Embedded,
 	})
 	if err != nil {
 		return err
@@ -148,10 +147,20 @@ func (s *Server) adminSetInteractionsEndpoint(w http.ResponseWriter, r *http.Req
 	}
 	if url != "" {
 		ping := webhook.Ping{ApplicationID: app.ID.String()}
-		if err := s.webhooks.VerifyEndpointPing(r.Context(), url, ed25519.PrivateKey(app.PrivateKey), ping); err != nil {
-			s.log.Info("interactions endpoint refused", "app", app.ID, "url", url, "err", err)
+		start := time.Now()
+		err := s.webhooks.VerifyEndpointPing(r.Context(), url, ed25519.PrivateKey(app.PrivateKey), ping)
+		attrs := []any{"application_id", app.ID, "endpoint", endpointForLog(url), "latency_ms", float64(time.Since(start).Microseconds()) / 1000}
+		if err != nil {
+			var ve *webhook.VerificationError
+			if errors.As(err, &ve) {
+				attrs = append(attrs, "check", ve.Check, "reason", ve.Reason)
+			} else {
+				attrs = append(attrs, "reason", err.Error())
+			}
+			s.log.Info("interactions endpoint verification failed", attrs...)
 			return apierr.Invalid("APPLICATION_INTERACTIONS_ENDPOINT_URL_INVALID", webhook.VerificationFailedMessage, field)
 		}
+		s.log.Info("interactions endpoint verified", attrs...)
 	}
 	if err := s.store.SetInteractionsEndpoint(r.Context(), app.ID, url); err != nil {
 		return notFoundAs(err, errUnknownApp)

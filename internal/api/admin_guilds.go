@@ -3,23 +3,13 @@ package api
 import (
 	"context"
 	"errors"
-	"math"
 	"net/http"
-	"time"
 
+	"github.com/slashd/slashd/internal/admin"
 	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
-)
-
-// Name lengths (the real service's).
-const (
-	adminMinGuildName = 2
-	adminMaxGuildName = 100
-	adminMaxRoleName  = 100
-	adminMaxNick      = 32
-	adminMaxPosition  = math.MaxInt32
 )
 
 // adminGuildDetail is GET /admin/v1/guilds/{guild_id}: the guild with
@@ -27,8 +17,8 @@ const (
 type adminGuildDetail struct {
 	guild.Guild
 	Roles         []guild.Role        `json:"roles"`
-	Channels      []adminChannel      `json:"channels"`
-	Members       []adminMember       `json:"members"`
+	Channels      []admin.Channel     `json:"channels"`
+	Members       []admin.Member      `json:"members"`
 	Installations []adminInstallation `json:"installations"`
 }
 
@@ -46,15 +36,15 @@ func (s *Server) adminPathGuild(r *http.Request) (store.Guild, error) {
 }
 
 // adminOwner checks owner_id names a user who is not a bot.
-func (s *Server) adminOwner(ctx context.Context, f adminForm, id snowflake.ID) error {
+func (s *Server) adminOwner(ctx context.Context, f admin.Form, id snowflake.ID) error {
 	u, err := s.store.User(ctx, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		f.At("owner_id").Add(fcUnknownUser, "Unknown User")
+		f.At("owner_id").Add(admin.CodeUnknownUser, "Unknown User")
 	case err != nil:
 		return err
 	case u.Bot:
-		f.At("owner_id").Add(fcGuildOwner, "A bot user cannot own a guild")
+		f.At("owner_id").Add(admin.CodeGuildOwner, "A bot user cannot own a guild")
 	}
 	return nil
 }
@@ -64,10 +54,9 @@ func (s *Server) adminCreateGuild(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	f.Require("name")
-	name, _ := f.StrLen("name", adminMinGuildName, adminMaxGuildName)
+	name, _ := admin.GuildName(f, true)
 	f.Require("owner_id")
-	owner, ownerOK := f.id("owner_id")
+	owner, ownerOK := f.ID("owner_id")
 	if err := f.Err(); err != nil {
 		return err
 	}
@@ -106,7 +95,7 @@ func (s *Server) adminGetGuild(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := adminGuildDetail{Guild: snap.Guild, Roles: snap.Roles,
-		Channels: convertAll(snap.Channels, adminChannelOf), Members: convertAll(members, adminMemberOf),
+		Channels: convertAll(snap.Channels, admin.ChannelOf), Members: convertAll(members, admin.MemberOf),
 		Installations: adminInstallationsOf(snap.Installations, snap.Roles, members)}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -126,10 +115,10 @@ func (s *Server) adminEditGuild(w http.ResponseWriter, r *http.Request) error {
 			f.At(k).Add(form.CodeRequired, form.MsgRequired)
 		}
 	}
-	if name, ok := f.StrLen("name", adminMinGuildName, adminMaxGuildName); ok {
+	if name, ok := admin.GuildName(f, false); ok {
 		g.Name = name
 	}
-	owner, ownerOK := f.id("owner_id")
+	owner, ownerOK := f.ID("owner_id")
 	if err := f.Err(); err != nil {
 		return err
 	}
@@ -189,35 +178,6 @@ func (s *Server) adminPathRole(r *http.Request, g store.Guild) (guild.Role, erro
 	return role, err
 }
 
-// adminRoleFields reads a role's writable fields into role.
-func adminRoleFields(f adminForm, role *guild.Role, creating bool) {
-	everyone := !creating && role.ID == guild.EveryoneRoleID(role.GuildID)
-	if creating {
-		f.Require("name")
-	}
-	for _, k := range []string{"name", "permissions", "position"} {
-		if !creating && f.Null(k) {
-			f.At(k).Add(form.CodeRequired, form.MsgRequired)
-		}
-	}
-	if name, ok := f.StrLen("name", 1, adminMaxRoleName); ok {
-		if everyone && name != role.Name {
-			f.At("name").Add(fcEveryone, "The @everyone role cannot be renamed")
-		}
-		role.Name = name
-	}
-	if p, ok := f.perms("permissions"); ok {
-		role.Permissions = p
-	}
-	if everyone {
-		if pos, ok := f.integer("position", 0, adminMaxPosition); ok && pos != 0 {
-			f.At("position").Add(fcEveryone, "The @everyone role is always at position 0")
-		}
-	} else if pos, ok := f.integer("position", 1, adminMaxPosition); ok {
-		role.Position = int(pos)
-	}
-}
-
 func (s *Server) adminCreateRole(w http.ResponseWriter, r *http.Request) error {
 	g, err := s.adminPathGuild(r)
 	if err != nil {
@@ -228,7 +188,7 @@ func (s *Server) adminCreateRole(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	role := guild.Role{GuildID: g.ID, Position: 1}
-	adminRoleFields(f, &role, true)
+	admin.RoleFields(f, &role, true)
 	if err := f.Err(); err != nil {
 		return err
 	}
@@ -279,7 +239,7 @@ func (s *Server) adminEditRole(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	adminRoleFields(f, &role, false)
+	admin.RoleFields(f, &role, false)
 	if err := f.Err(); err != nil {
 		return err
 	}
@@ -320,24 +280,6 @@ func (s *Server) adminDeleteRole(w http.ResponseWriter, r *http.Request) error {
 
 // ---- members ----
 
-// adminMember is a membership on the wire.
-type adminMember struct {
-	GuildID  snowflake.ID   `json:"guild_id"`
-	UserID   snowflake.ID   `json:"user_id"`
-	Nick     *string        `json:"nick"`
-	Roles    []snowflake.ID `json:"roles"`
-	JoinedAt time.Time      `json:"joined_at"`
-}
-
-func adminMemberOf(m guild.Member) adminMember {
-	roles := m.Roles
-	if roles == nil {
-		roles = []snowflake.ID{}
-	}
-	return adminMember{GuildID: m.GuildID, UserID: m.UserID, Nick: adminNullable(m.Nick), Roles: roles,
-		JoinedAt: m.JoinedAt.UTC()}
-}
-
 // adminPutMember is PUT /admin/v1/guilds/{guild_id}/members/{user_id}
 // {roles?, nick?}: adds the user to the guild (201) or replaces their
 // roles and nick (200; joined_at is kept). The body may be left out.
@@ -355,31 +297,8 @@ func (s *Server) adminPutMember(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	m := guild.Member{GuildID: g.ID, UserID: u.ID, Roles: []snowflake.ID{}, JoinedAt: s.now().UTC()}
-	roles, rolesOK := f.idList("roles")
-	if nick, ok := f.StrLen("nick", 0, adminMaxNick); ok {
-		m.Nick = nick
-	}
-	if err := f.Err(); err != nil {
+	if err := admin.MemberFields(r.Context(), s.store, f, &m); err != nil {
 		return err
-	}
-	if rolesOK && len(roles) > 0 {
-		have, err := s.store.Roles(r.Context(), g.ID)
-		if err != nil {
-			return err
-		}
-		known := make(map[snowflake.ID]bool, len(have))
-		for _, role := range have {
-			known[role.ID] = true
-		}
-		for i, id := range roles {
-			if !known[id] {
-				f.At("roles", i).Add(fcUnknownRole, "Unknown Role")
-			}
-		}
-		if err := f.Err(); err != nil {
-			return err
-		}
-		m.Roles = roles
 	}
 	status := http.StatusCreated
 	old, err := s.store.Member(r.Context(), g.ID, u.ID)
@@ -396,7 +315,7 @@ func (s *Server) adminPutMember(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, status, adminMemberOf(m))
+	writeJSON(w, status, admin.MemberOf(m))
 	return nil
 }
 
@@ -409,7 +328,7 @@ func (s *Server) adminListMembers(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, convertAll(members, adminMemberOf))
+	writeJSON(w, http.StatusOK, convertAll(members, admin.MemberOf))
 	return nil
 }
 
@@ -435,7 +354,7 @@ func (s *Server) adminGetMember(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, adminMemberOf(m))
+	writeJSON(w, http.StatusOK, admin.MemberOf(m))
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/slashd/slashd/internal/admin"
 	"github.com/slashd/slashd/internal/auth"
 	"github.com/slashd/slashd/internal/bootstrap"
 	"github.com/slashd/slashd/internal/form"
@@ -110,10 +111,10 @@ func (s *Server) adminInstall(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 	}
-	perms, _ := f.perms("permissions")
+	perms, _ := f.Perms("permissions")
 	bot := slices.Contains(scopes, auth.ScopeBot)
 	if f.Present("permissions") && !bot && len(scopes) > 0 {
-		f.At("permissions").Add(fcInstallPerms, "Permissions are only granted with the bot scope")
+		f.At("permissions").Add(admin.CodeInstallPerms, "Permissions are only granted with the bot scope")
 	}
 	if err := f.Err(); err != nil {
 		return err

@@ -4,22 +4,15 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/slashd/slashd/internal/apierr"
+	"github.com/slashd/slashd/internal/admin"
 	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/oauth"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 )
 
-// Field error codes of the OAuth2 admin routes.
-const (
-	fcLoginTaken     = "LOGIN_NAME_TAKEN"
-	fcRedirectURI    = "REDIRECT_URI_INVALID"
-	adminMaxLoginLen = 32
-)
-
-var adminErrBotLogin = apierr.New(http.StatusBadRequest, apierr.CodeGeneral,
-	"Bot users cannot log in: they act through their application's bot token")
+// fcRedirectURI is the field error code of a redirect URI refused.
+const fcRedirectURI = "REDIRECT_URI_INVALID"
 
 // adminLogin is a login on the wire: never the password or its hash.
 type adminLogin struct {
@@ -40,15 +33,12 @@ func (s *Server) adminPutLogin(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	f.Require("name")
-	f.Require("password")
-	name, _ := f.StrLen("name", 1, adminMaxLoginLen)
-	password, _ := f.StrLen("password", oauth.MinPasswordLength, oauth.MaxPasswordLength)
+	name, password := admin.LoginFields(f)
 	if err := f.Err(); err != nil {
 		return err
 	}
 	if u.Bot {
-		return adminErrBotLogin
+		return admin.ErrBotLogin
 	}
 	_, err = s.store.LoginOfUser(r.Context(), u.ID)
 	created := errors.Is(err, store.ErrNotFound)
@@ -62,7 +52,7 @@ func (s *Server) adminPutLogin(w http.ResponseWriter, r *http.Request) error {
 	err = s.store.SetLogin(r.Context(), store.Login{UserID: u.ID, Name: name, PasswordHash: hash})
 	switch {
 	case errors.Is(err, store.ErrConflict):
-		return apierr.Invalid(fcLoginTaken, "This login name belongs to another user", "name")
+		return admin.ErrLoginTaken()
 	case errors.Is(err, store.ErrNotFound):
 		return adminErrUnknownUser
 	case err != nil:

@@ -70,22 +70,26 @@ func (s *Server) adminRoutes() {
 }
 
 // adminHandle registers one admin route: path is relative to /admin/v1.
-// The route needs "Authorization: Admin <token>", is not rate limited,
+// The route needs "Authorization: Admin <token>", is not rate limited
+// (but for the authentication failure budget of refuseFailingAddress),
 // and renders errors with the API's envelope.
 func (s *Server) adminHandle(method, path string, h handlerFunc) {
-	s.mux.Handle(method+" "+adminPrefix+path, s.wrapAdmin(h))
+	s.register(method+" "+adminPrefix+path, s.wrapAdmin(h))
 }
 
 // wrapAdmin checks the admin token, then runs h and renders its error.
 func (s *Server) wrapAdmin(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.refuseFailingAddress(w, r) {
+			return
+		}
 		ok, err := s.adminAuthorized(r)
 		if err != nil {
 			s.writeError(w, r, err)
 			return
 		}
 		if !ok {
-			s.writeError(w, r, errUnauthorized)
+			s.writeAuthError(w, r, errUnauthorized)
 			return
 		}
 		if err := h(w, r); err != nil {

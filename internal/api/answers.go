@@ -137,7 +137,7 @@ func (s *Server) updatedComponentMessage(ctx context.Context, rec store.Interact
 	if err := json.Unmarshal(m.Body, &msg); err != nil {
 		return nil, err
 	}
-	msg.Apply(d)
+	s.applyMessage(&msg, d)
 	ts := timestamp(s.now())
 	msg.EditedTimestamp = &ts
 	if messageEmpty(msg) {
@@ -207,7 +207,7 @@ func (s *Server) interactionMessage(ctx context.Context, rec store.Interaction, 
 	m.InteractionMetadata = &meta
 	m.Interaction = &interaction.MessageInteraction{ID: rec.ID, Type: meta.Type, Name: meta.Name, User: meta.User}
 	m.Flags = d.Flags & interaction.FlagEphemeral
-	m.Apply(d)
+	s.applyMessage(&m, d)
 	if loading {
 		m.Flags |= interaction.FlagLoading
 	}
@@ -269,14 +269,19 @@ func (a *answerWaiters) notify(id snowflake.ID) {
 const answerPoll = 100 * time.Millisecond
 
 // awaitAnswer waits until interaction id is answered or the deadline
-// passes (then the invoking user sees "The application did not respond").
-func (s *Server) awaitAnswer(ctx context.Context, id snowflake.ID, deadline time.Time) (answered, error) {
+// passes (then the invoking user sees "The application did not respond",
+// and d says so). The deadline is on the server's clock: a poll finding
+// it passed ends the wait too.
+func (s *Server) awaitAnswer(ctx context.Context, id snowflake.ID, deadline time.Time, d *delivery) (answered, error) {
 	woken, done := s.answers.register(id)
 	defer done()
 	timer := time.NewTimer(max(deadline.Sub(s.now()), 0))
 	defer timer.Stop()
 	poll := time.NewTicker(answerPoll)
 	defer poll.Stop()
+	// Each turn reads the store: the timer's turn is the last read, so
+	// an answer that committed just before the deadline still counts.
+	late := false // the timer fired (even if the wall clock went back)
 	for {
 		rec, err := s.store.Interaction(ctx, id)
 		if err != nil {
@@ -285,16 +290,15 @@ func (s *Server) awaitAnswer(ctx context.Context, id snowflake.ID, deadline time
 		if rec.ResponseType != 0 {
 			return answered{Interaction: rec}, nil
 		}
+		if late || s.now().After(deadline) {
+			d.outcome, d.reason = outcomeTimeout, fmt.Sprintf("no answer within %v", answerWindow)
+			return answered{}, errNoResponse
+		}
 		select {
 		case <-woken:
 		case <-poll.C:
 		case <-timer.C:
-			// One last read: an answer may have committed just now.
-			rec, err := s.store.Interaction(ctx, id)
-			if err == nil && rec.ResponseType != 0 {
-				return answered{Interaction: rec}, nil
-			}
-			return answered{}, errNoResponse
+			late = true
 		case <-ctx.Done():
 			return answered{}, ctx.Err()
 		}

@@ -90,7 +90,7 @@ func (s *Server) webhookInteraction(r *http.Request) (store.Interaction, error) 
 		// An app that answers inline and follows up at once can be faster
 		// than its own answer: wait for it within the answer window
 		// rather than refuse a token that is about to work.
-		ans, err := s.awaitAnswer(r.Context(), rec.ID, rec.CreatedAt.Add(answerWindow))
+		ans, err := s.awaitAnswer(r.Context(), rec.ID, rec.CreatedAt.Add(answerWindow), &delivery{})
 		if errors.Is(err, errNoResponse) {
 			return store.Interaction{}, errUnknownWebhook
 		}
@@ -232,7 +232,7 @@ func (s *Server) editMessage(r *http.Request, m store.Message, d interaction.Mes
 		return nil, err
 	}
 	loading := msg.Flags&interaction.FlagLoading != 0
-	msg.Apply(d)
+	s.applyMessage(&msg, d)
 	if loading {
 		msg.Flags &^= interaction.FlagLoading
 	} else {

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -193,6 +194,22 @@ func (s *Server) day() int64 { return s.now().UTC().Unix() / int64(24*time.Hour/
 
 func (s *Server) nextID() snowflake.ID { return s.ids.Next() }
 
+// writeCommands runs plan on scope's commands in the store (see
+// store.WriteCommands) and logs what changed.
+func (s *Server) writeCommands(ctx context.Context, scope command.Scope, plan store.PlanFunc) (command.Plan, error) {
+	p, err := s.store.WriteCommands(ctx, scope, s.day(), plan)
+	if err != nil || (len(p.Put) == 0 && len(p.Delete) == 0) {
+		return p, err
+	}
+	attrs := []any{"application_id", scope.ApplicationID, "scope", "global"}
+	if !scope.Global() {
+		attrs = append(attrs[:2], "scope", "guild", "guild_id", scope.GuildID)
+	}
+	s.log.Info("commands changed", append(attrs,
+		"created", p.Creates, "updated", len(p.Put)-p.Creates, "deleted", len(p.Delete))...)
+	return p, nil
+}
+
 func (s *Server) createCommand(w http.ResponseWriter, r *http.Request, resolve resolver) error {
 	t, err := s.resolveWrite(r, resolve)
 	if err != nil {
@@ -206,7 +223,7 @@ func (s *Server) createCommand(w http.ResponseWriter, r *http.Request, resolve r
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	plan, err := s.store.WriteCommands(r.Context(), t.scope, s.day(), func(cur []command.Command, today int) (command.Plan, error) {
+	plan, err := s.writeCommands(r.Context(), t.scope, func(cur []command.Command, today int) (command.Plan, error) {
 		return command.Upsert(cur, in, today, s.nextID)
 	})
 	if err != nil {
@@ -239,7 +256,7 @@ func (s *Server) editCommand(w http.ResponseWriter, r *http.Request, resolve res
 	if !ok {
 		return apierr.Invalid("MODEL_TYPE_CONVERT", "Expected an object/dictionary.")
 	}
-	plan, err := s.store.WriteCommands(r.Context(), t.scope, s.day(), func(cur []command.Command, _ int) (command.Plan, error) {
+	plan, err := s.writeCommands(r.Context(), t.scope, func(cur []command.Command, _ int) (command.Plan, error) {
 		var stored *command.Command
 		for i := range cur {
 			if cur[i].ID == id {
@@ -272,7 +289,7 @@ func (s *Server) deleteCommand(w http.ResponseWriter, r *http.Request, resolve r
 	if err != nil {
 		return err
 	}
-	_, err = s.store.WriteCommands(r.Context(), t.scope, s.day(), func(cur []command.Command, _ int) (command.Plan, error) {
+	_, err = s.writeCommands(r.Context(), t.scope, func(cur []command.Command, _ int) (command.Plan, error) {
 		return command.Delete(cur, id)
 	})
 	if err != nil {
@@ -312,7 +329,7 @@ func (s *Server) overwriteCommands(w http.ResponseWriter, r *http.Request, resol
 	if err := errs.Err(); err != nil {
 		return err
 	}
-	plan, err := s.store.WriteCommands(r.Context(), t.scope, s.day(), func(cur []command.Command, today int) (command.Plan, error) {
+	plan, err := s.writeCommands(r.Context(), t.scope, func(cur []command.Command, today int) (command.Plan, error) {
 		return command.Overwrite(cur, in, t.scope.Global(), today, s.nextID)
 	})
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/slashd/slashd/internal/interaction"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
+	"github.com/slashd/slashd/internal/wire"
 )
 
 // The gateway's discovery: GET /gateway (no auth) and GET /gateway/bot
@@ -136,10 +137,11 @@ func (d gatewayDirectory) guildCreate(ctx context.Context, guildID, botID snowfl
 }
 
 // guildMember is a member as the gateway renders one, in GUILD_CREATE
-// and GUILD_MEMBERS_CHUNK (no permissions).
-func guildMember(m guild.Member, u store.User) interaction.Member {
+// and GUILD_MEMBERS_CHUNK: no permissions, which only an interaction's
+// member carries.
+func guildMember(m guild.Member, u store.User) wire.GuildMember {
 	user := wireUser(u)
-	return interaction.NewMember(m, &user, 0)
+	return wire.NewGuildMember(&user, m.Nick, m.Roles, m.JoinedAt.UTC().Format(interaction.TimestampLayout))
 }
 
 // Members returns the members q selects of a guild the app's bot is in,

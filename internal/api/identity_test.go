@@ -190,10 +190,22 @@ func TestGatewayUserObjects(t *testing.T) {
 	wantJSON(t, ready.User, string(me.Body))
 
 	var create struct {
-		Members []struct{ User json.RawMessage }
+		Members []json.RawMessage
 	}
 	if err := json.Unmarshal(read("GUILD_CREATE"), &create); err != nil || len(create.Members) != 1 {
-		t.Fatalf("GUILD_CREATE members: %+v (%v)", create.Members, err)
+		t.Fatalf("GUILD_CREATE members: %s (%v)", create.Members, err)
 	}
-	wantJSON(t, create.Members[0].User, mustMarshalJSON(t, userJSON(e.App.ApplicationID, "testapp", nil, true)))
+	// The member is GuildMemberResponse, without the permissions only an
+	// interaction's member carries.
+	if errs := conform(sGuildMember, create.Members[0]); len(errs) > 0 {
+		t.Fatalf("GUILD_CREATE member %s: %v", create.Members[0], errs)
+	}
+	var member map[string]json.RawMessage
+	if err := json.Unmarshal(create.Members[0], &member); err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := member["permissions"]; ok {
+		t.Fatalf("GUILD_CREATE member carries permissions %s", p)
+	}
+	wantJSON(t, member["user"], mustMarshalJSON(t, userJSON(e.App.ApplicationID, "testapp", nil, true)))
 }

@@ -75,7 +75,8 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) error {
 	}
 	user := principalFrom(ctx).Token.UserID
 	var in invocation
-	switch invocationType(v) {
+	it := invocationType(v)
+	switch it {
 	case interaction.MessageComponent:
 		in, err = s.prepareComponentInvocation(ctx, user, v)
 	case interaction.ModalSubmit:
@@ -83,14 +84,18 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) error {
 	default:
 		inv, perrs := interaction.ParseInvocation(v)
 		if perrs != nil {
+			s.countInteraction(it, outcomeRejected)
 			return perrs.Err()
 		}
+		it = inv.Type
 		in, err = s.prepareInvocation(ctx, user, inv)
 	}
 	if err != nil {
+		s.countInteraction(it, refusalOutcome(err))
 		return err
 	}
 	if err := s.store.CreateInteraction(ctx, in.record); err != nil {
+		s.countInteraction(it, outcomeError)
 		return fmt.Errorf("record interaction: %w", err)
 	}
 	rec, err := s.dispatch(ctx, in)
@@ -296,56 +301,92 @@ func (s *Server) newInteractionToken(id snowflake.ID) (string, error) {
 }
 
 // dispatch hands the invocation to the app and waits (within the answer
-// window) for its answer. An entry point with handler 2 is the service's
-// own to answer: it launches the Activity without involving the app.
+// window) for its answer; what became of it is logged and counted.
 func (s *Server) dispatch(ctx context.Context, in invocation) (answered, error) {
+	start := time.Now()
+	d := delivery{target: targetGateway}
+	rec, err := s.deliver(ctx, in, &d)
+	switch {
+	case err == nil && (rec.ResponseType == interaction.CallbackDeferredChannelMessage ||
+		rec.ResponseType == interaction.CallbackDeferredUpdateMessage):
+		d.outcome = outcomeDeferred
+	case err == nil:
+		d.outcome = outcomeAnswered
+	case d.outcome == "":
+		d.outcome, d.reason = outcomeError, err.Error()
+	}
+	s.deliveryDone(in, d, time.Since(start))
+	return rec, err
+}
+
+// delivery is what became of handing an invocation to its app.
+type delivery struct {
+	target   string // targetEndpoint, targetGateway or targetService
+	endpoint string // the endpoint URL as logged (no query, no credentials)
+	status   int    // the endpoint's HTTP status; 0: none
+	outcome  string // one of the outcome* labels
+	reason   string // why it failed, for the log
+}
+
+// deliver is dispatch's work: it fills d as it goes. An entry point with
+// handler 2 is the service's own to answer: it launches the Activity
+// without involving the app.
+func (s *Server) deliver(ctx context.Context, in invocation, d *delivery) (answered, error) {
 	if in.cmd.Type == command.PrimaryEntryPoint && in.cmd.Handler != nil && *in.cmd.Handler == command.HandlerDiscordLaunchActivity {
+		d.target = targetService
 		return s.answerRecord(ctx, in.record, interaction.Callback{Type: interaction.CallbackLaunchActivity}, answerLaunch)
 	}
 	deadline := in.record.CreatedAt.Add(answerWindow)
 	if in.app.InteractionsEndpointURL == "" {
 		s.events.Publish(context.WithoutCancel(ctx), event.Event{Type: event.InteractionCreate,
 			ApplicationID: in.app.ID, GuildID: in.record.GuildID, Data: json.RawMessage(in.body)})
-		return s.awaitAnswer(ctx, in.record.ID, deadline)
+		return s.awaitAnswer(ctx, in.record.ID, deadline, d)
 	}
+	d.target, d.endpoint = targetEndpoint, endpointForLog(in.app.InteractionsEndpointURL)
 	resp, err := s.webhooks.Deliver(ctx, in.app.InteractionsEndpointURL, ed25519.PrivateKey(in.app.PrivateKey), in.body)
 	var de *webhook.DeliveryError
 	if errors.As(err, &de) {
-		s.log.Info("interaction delivery failed", "application_id", in.app.ID, "interaction_id", in.record.ID,
-			"diagnostic", de.Diagnostic())
-		if de.Kind == webhook.KindTimeout {
+		d.status, d.reason = de.Status, de.Diagnostic()
+		switch de.Kind {
+		case webhook.KindTimeout:
+			d.outcome = outcomeTimeout
 			return answered{}, errNoResponse
+		case webhook.KindBadResponse:
+			d.outcome = outcomeInvalidResponse
+		default:
+			d.outcome = outcomeDeliveryFailed
 		}
 		return answered{}, errInteractionFailed
 	}
 	if err != nil {
 		return answered{}, err
 	}
+	d.status = resp.Status
 	if resp.ViaCallback {
-		return s.awaitAnswer(ctx, in.record.ID, deadline)
+		return s.awaitAnswer(ctx, in.record.ID, deadline, d)
 	}
-	return s.answerInline(ctx, in, resp.Body)
+	return s.answerInline(ctx, in, resp.Body, d)
 }
 
 // answerInline applies an answer the app gave in its HTTP response.
-func (s *Server) answerInline(ctx context.Context, in invocation, body []byte) (answered, error) {
+func (s *Server) answerInline(ctx context.Context, in invocation, body []byte, d *delivery) (answered, error) {
+	refused := func(err error) (answered, error) {
+		d.outcome, d.reason = outcomeInvalidResponse, "inline answer refused: "+err.Error()
+		return answered{}, errInteractionFailed
+	}
 	v, err := form.DecodeJSON(body)
 	if err != nil {
-		return answered{}, errInteractionFailed
+		return refused(err)
 	}
 	cb, err := interaction.ParseCallback(v, in.payload.Type)
 	if err != nil {
-		s.log.Info("inline interaction answer refused", "application_id", in.app.ID,
-			"interaction_id", in.record.ID, "err", err)
-		return answered{}, errInteractionFailed
+		return refused(err)
 	}
 	rec, err := s.answerRecord(ctx, in.record, cb, answerInlineHTTP)
 	if err != nil {
 		var ae *apierr.Error
 		if errors.As(err, &ae) {
-			s.log.Info("inline interaction answer refused", "application_id", in.app.ID,
-				"interaction_id", in.record.ID, "err", err)
-			return answered{}, errInteractionFailed
+			return refused(err)
 		}
 		return answered{}, err
 	}

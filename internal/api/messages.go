@@ -90,7 +90,7 @@ func (s *Server) postChannelMessage(w http.ResponseWriter, r *http.Request) erro
 	u := view.user
 	msg := interaction.NewMessage(s.ids.Next(), ch.ID, wireUser(u), timestamp(now))
 	d.Flags &^= interaction.FlagEphemeral // only interactions make ephemeral messages
-	msg.Apply(d)
+	s.applyMessage(&msg, d)
 	body, err := json.Marshal(msg)
 	if err != nil {
 		return err
@@ -101,6 +101,14 @@ func (s *Server) postChannelMessage(w http.ResponseWriter, r *http.Request) erro
 	}
 	writeRaw(w, http.StatusOK, body)
 	return nil
+}
+
+// applyMessage lays d over msg (interaction.Message.Apply); a poll it
+// sets runs for its duration from now.
+func (s *Server) applyMessage(msg *interaction.Message, d interaction.MessageData) {
+	msg.Apply(d)
+	now := s.now()
+	msg.ExpirePoll(func(hours int64) string { return timestamp(now.Add(time.Duration(hours) * time.Hour)) })
 }
 
 // timestamp renders a time as message timestamps are.

@@ -34,10 +34,13 @@ func (s *Server) wrap(template string, kind routeKind, h handlerFunc) http.Handl
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		who := "ip:" + clientIP(r)
+		if kind != publicRoute && s.refuseFailingAddress(w, r) {
+			return
+		}
 		if kind == clientRoute || kind == chatRoute {
 			p, err := s.authenticateClient(r, kind == chatRoute)
 			if err != nil {
-				s.writeError(w, r, err)
+				s.writeAuthError(w, r, err)
 				return
 			}
 			r = r.WithContext(context.WithValue(r.Context(), principalKey{}, p))
@@ -45,7 +48,7 @@ func (s *Server) wrap(template string, kind routeKind, h handlerFunc) http.Handl
 		} else if kind != publicRoute {
 			p, err := auth.Authenticate(r.Context(), s.store, r.Header.Get("Authorization"), s.now())
 			if errors.Is(err, auth.ErrInvalidToken) {
-				s.writeError(w, r, errUnauthorized)
+				s.writeAuthError(w, r, errUnauthorized)
 				return
 			}
 			if err != nil {
@@ -114,10 +117,7 @@ func (s *Server) allow(w http.ResponseWriter, r *http.Request, who, bucket strin
 	}
 	h := w.Header()
 	h.Set("X-RateLimit-Bucket", bucket)
-	h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
-	h.Set("X-RateLimit-Reset", strconv.FormatFloat(float64(res.ResetAt.UnixMilli())/1000, 'f', 3, 64))
-	h.Set("X-RateLimit-Reset-After", strconv.FormatFloat(res.ResetAfter.Seconds(), 'f', 3, 64))
+	setLimitHeaders(h, res)
 	if !res.Allowed {
 		h.Set("X-RateLimit-Scope", "user")
 		writeRateLimited(w, res.RetryAfter, false)

@@ -53,8 +53,10 @@ func (s *Server) prepareModalInvocation(ctx context.Context, user snowflake.ID, 
 			p.Message = m.Body
 		}
 	}
+	// The message a modal opened from a component came from is named in
+	// the triggering (component) interaction's metadata.
 	meta := interaction.InteractionMetadata{ID: p.ID, Type: p.Type, User: *p.Member.User,
-		AuthorizingIntegrationOwners: p.AuthorizingIntegrationOwners, InteractedMessageID: opener.MessageID}
+		AuthorizingIntegrationOwners: p.AuthorizingIntegrationOwners, TriggeringInteractionMetadata: opener.Metadata}
 	in, err := s.sealInvocation(p, meta, app)
 	if err != nil {
 		return invocation{}, err

@@ -2,7 +2,10 @@ package api
 
 import (
 	"net/http"
+	"slices"
 	"strings"
+
+	"github.com/slashd/slashd/internal/buildinfo"
 )
 
 // apiPrefixes are the API roots served: v10 (the spec's), v9 (discordgo's
@@ -79,26 +82,49 @@ func (s *Server) routes() {
 	}
 	// OAuth2: the token endpoint, revocation, @me, the keys and the
 	// consent page under each prefix, and the discovery document.
-	s.oauth.Routes(s.mux, apiPrefixes)
+	s.oauth.Routes(routeRecorder{s}, apiPrefixes)
 	s.adminRoutes()
 	// The websocket gateway itself (discordgo adds a trailing slash).
-	s.mux.Handle("GET /gateway", s.gateway)
-	s.mux.Handle("GET /gateway/{$}", s.gateway)
-	s.mux.Handle("GET /healthz", http.HandlerFunc(s.healthz))
-	s.mux.Handle("/", http.HandlerFunc(s.notFound))
+	s.register("GET /gateway", s.gateway)
+	s.register("GET /gateway/{$}", s.gateway)
+	s.register("GET /healthz", http.HandlerFunc(s.healthz))
+	if s.cfg.ServeMetrics {
+		s.register("GET /metrics", s.metrics.registry.Handler())
+	}
+	s.register("/", http.HandlerFunc(s.notFound))
 }
+
+// register adds a route to the mux and to the list Routes returns.
+func (s *Server) register(pattern string, h http.Handler) {
+	s.mux.Handle(pattern, h)
+	s.registered = append(s.registered, pattern)
+}
+
+// routeRecorder lets another package (the OAuth2 server) register its
+// routes through register.
+type routeRecorder struct{ s *Server }
+
+func (r routeRecorder) Handle(pattern string, h http.Handler) { r.s.register(pattern, h) }
+
+// Routes lists every registered mux pattern ("GET /api/v10/users/@me",
+// "/"), in registration order, so that a test can prove it covers them
+// all.
+func (s *Server) Routes() []string { return slices.Clone(s.registered) }
 
 // handle registers one route under a prefix, wrapped in the auth and rate
 // limit layers its kind needs and in the one error renderer.
 func (s *Server) handle(prefix, method, path string, kind routeKind, h handlerFunc) {
 	template := method + " " + strings.TrimPrefix(path, "")
-	s.mux.Handle(method+" "+prefix+path, s.wrap(template, kind, h))
+	s.register(method+" "+prefix+path, s.wrap(template, kind, h))
 }
 
-// healthz answers 200 once the server runs: the store is opened and
-// migrated before the listener starts.
+// healthz answers 200 once the server runs (the store is opened and
+// migrated before the listener starts), with the build's version.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	writeJSON(w, http.StatusOK, struct {
+		Status string `json:"status"`
+		buildinfo.Info
+	}{"ok", s.cfg.Build})
 }
 
 // notFound answers unknown routes with the real service's JSON bodies: 405

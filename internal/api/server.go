@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/slashd/slashd/internal/buildinfo"
 	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/gateway"
@@ -24,6 +25,7 @@ import (
 	"github.com/slashd/slashd/internal/ratelimit"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
+	"github.com/slashd/slashd/internal/store/timed"
 	"github.com/slashd/slashd/internal/webhook"
 )
 
@@ -39,6 +41,21 @@ type Config struct {
 	// ReadLimit and WriteLimit are the per-route bucket sizes.
 	ReadLimit  ratelimit.Limit
 	WriteLimit ratelimit.Limit
+	// AuthFailureLimit is how many requests answered 401 (a missing or
+	// bad token) a client address may make per window on the routes that
+	// take a credential, after which it is refused (429) until the
+	// window ends, before any credential is checked. It counts in this
+	// process even with SharedRateLimits, and applies whether RateLimit
+	// is on or not; the zero Limit turns it off. See docs/compat.md.
+	AuthFailureLimit ratelimit.Limit
+	// LoginAccountLimit and LoginAddressLimit are how many password
+	// checks the consent page's login form makes per login name and per
+	// client address per window; the zero Limit turns one off.
+	LoginAccountLimit ratelimit.Limit
+	LoginAddressLimit ratelimit.Limit
+	// RateLimitKeys caps the keys each in-memory limiter holds
+	// (ratelimit.DefaultMaxKeys when 0).
+	RateLimitKeys int
 	// MaxBodyBytes caps request bodies.
 	MaxBodyBytes int64
 	// RenderCache is how many rendered list items (and, separately,
@@ -46,18 +63,30 @@ type Config struct {
 	RenderCache int
 	// Gateway tunes the websocket gateway (zero values: the real one's).
 	Gateway gateway.Config
+	// Build is the version GET /healthz reports.
+	Build buildinfo.Info
+	// ServeMetrics serves GET /metrics on the API's address; without it
+	// the caller serves Server.Metrics where it wants (another listener).
+	ServeMetrics bool
 }
 
 // DefaultConfig is what `slashd serve` runs with.
 func DefaultConfig() Config {
 	return Config{
-		RateLimit:    true,
-		GlobalLimit:  ratelimit.Limit{Count: 50, Window: time.Second},
-		ReadLimit:    ratelimit.Limit{Count: 50, Window: time.Second},
-		WriteLimit:   ratelimit.Limit{Count: 25, Window: 5 * time.Second},
-		MaxBodyBytes: 8 << 20,
-		RenderCache:  100_000,
-		Gateway:      gateway.DefaultConfig(),
+		RateLimit:   true,
+		GlobalLimit: ratelimit.Limit{Count: 50, Window: time.Second},
+		ReadLimit:   ratelimit.Limit{Count: 50, Window: time.Second},
+		WriteLimit:  ratelimit.Limit{Count: 25, Window: 5 * time.Second},
+		// docs/compat.md ("Abuse limits") says why these budgets.
+		AuthFailureLimit:  ratelimit.Limit{Count: 300, Window: time.Minute},
+		LoginAccountLimit: ratelimit.Limit{Count: 10, Window: 15 * time.Minute},
+		LoginAddressLimit: ratelimit.Limit{Count: 30, Window: 15 * time.Minute},
+		RateLimitKeys:     ratelimit.DefaultMaxKeys,
+		MaxBodyBytes:      8 << 20,
+		RenderCache:       100_000,
+		Gateway:           gateway.DefaultConfig(),
+		Build:             buildinfo.Read(buildinfo.Info{}),
+		ServeMetrics:      true,
 	}
 }
 
@@ -76,13 +105,16 @@ type Deps struct {
 
 // Server serves the API.
 type Server struct {
-	cfg      Config
-	store    store.Store
-	ids      *snowflake.Generator
-	now      func() time.Time
-	rand     io.Reader
-	log      *slog.Logger
-	limiter  ratelimit.Checker
+	cfg     Config
+	store   store.Store
+	ids     *snowflake.Generator
+	now     func() time.Time
+	rand    io.Reader
+	log     *slog.Logger
+	limiter ratelimit.Checker
+	// failures counts authentication failures per client address (nil:
+	// not limited).
+	failures *ratelimit.Limiter
 	renders  *cache[renderKey, []byte]
 	decoded  *cache[versionKey, command.Command]
 	events   event.Bus
@@ -91,7 +123,10 @@ type Server struct {
 	oauth    *oauth.Server
 	gateway  *gateway.Gateway
 	stop     context.CancelFunc // ends the gateway's event loop
+	metrics  *serverMetrics
 	mux      *http.ServeMux
+	// registered lists the mux's patterns (Routes).
+	registered []string
 }
 
 // New builds the server and its routes.
@@ -112,14 +147,23 @@ func New(cfg Config, d Deps) *Server {
 		cfg.MaxBodyBytes = DefaultConfig().MaxBodyBytes
 	}
 	s := &Server{
-		cfg: cfg, store: d.Store, ids: d.IDs, now: d.Now, rand: d.Rand, log: d.Logger,
-		limiter: newRateLimiter(cfg, d), renders: newCache[renderKey, []byte](cfg.RenderCache),
+		cfg: cfg, ids: d.IDs, now: d.Now, rand: d.Rand, log: d.Logger,
+		renders: newCache[renderKey, []byte](cfg.RenderCache),
 		decoded: newCache[versionKey, command.Command](cfg.RenderCache), events: d.Events,
 		webhooks: webhook.New(webhook.Config{Now: d.Now}),
 		mux:      http.NewServeMux(),
 	}
+	s.metrics = newServerMetrics(time.Now(), func() gateway.Stats { return s.gateway.Stats() })
+	// Every store call is timed, whoever makes it (the API, the OAuth2
+	// server, the gateway's directory, the rate limiter, the janitor).
+	d.Store = timed.New(d.Store, s.metrics.observeStore)
+	s.store, s.limiter = d.Store, newRateLimiter(cfg, d)
+	if cfg.AuthFailureLimit.On() {
+		s.failures = ratelimit.NewWithMaxKeys(d.Now, cfg.RateLimitKeys)
+	}
 	s.oauth = oauth.New(oauth.Deps{Store: d.Store, IDs: d.IDs, Now: d.Now, Rand: d.Rand, Logger: d.Logger,
-		Wrap: s.wrapPublic})
+		Wrap: s.wrapPublic, Guard: s.guardCredential, Limiter: s.limiter,
+		Logins: oauth.LoginLimits{Account: cfg.LoginAccountLimit, Address: cfg.LoginAddressLimit}})
 	gcfg := cfg.Gateway
 	gcfg.Now, gcfg.Logger, gcfg.Limiter = d.Now, d.Logger, s.limiter
 	s.gateway = gateway.New(gcfg, gatewayDirectory{s}, s.events)
@@ -157,7 +201,7 @@ func newRateLimiter(cfg Config, d Deps) ratelimit.Checker {
 	if cfg.SharedRateLimits {
 		return ratelimit.NewShared(d.Store, d.Now)
 	}
-	return ratelimit.Local{L: ratelimit.New(d.Now)}
+	return ratelimit.Local{L: ratelimit.NewWithMaxKeys(d.Now, cfg.RateLimitKeys)}
 }
 
 // OAuth is the OAuth2 server the API mounts (its consent page issues
@@ -175,15 +219,17 @@ func (s *Server) wrapPublic(pattern string, h http.Handler) http.Handler {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := s.now()
+	start := time.Now()
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 	defer func() {
 		if v := recover(); v != nil {
 			s.log.Error("panic serving request", "method", r.Method, "path", r.URL.Path, "panic", v)
 			writeJSON(rec, http.StatusInternalServerError, map[string]any{"message": "500: Internal Server Error", "code": 0})
 		}
-		s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
-			"duration", s.now().Sub(start))
+		took := time.Since(start)
+		// The mux has set r.Pattern: the route, whatever the path.
+		s.metrics.observeRequest(r.Pattern, r.Method, rec.status, took)
+		s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "status", rec.status, "duration", took)
 	}()
 	s.mux.ServeHTTP(rec, r)
 }

@@ -234,6 +234,73 @@ func WriteFile(dir string, c Credentials) error {
 	return nil
 }
 
+// SetBaseURL points the base_url of dir/bootstrap.json at baseURL, so
+// that the file follows the address the server listens on. It returns
+// the base_url it replaced: "" when there is no file or it already
+// pointed there. The file is replaced atomically (its secrets exist
+// nowhere else), keeping its mode.
+func SetBaseURL(dir, baseURL string) (string, error) {
+	path := filepath.Join(dir, FileName)
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	var c Credentials
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	if c.BaseURL == baseURL {
+		return "", nil
+	}
+	old := c.BaseURL
+	c.BaseURL = baseURL
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	if err := replaceFile(path, append(b, '\n')); err != nil {
+		return "", err
+	}
+	return old, nil
+}
+
+// replaceFile replaces path with data through a temporary file renamed
+// over it, so that a crash leaves the old file or the new one, never a
+// part. The new file keeps the old one's mode.
+func replaceFile(path string, data []byte) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name()) // after the rename, there is nothing to remove
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	if err := tmp.Chmod(fi.Mode().Perm()); err != nil {
+		tmp.Close()
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("replace %s: %w", path, err)
+	}
+	return nil
+}
+
 // NewOwner returns a plain user record to own a guild.
 func NewOwner(id snowflake.ID, now time.Time) store.User {
 	return store.User{ID: id, Username: "owner", Locale: "en-US", CreatedAt: now.UTC()}

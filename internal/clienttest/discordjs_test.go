@@ -343,13 +343,17 @@ type djsREST struct {
 	Retries int    `json:"retries"`
 }
 
-func (p *djsProc) rest(t *testing.T) []djsREST {
+func (p *djsProc) rest(t *testing.T) []djsREST { return djsDecodeAll[djsREST](t, p, "rest") }
+
+// djsDecodeAll decodes every event named name the bot has printed so far,
+// in order.
+func djsDecodeAll[T any](t *testing.T, p *djsProc, name string) []T {
 	t.Helper()
-	var out []djsREST
-	for _, raw := range p.all("rest") {
-		var r djsREST
-		djsDecode(t, raw, &r)
-		out = append(out, r)
+	var out []T
+	for _, raw := range p.all(name) {
+		var v T
+		djsDecode(t, raw, &v)
+		out = append(out, v)
 	}
 	return out
 }
@@ -1589,14 +1593,7 @@ type djsDispatch struct {
 }
 
 func (p *djsProc) dispatches(t *testing.T) []djsDispatch {
-	t.Helper()
-	var out []djsDispatch
-	for _, raw := range p.all("dispatch") {
-		var d djsDispatch
-		djsDecode(t, raw, &d)
-		out = append(out, d)
-	}
-	return out
+	return djsDecodeAll[djsDispatch](t, p, "dispatch")
 }
 
 // TestDiscordJSResume cuts the guide's bot's gateway connection the way a

@@ -11,6 +11,7 @@ import (
 
 	"github.com/slashd/slashd/internal/clustertest"
 	"github.com/slashd/slashd/internal/event"
+	"github.com/slashd/slashd/internal/metrics/metricstest"
 )
 
 // invokeSetup is a member with a client token, a text channel and a
@@ -184,4 +185,38 @@ func canonical(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// Each node's gateway gauges count the sessions it holds: the shadows
+// the other nodes keep of a session are not theirs to count, so adding
+// the nodes' numbers up gives the cluster's.
+func TestGatewayGaugesCountOwnSessions(t *testing.T) {
+	t.Parallel()
+	c := clustertest.Start(t, 2)
+	a, b := c.Nodes[0], c.Nodes[1]
+	bot := dial(t, a)
+	bot.identify(c.Bot())
+	deadline := time.Now().Add(waitTimeout)
+	for b.API.Gateway().Sessions() != 1 { // B's shadow of the session
+		if time.Now().After(deadline) {
+			t.Fatal("node B never shadowed the session")
+		}
+		time.Sleep(10 * time.Millisecond) // polling, with a deadline
+	}
+	for _, n := range []struct {
+		node                 *clustertest.Node
+		connected, resumable float64
+	}{{a, 1, 0}, {b, 0, 0}} {
+		r := n.node.Expect(t, 200, "GET", "/metrics", "", nil)
+		exp, err := metricstest.Parse(string(r.Body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		connected, _ := exp.Value("slashd_gateway_sessions", map[string]string{"state": "connected"})
+		resumable, _ := exp.Value("slashd_gateway_sessions", map[string]string{"state": "resumable"})
+		if connected != n.connected || resumable != n.resumable {
+			t.Errorf("node %d: connected %v, resumable %v; want %v, %v", n.node.Index, connected, resumable,
+				n.connected, n.resumable)
+		}
+	}
 }

@@ -237,6 +237,39 @@ func (g *Gateway) Sessions() int {
 	return len(g.sessions)
 }
 
+// Stats counts what this node holds, for its metrics.
+type Stats struct {
+	// Connections are the open websocket connections, identified or not.
+	Connections int
+	// Connected are this node's sessions with a connection.
+	Connected int
+	// Resumable are this node's sessions waiting for their client to
+	// resume (within the resume window).
+	Resumable int
+}
+
+// Stats counts this node's connections and sessions (the shadows of
+// other nodes' sessions are theirs to count).
+func (g *Gateway) Stats() Stats {
+	g.mu.Lock()
+	st := Stats{Connections: len(g.conns)}
+	all := make([]*session, 0, len(g.sessions))
+	for _, s := range g.sessions {
+		all = append(all, s)
+	}
+	g.mu.Unlock()
+	for _, s := range all {
+		switch connected, ours := s.state(); {
+		case !ours:
+		case connected:
+			st.Connected++
+		default:
+			st.Resumable++
+		}
+	}
+	return st
+}
+
 func (g *Gateway) addSession(s *session) {
 	g.mu.Lock()
 	defer g.mu.Unlock()

@@ -257,6 +257,14 @@ func (s *session) detach(c *conn, now time.Time, dead bool) bool {
 	return s.dead
 }
 
+// state reports whether a connection holds the session and whether it
+// is this node's (not a shadow).
+func (s *session) state() (connected, ours bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conn != nil, !s.shadow
+}
+
 // expired reports whether the session can be forgotten.
 func (s *session) expired(now time.Time, window time.Duration) bool {
 	s.mu.Lock()

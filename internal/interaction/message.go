@@ -54,6 +54,10 @@ type InteractionMetadata struct {
 	TargetMessageID              snowflake.ID            `json:"target_message_id,omitempty"`
 	// InteractedMessageID is the message whose component was used.
 	InteractedMessageID snowflake.ID `json:"interacted_message_id,omitempty"`
+	// TriggeringInteractionMetadata is, for a modal submission, the
+	// metadata of the interaction that opened the modal (a command's, or
+	// a component's with its interacted_message_id).
+	TriggeringInteractionMetadata json.RawMessage `json:"triggering_interaction_metadata,omitempty"`
 }
 
 // MessageInteraction is the deprecated interaction field real messages
@@ -94,10 +98,10 @@ func (m *Message) Apply(d MessageData) {
 		m.Flags = m.Flags&FlagEphemeral | d.Flags&^(FlagEphemeral|FlagLoading)
 	}
 	if set("embeds") {
-		m.Embeds = nonNil(d.Embeds)
+		m.Embeds = nonNil(normalizeEmbeds(d.Embeds))
 	}
 	if set("components") {
-		m.Components = nonNil(d.Components)
+		m.Components = nonNil(normalizeComponents(d.Components))
 	}
 	if set("attachments") {
 		m.Attachments = nonNil(d.Attachments)
@@ -107,6 +111,7 @@ func (m *Message) Apply(d MessageData) {
 		if string(m.Poll) == "null" {
 			m.Poll = nil
 		}
+		m.Poll = normalizePoll(m.Poll)
 	}
 }
 

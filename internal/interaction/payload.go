@@ -67,41 +67,19 @@ type PartialGuild struct {
 	Features []string     `json:"features"`
 }
 
-// Member is a guild member with its permissions in the channel. User is
-// nil inside resolved (the user sits in resolved.users), and so are Deaf
-// and Mute.
+// Member is an interaction's guild member: the gateway's member object
+// plus the member's permissions in the channel and is_pending.
 type Member struct {
-	User                       *wire.User        `json:"user,omitempty"`
-	Nick                       *string           `json:"nick"`
-	Avatar                     *string           `json:"avatar"`
-	Roles                      []snowflake.ID    `json:"roles"`
-	JoinedAt                   string            `json:"joined_at"`
-	PremiumSince               *string           `json:"premium_since"`
-	Deaf                       *bool             `json:"deaf,omitempty"`
-	Mute                       *bool             `json:"mute,omitempty"`
-	Pending                    bool              `json:"pending"`
-	IsPending                  bool              `json:"is_pending"`
-	Flags                      int               `json:"flags"`
-	Permissions                guild.Permissions `json:"permissions"`
-	CommunicationDisabledUntil *string           `json:"communication_disabled_until"`
+	wire.GuildMember
+	IsPending   bool              `json:"is_pending"`
+	Permissions guild.Permissions `json:"permissions"`
 }
 
 // NewMember shapes a membership; with a user, the full form an
 // interaction's member has, without, the partial form of resolved.
 func NewMember(m guild.Member, user *wire.User, perms guild.Permissions) Member {
-	out := Member{User: user, Roles: m.Roles, JoinedAt: m.JoinedAt.UTC().Format(TimestampLayout), Permissions: perms}
-	if out.Roles == nil {
-		out.Roles = []snowflake.ID{}
-	}
-	if m.Nick != "" {
-		nick := m.Nick
-		out.Nick = &nick
-	}
-	if user != nil {
-		f := false
-		out.Deaf, out.Mute = &f, &f
-	}
-	return out
+	return Member{GuildMember: wire.NewGuildMember(user, m.Nick, m.Roles, m.JoinedAt.UTC().Format(TimestampLayout)),
+		Permissions: perms}
 }
 
 // Role is a role object.

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"html/template"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -38,7 +39,7 @@ const (
 // authorizeRoutes registers the consent page: GET shows login or consent,
 // POST decides, POST …/login logs in. The real service serves the page
 // without the API prefix too.
-func (s *Server) authorizeRoutes(mux *http.ServeMux, prefix string) {
+func (s *Server) authorizeRoutes(mux Mux, prefix string) {
 	paths := []string{prefix + "/oauth2/authorize"}
 	if prefix == "/api/v10" {
 		paths = append(paths, "/oauth2/authorize")
@@ -527,6 +528,16 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, action string) {
 		return
 	}
 	name := r.PostForm.Get("name")
+	wait, err := s.loginRefused(ctx, r, name)
+	if err != nil {
+		s.internalError(w, err)
+		return
+	}
+	if wait > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		s.showLogin(w, r, a, action, cont, name, tooManyLogins(wait), http.StatusTooManyRequests)
+		return
+	}
 	l, err := s.store.LoginByName(ctx, name)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		s.internalError(w, err)

@@ -47,6 +47,7 @@ func (s *Server) IssueCode(ctx context.Context, grant store.Grant, redirectURI, 
 	if err := s.store.CreateGrant(ctx, grant); err != nil {
 		return "", fmt.Errorf("record grant: %w", err)
 	}
+	s.logGrant(grant, "authorization_code")
 	err = s.store.CreateCode(ctx, store.AuthCode{Hash: auth.Hash(code), GrantID: grant.ID, RedirectURI: redirectURI,
 		CodeChallenge: challenge, CodeChallengeMethod: method, Nonce: nonce, ExpiresAt: now.Add(CodeLifetime)})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/slashd/slashd/internal/ratelimit"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 )
@@ -37,6 +38,15 @@ type Deps struct {
 	// API uses it for its rate limiter); pattern is the route without the
 	// API prefix, as "POST /oauth2/token".
 	Wrap func(pattern string, h http.Handler) http.Handler
+	// Guard, when set, wraps the endpoints that check a credential of
+	// the request (token, revocation, @me, userinfo) inside Wrap: the
+	// API refuses there the client addresses that failed authentication
+	// too often, and counts these endpoints' 401s.
+	Guard func(h http.Handler) http.Handler
+	// Limiter counts the consent page's login attempts against Logins
+	// (nil: logins are not limited).
+	Limiter ratelimit.Checker
+	Logins  LoginLimits
 }
 
 // Server serves the OAuth2 endpoints.
@@ -47,7 +57,11 @@ type Server struct {
 	rand  io.Reader
 	log   *slog.Logger
 	wrap  func(pattern string, h http.Handler) http.Handler
+	guard func(h http.Handler) http.Handler
 	keys  keyring // id_token signing keys, loaded or made on first use
+	// limiter and logins limit login attempts (limiter nil: no limits).
+	limiter ratelimit.Checker
+	logins  LoginLimits
 }
 
 // New builds the server.
@@ -64,14 +78,24 @@ func New(d Deps) *Server {
 	if d.Wrap == nil {
 		d.Wrap = func(_ string, h http.Handler) http.Handler { return h }
 	}
-	return &Server{store: d.Store, ids: d.IDs, now: d.Now, rand: d.Rand, log: d.Logger, wrap: d.Wrap}
+	if d.Guard == nil {
+		d.Guard = func(h http.Handler) http.Handler { return h }
+	}
+	return &Server{store: d.Store, ids: d.IDs, now: d.Now, rand: d.Rand, log: d.Logger, wrap: d.Wrap, guard: d.Guard,
+		limiter: d.Limiter, logins: d.Logins}
+}
+
+// Mux is where routes are registered (an *http.ServeMux, or the API's
+// recorder of its routes in front of one).
+type Mux interface {
+	Handle(pattern string, h http.Handler)
 }
 
 // Routes registers the endpoints on mux under each API prefix
 // ("/api/v10", …), and the unprefixed ones: /oauth2/authorize (which the
 // real service also serves there) and the OpenID Connect discovery
 // document.
-func (s *Server) Routes(mux *http.ServeMux, prefixes []string) {
+func (s *Server) Routes(mux Mux, prefixes []string) {
 	for _, p := range prefixes {
 		s.tokenRoutes(mux, p)
 		s.authorizeRoutes(mux, p)
@@ -80,6 +104,6 @@ func (s *Server) Routes(mux *http.ServeMux, prefixes []string) {
 }
 
 // handle registers h for method and prefix+path, wrapped in Deps.Wrap.
-func (s *Server) handle(mux *http.ServeMux, method, prefix, path string, h http.HandlerFunc) {
+func (s *Server) handle(mux Mux, method, prefix, path string, h http.HandlerFunc) {
 	mux.Handle(method+" "+prefix+path, s.wrap(method+" "+path, h))
 }

@@ -17,11 +17,11 @@ import (
 
 // tokenRoutes registers the token, revocation, current-authorization,
 // userinfo and key-set endpoints under an API prefix.
-func (s *Server) tokenRoutes(mux *http.ServeMux, prefix string) {
-	s.handle(mux, "POST", prefix, "/oauth2/token", s.oauthHandler(s.token))
-	s.handle(mux, "POST", prefix, "/oauth2/token/revoke", s.oauthHandler(s.revoke))
-	s.handle(mux, "GET", prefix, "/oauth2/@me", s.apiHandler(s.me))
-	s.handle(mux, "GET", prefix, "/oauth2/userinfo", s.apiHandler(s.userinfo))
+func (s *Server) tokenRoutes(mux Mux, prefix string) {
+	s.handle(mux, "POST", prefix, "/oauth2/token", s.guarded(s.oauthHandler(s.token)))
+	s.handle(mux, "POST", prefix, "/oauth2/token/revoke", s.guarded(s.oauthHandler(s.revoke)))
+	s.handle(mux, "GET", prefix, "/oauth2/@me", s.guarded(s.apiHandler(s.me)))
+	s.handle(mux, "GET", prefix, "/oauth2/userinfo", s.guarded(s.apiHandler(s.userinfo)))
 	s.handle(mux, "GET", prefix, "/oauth2/keys", s.jwks)
 }
 
@@ -138,7 +138,8 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var resp tokenResponse
-	switch gt := form.Get("grant_type"); gt {
+	gt := form.Get("grant_type")
+	switch gt {
 	case "authorization_code":
 		resp, err = s.exchangeCode(r, form, c)
 	case "refresh_token":
@@ -153,6 +154,8 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	s.log.Info("oauth2 token issued", "grant_type", gt, "application_id", c.app.ID, "scope", resp.Scope,
+		"refresh_token", resp.RefreshToken != "", "id_token", resp.IDToken != "")
 	writeJSON(w, http.StatusOK, resp)
 	return nil
 }
@@ -295,6 +298,7 @@ func (s *Server) clientCredentials(r *http.Request, form url.Values, c client) (
 	if err := s.store.CreateGrant(r.Context(), g); err != nil {
 		return tokenResponse{}, err
 	}
+	s.logGrant(g, "client_credentials")
 	return s.issue(r, g, scopes, false, false, "")
 }
 
@@ -333,15 +337,26 @@ func (s *Server) issue(r *http.Request, g store.Grant, scopes []string, withRefr
 	return resp, nil
 }
 
+// logGrant says a user (or, for client_credentials, the app's owner)
+// granted an app scopes.
+func (s *Server) logGrant(g store.Grant, via string) {
+	attrs := []any{"grant_id", g.ID, "application_id", g.ApplicationID, "user_id", g.UserID,
+		"scopes", strings.Join(g.Scopes, " "), "via", via}
+	if g.GuildID != 0 {
+		attrs = append(attrs, "guild_id", g.GuildID)
+	}
+	s.log.Info("oauth2 grant", attrs...)
+}
+
 // revokeGrant revokes a grant, logging (not failing on) errors: it runs
 // on paths that already answer with an error.
 func (s *Server) revokeGrant(ctx context.Context, id snowflake.ID, why string) {
 	err := s.store.RevokeGrant(context.WithoutCancel(ctx), id)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		s.log.Error("revoke grant", "grant", id, "why", why, "err", err)
+		s.log.Error("revoke grant", "grant_id", id, "why", why, "err", err)
 		return
 	}
-	s.log.Info("grant revoked", "grant", id, "why", why)
+	s.log.Info("grant revoked", "grant_id", id, "why", why)
 }
 
 // revoke is POST /oauth2/token/revoke (RFC 7009): the token (access or

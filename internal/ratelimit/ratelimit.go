@@ -28,6 +28,19 @@
 // operation constant and a shard's memory bounded by roughly twice the number
 // of keys it held at its last sweep. A shard that sees no traffic at all
 // keeps its expired entries until it does.
+//
+// # Bounded memory
+//
+// Sweeping alone bounds memory by the keys whose windows are open, and a
+// flood of distinct keys (client addresses, login names) keeps them all
+// open. So a Limiter also holds at most MaxKeys keys: a shard that is full
+// when a new key arrives sweeps, and if that frees less than an eighth of
+// it, drops the entries whose windows end soonest (the oldest windows)
+// until an eighth is free. Such a pass costs O(n) for n/8 insertions, so
+// the cost per operation stays constant. A dropped key starts a fresh
+// window when it comes back, which errs on the lenient side; it takes a
+// flood of more than MaxKeys distinct keys within one window to drop a
+// live one. A key longer than 128 bytes is held as a hash of itself.
 package ratelimit
 
 import (
@@ -35,6 +48,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash/maphash"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -44,6 +59,49 @@ import (
 type Limit struct {
 	Count  int
 	Window time.Duration
+}
+
+// On reports whether l limits anything: configurations use the zero
+// Limit for "no limit".
+func (l Limit) On() bool { return l.Count > 0 }
+
+// String is "COUNT/WINDOW" ("300/1m", "10/15m"), or "0" for no limit.
+func (l Limit) String() string {
+	if !l.On() {
+		return "0"
+	}
+	w := l.Window.String()
+	// "1m0s" reads better as "1m", "1h0m" as "1h".
+	for _, zero := range []string{"m0s", "h0m"} {
+		if strings.HasSuffix(w, zero) {
+			w = w[:len(w)-2]
+		}
+	}
+	return strconv.Itoa(l.Count) + "/" + w
+}
+
+// MarshalText is String, so that a Limit is a flag (flag.TextVar).
+func (l Limit) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
+
+// UnmarshalText parses String's form: "COUNT/WINDOW", WINDOW a
+// time.Duration ("300/1m"), or "0" or "off" for no limit.
+func (l *Limit) UnmarshalText(b []byte) error {
+	s := strings.TrimSpace(string(b))
+	if s == "0" || strings.EqualFold(s, "off") {
+		*l = Limit{}
+		return nil
+	}
+	count, window, ok := strings.Cut(s, "/")
+	n, err := strconv.Atoi(count)
+	if !ok || err != nil || n < 1 {
+		return fmt.Errorf("limit %q: want COUNT/WINDOW (as 300/1m), COUNT at least 1, or 0 for none", s)
+	}
+	d, err := time.ParseDuration(window)
+	if err != nil || d <= 0 {
+		return fmt.Errorf("limit %q: the window must be a positive duration (as 1m, 15m, 10s)", s)
+	}
+	*l = Limit{Count: n, Window: d}
+	return nil
 }
 
 // Result describes the state of a bucket after (Allow) or without (Peek) a
@@ -74,7 +132,10 @@ type Result struct {
 }
 
 const (
-	numShards = 32 // must be a power of two
+	// DefaultMaxKeys is how many keys New's limiters hold at most: at
+	// about 100 bytes a key, some 10 MB.
+	DefaultMaxKeys = 100_000
+	numShards      = 32 // must be a power of two
 	// minSweepOps is the minimum number of operations on a shard between two
 	// sweeps for expired entries. A shard is swept once the number of
 	// operations since the last sweep reaches max(minSweepOps, n), n being
@@ -96,6 +157,7 @@ type shard struct {
 	m    map[string]entry
 	ops  int // operations since the last sweep
 	next int // value of ops that triggers the next sweep
+	max  int // entries the shard may hold
 	_    [32]byte
 }
 
@@ -105,26 +167,43 @@ type Limiter struct {
 	now    func() time.Time
 	epoch  time.Time
 	seed   maphash.Seed
+	seed2  maphash.Seed // with seed, the 128-bit hash of a long key
 	shards [numShards]shard
 }
 
-// New returns an empty Limiter that reads the current time from now, which
-// may be replaced in tests. A nil now means time.Now.
+// New returns an empty Limiter holding at most DefaultMaxKeys keys, that
+// reads the current time from now, which may be replaced in tests. A nil
+// now means time.Now.
 //
 // Times are stored as offsets from the instant New is called, so with
 // time.Now the limiter uses the monotonic clock and is unaffected by
 // wall-clock jumps.
 func New(now func() time.Time) *Limiter {
+	return NewWithMaxKeys(now, DefaultMaxKeys)
+}
+
+// NewWithMaxKeys is New holding at most maxKeys keys (see "Bounded
+// memory"; DefaultMaxKeys when maxKeys < 1). The keys are spread over
+// shards that each hold an equal share, at least one.
+func NewWithMaxKeys(now func() time.Time, maxKeys int) *Limiter {
 	if now == nil {
 		now = time.Now
 	}
-	l := &Limiter{now: now, epoch: now(), seed: maphash.MakeSeed()}
+	if maxKeys < 1 {
+		maxKeys = DefaultMaxKeys
+	}
+	l := &Limiter{now: now, epoch: now(), seed: maphash.MakeSeed(), seed2: maphash.MakeSeed()}
+	perShard := max(maxKeys/numShards, 1)
 	for i := range l.shards {
 		l.shards[i].m = make(map[string]entry)
 		l.shards[i].next = minSweepOps
+		l.shards[i].max = perShard
 	}
 	return l
 }
+
+// MaxKeys is the most keys l holds at once.
+func (l *Limiter) MaxKeys() int { return l.shards[0].max * numShards }
 
 // Allow consumes one request from the bucket identified by key under lim and
 // reports the resulting state. If the bucket is exhausted nothing is consumed
@@ -168,6 +247,7 @@ func (l *Limiter) do(key string, lim Limit, consume bool) Result {
 	}
 	wall := l.now()
 	now := wall.Sub(l.epoch)
+	key = l.storedKey(key)
 
 	s := l.shard(key)
 	s.mu.Lock()
@@ -182,6 +262,9 @@ func (l *Limiter) do(key string, lim Limit, consume bool) Result {
 		if !consume {
 			s.mu.Unlock()
 			return Result{Allowed: true, Limit: lim.Count, Remaining: lim.Count, ResetAt: wall}
+		}
+		if !ok && len(s.m) >= s.max {
+			s.makeRoom(now)
 		}
 		e = entry{resetAt: now + lim.Window}
 		dirty = true
@@ -223,6 +306,87 @@ func (s *shard) sweep(now time.Duration) {
 	}
 	s.ops = 0
 	s.next = max(minSweepOps, len(s.m))
+}
+
+// makeRoom frees an eighth of a full shard (at least one entry): the
+// entries whose window has ended, then, if that is not enough, those
+// whose windows end soonest. It makes two passes over the shard. s.mu
+// must be held.
+func (s *shard) makeRoom(now time.Duration) {
+	ends := make([]time.Duration, 0, len(s.m))
+	for k, e := range s.m {
+		if now >= e.resetAt {
+			delete(s.m, k)
+		} else {
+			ends = append(ends, e.resetAt)
+		}
+	}
+	s.ops = 0
+	s.next = max(minSweepOps, len(s.m))
+	excess := len(s.m) - (s.max - max(s.max/8, 1))
+	if excess <= 0 {
+		return
+	}
+	// The entries ending before cut go, and as many of those ending at
+	// cut as it takes.
+	cut, before := nthSmallest(ends, excess-1)
+	ties := excess - before
+	for k, e := range s.m {
+		if e.resetAt < cut || e.resetAt == cut && ties > 0 {
+			if e.resetAt == cut {
+				ties--
+			}
+			delete(s.m, k)
+		}
+	}
+	s.next = max(minSweepOps, len(s.m))
+}
+
+// nthSmallest returns the value at index k of xs sorted, and how many
+// values are smaller (quickselect, with three-way partitions so that
+// runs of equal values cost nothing), reordering xs.
+func nthSmallest(xs []time.Duration, k int) (value time.Duration, smaller int) {
+	lo, hi := 0, len(xs)-1
+	for lo < hi {
+		a, b, c := xs[lo], xs[lo+(hi-lo)/2], xs[hi]
+		pivot := max(min(a, b), min(max(a, b), c)) // the median of the three
+		lt, i, gt := lo, lo, hi
+		for i <= gt {
+			switch {
+			case xs[i] < pivot:
+				xs[lt], xs[i] = xs[i], xs[lt]
+				lt++
+				i++
+			case xs[i] > pivot:
+				xs[i], xs[gt] = xs[gt], xs[i]
+				gt--
+			default:
+				i++
+			}
+		}
+		switch {
+		case k < lt:
+			hi = lt - 1
+		case k > gt:
+			lo = gt + 1
+		default:
+			return pivot, lt
+		}
+	}
+	// xs[lo:hi+1] is one value at index k; those before lo are smaller.
+	return xs[k], lo
+}
+
+// maxKeyLen is the longest key stored as it is. A longer one (made of a
+// path segment a client chose, say) is stored as a 128-bit hash of
+// itself, so that the bytes a key holds are bounded too.
+const maxKeyLen = 128
+
+func (l *Limiter) storedKey(key string) string {
+	if len(key) <= maxKeyLen {
+		return key
+	}
+	return fmt.Sprintf("#%016x%016x", maphash.String(l.seed, key), maphash.String(l.seed2, key))
 }
 
 // shard returns the shard holding key.

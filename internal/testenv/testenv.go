@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -89,6 +90,12 @@ func WithRateLimit(adjust func(*api.Config)) Option {
 // New starts a server (rate limiting off unless asked) and bootstraps an app.
 func New(t testing.TB, opts ...Option) *Env {
 	t.Helper()
+	return NewLogged(t, nil, opts...)
+}
+
+// NewLogged is New with the server logging to log (nil: nowhere).
+func NewLogged(t testing.TB, log *slog.Logger, opts ...Option) *Env {
+	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slashd.db"))
 	if err != nil {
@@ -102,7 +109,7 @@ func New(t testing.TB, opts ...Option) *Env {
 	ids := snowflake.NewGenerator(0, nil)
 	events := event.NewMemory()
 	clock := &Clock{}
-	handler := api.New(cfg, api.Deps{Store: st, IDs: ids, Now: clock.Now, Rand: rand.Reader, Events: events})
+	handler := api.New(cfg, api.Deps{Store: st, IDs: ids, Now: clock.Now, Rand: rand.Reader, Events: events, Logger: log})
 	srv := httptest.NewServer(handler)
 	t.Cleanup(func() {
 		handler.Shutdown(context.Background())
@@ -258,7 +265,14 @@ func (e *Env) SetOAuth(appID snowflake.ID, public bool, redirectURIs ...string) 
 // second node of a cluster would run; it shares the first app.
 func (e *Env) Node() *Env {
 	e.T.Helper()
-	handler := api.New(e.cfg, api.Deps{Store: e.Store, IDs: e.IDs, Now: e.Clock.Now, Rand: rand.Reader, Events: e.Events})
+	return e.NodeOn(e.Store)
+}
+
+// NodeOn is Node serving from st, which wraps e.Store (to count or
+// fail some of its calls, say); the Env's Store stays e.Store.
+func (e *Env) NodeOn(st store.Store) *Env {
+	e.T.Helper()
+	handler := api.New(e.cfg, api.Deps{Store: st, IDs: e.IDs, Now: e.Clock.Now, Rand: rand.Reader, Events: e.Events})
 	srv := httptest.NewServer(handler)
 	e.T.Cleanup(func() {
 		handler.Shutdown(context.Background())

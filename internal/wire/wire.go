@@ -46,6 +46,41 @@ func NewUser(id snowflake.ID, username, globalName string, bot bool) User {
 	return User{ID: id, Username: username, Discriminator: "0", Bot: bot, GlobalName: nullable(globalName)}
 }
 
+// GuildMember is the guild member object as the gateway carries it
+// (GUILD_CREATE, GUILD_MEMBERS_CHUNK): every field OpenAPI's
+// GuildMemberResponse requires, and no permissions (those belong to an
+// interaction's member, which adds them). User is nil in the partial form
+// an interaction's resolved.members uses, and so are Deaf and Mute.
+type GuildMember struct {
+	User                       *User          `json:"user,omitempty"`
+	Nick                       *string        `json:"nick"`
+	Avatar                     *string        `json:"avatar"`
+	Banner                     *string        `json:"banner"`
+	Roles                      []snowflake.ID `json:"roles"`
+	JoinedAt                   string         `json:"joined_at"`
+	PremiumSince               *string        `json:"premium_since"`
+	Deaf                       *bool          `json:"deaf,omitempty"`
+	Mute                       *bool          `json:"mute,omitempty"`
+	Pending                    bool           `json:"pending"`
+	Flags                      int            `json:"flags"`
+	CommunicationDisabledUntil *string        `json:"communication_disabled_until"`
+}
+
+// NewGuildMember shapes a membership; with a user, the full form (deaf
+// and mute false), without, the partial form of resolved.members.
+// joinedAt is already rendered in the API's timestamp layout.
+func NewGuildMember(user *User, nick string, roles []snowflake.ID, joinedAt string) GuildMember {
+	out := GuildMember{User: user, Nick: nullable(nick), Roles: roles, JoinedAt: joinedAt}
+	if out.Roles == nil {
+		out.Roles = []snowflake.ID{}
+	}
+	if user != nil {
+		f := false
+		out.Deaf, out.Mute = &f, &f
+	}
+	return out
+}
+
 // CurrentUser is the user object of the requester's own account
 // (UserPIIResponse): GET /users/@me and READY's user.
 type CurrentUser struct {

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slashd/slashd/internal/api"
+	"github.com/slashd/slashd/internal/ratelimit"
+)
+
+func defaultAbuseLimits() abuseLimits {
+	c := api.DefaultConfig()
+	return abuseLimits{authFailures: c.AuthFailureLimit, loginAccount: c.LoginAccountLimit, loginAddress: c.LoginAddressLimit}
+}
+
+func TestAbuseLimitFlags(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"SLASHD_AUTH_FAILURE_LIMIT": "50/30s", "SLASHD_LOGIN_ACCOUNT_LIMIT": "off",
+		"SLASHD_LOGIN_ADDRESS_LIMIT": "7/1h"}
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		want abuseLimits // with wantErr, ignored
+		bad  bool
+	}{
+		{name: "defaults", want: defaultAbuseLimits()},
+		{name: "environment", env: env, want: abuseLimits{authFailures: ratelimit.Limit{Count: 50, Window: 30 * time.Second},
+			loginAddress: ratelimit.Limit{Count: 7, Window: time.Hour}}},
+		{name: "flags beat environment", env: env,
+			args: []string{"--auth-failure-limit", "0", "--login-account-limit", "3/10m", "--login-address-limit=9/2m"},
+			want: abuseLimits{loginAccount: ratelimit.Limit{Count: 3, Window: 10 * time.Minute},
+				loginAddress: ratelimit.Limit{Count: 9, Window: 2 * time.Minute}}},
+		{name: "bad environment", env: map[string]string{"SLASHD_AUTH_FAILURE_LIMIT": "lots"}, bad: true},
+		{name: "bad flag", args: []string{"--login-account-limit", "5/0s"}, bad: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := parseServeFlags(tc.args, envMap(tc.env))
+			if tc.bad {
+				if err == nil {
+					t.Fatalf("got %+v, want an error", cfg.limits)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.limits != tc.want {
+				t.Errorf("limits %+v, want %+v", cfg.limits, tc.want)
+			}
+			var c api.Config
+			cfg.limits.apply(&c)
+			if c.AuthFailureLimit != tc.want.authFailures || c.LoginAccountLimit != tc.want.loginAccount ||
+				c.LoginAddressLimit != tc.want.loginAddress {
+				t.Errorf("applied %+v %+v %+v", c.AuthFailureLimit, c.LoginAccountLimit, c.LoginAddressLimit)
+			}
+		})
+	}
+}
+
+// serve takes the budgets from its flags: with --auth-failure-limit 3/1m
+// the fourth request with a bad token is a 429, and the log says why.
+func TestServeAuthFailureLimit(t *testing.T) {
+	t.Parallel()
+	cfg, err := parseServeFlags([]string{"--addr", "127.0.0.1:0", "--data", t.TempDir(), "--auth-failure-limit", "3/1m",
+		"--log-level", "warn"}, envMap(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startServeConfig(t, cfg)
+	for i := range 3 {
+		if status, body := call(t, "GET", s.base+"/api/v10/users/@me", "Bot nope", ""); status != 401 {
+			t.Fatalf("request %d: %d %s, want 401", i+1, status, body)
+		}
+	}
+	for _, path := range []string{"/api/v10/users/@me", "/admin/v1/users"} {
+		status, body := call(t, "GET", s.base+path, "Bot nope", "")
+		if status != 429 || !strings.Contains(string(body), `"global":true`) {
+			t.Fatalf("%s over the budget: %d %s, want a global 429", path, status, body)
+		}
+	}
+	if !strings.Contains(s.out.String(), "authentication failure budget") {
+		t.Errorf("the log does not say an address used up its budget:\n%s", s.out)
+	}
+}
