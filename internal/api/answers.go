@@ -87,9 +87,9 @@ type answeredEvent struct {
 }
 
 // wakeOnAnswers wakes this node's waiting invocations when an answer is
-// stored on any node, until ctx ends.
-func (s *Server) wakeOnAnswers(ctx context.Context) {
-	for e := range s.events.Subscribe(ctx, 1024) {
+// stored on any node, until the bus's events end.
+func (s *Server) wakeOnAnswers(events <-chan event.Event) {
+	for e := range events {
 		if e.Type != eventInteractionAnswered {
 			continue
 		}

@@ -475,7 +475,8 @@ func TestGatewayFollowups(t *testing.T) {
 	early := w.start(t, w.invocation(2))
 	followup := make(chan testenv.Response, 1)
 	go func() { followup <- e.Do("POST", w.hook(early), "", jsonObj{"content": "right after"}) }()
-	time.Sleep(100 * time.Millisecond) // the follow-up is waiting now
+	earlyID := mustID(t, early.id)
+	testenv.WaitFor(t, "the follow-up waits beside the invocation", func() bool { return e.API.Waiting(earlyID) == 2 })
 	w.callback(t, early, "", jsonObj{"type": 4, "data": jsonObj{"content": "early"}}, 204)
 	if r := <-followup; r.Status != 200 || str(decodeObj(t, r), "content") != "right after" {
 		t.Fatalf("follow-up sent before the answer: %s", describe(r))

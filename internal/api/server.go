@@ -93,11 +93,14 @@ func DefaultConfig() Config {
 // Deps are the server's collaborators, injected so tests control time,
 // ids and randomness.
 type Deps struct {
-	Store  store.Store
-	IDs    *snowflake.Generator
-	Now    func() time.Time
-	Rand   io.Reader
-	Logger *slog.Logger
+	Store store.Store
+	IDs   *snowflake.Generator
+	Now   func() time.Time
+	// AfterFunc sets timers on Now's clock (nil: time.AfterFunc): the
+	// gateway's heartbeat watchdogs.
+	AfterFunc func(d time.Duration, f func()) gateway.Timer
+	Rand      io.Reader
+	Logger    *slog.Logger
 	// Events receives what the API publishes (permission updates); nil
 	// means an in-memory bus nobody listens to yet.
 	Events event.Bus
@@ -165,12 +168,14 @@ func New(cfg Config, d Deps) *Server {
 		Wrap: s.wrapPublic, Guard: s.guardCredential, Limiter: s.limiter,
 		Logins: oauth.LoginLimits{Account: cfg.LoginAccountLimit, Address: cfg.LoginAddressLimit}})
 	gcfg := cfg.Gateway
-	gcfg.Now, gcfg.Logger, gcfg.Limiter = d.Now, d.Logger, s.limiter
+	gcfg.Now, gcfg.AfterFunc, gcfg.Logger, gcfg.Limiter = d.Now, d.AfterFunc, d.Logger, s.limiter
 	s.gateway = gateway.New(gcfg, gatewayDirectory{s}, s.events)
 	ctx, stop := context.WithCancel(context.Background())
 	s.stop = stop
-	go s.gateway.Run(ctx)
-	go s.wakeOnAnswers(ctx)
+	// Both listen to the bus from now on: a node started beside others
+	// must not miss a session started there a moment later.
+	s.gateway.Start(ctx)
+	go s.wakeOnAnswers(s.events.Subscribe(ctx, 1024))
 	s.routes()
 	return s
 }

@@ -1,6 +1,7 @@
 package clustertest_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"testing"
@@ -18,23 +19,28 @@ const (
 )
 
 // addMembers makes n users members of the cluster's guild, through node
-// 0's store.
+// 0's store (each write bounded by waitTimeout: thousands of them take a
+// while on a loaded machine).
 func addMembers(t *testing.T, c *clustertest.Cluster, n int) {
 	t.Helper()
-	ctx := ctxT(t)
 	n0 := c.Nodes[0]
 	g, err := snowflake.Parse(c.App.GuildID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range n {
+	add := func(i int) error {
+		ctx, cancel := context.WithTimeout(t.Context(), waitTimeout)
+		defer cancel()
 		id := n0.IDs.Next()
 		if err := n0.Store.CreateUser(ctx, store.User{ID: id, Username: fmt.Sprintf("member%d", i),
 			CreatedAt: time.Now()}); err != nil {
-			t.Fatal(err)
+			return err
 		}
-		if err := n0.Store.PutMember(ctx, guild.Member{GuildID: g, UserID: id, JoinedAt: time.Now()}); err != nil {
-			t.Fatal(err)
+		return n0.Store.PutMember(ctx, guild.Member{GuildID: g, UserID: id, JoinedAt: time.Now()})
+	}
+	for i := range n {
+		if err := add(i); err != nil {
+			t.Fatalf("member %d: %v", i, err)
 		}
 	}
 }

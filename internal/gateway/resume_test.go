@@ -162,12 +162,12 @@ func TestResumeInvalid(t *testing.T) {
 				}
 				return resumeData(e.Bot(), r.SessionID, 1)
 			}},
-		{name: "timed out (4009)", opt: func(c *api.Config) { c.Gateway.HeartbeatInterval = 500 * time.Millisecond },
-			drop: func(t *testing.T, e *testenv.Env, c *client, r readyData) map[string]any {
-				c.closed(4009, "")
-				waitSessions(t, e, 0)
-				return resumeData(e.Bot(), r.SessionID, 1)
-			}},
+		{name: "timed out (4009)", drop: func(t *testing.T, e *testenv.Env, c *client, r readyData) map[string]any {
+			e.Clock.Advance(heartbeatTimeout)
+			c.closed(4009, "")
+			waitSessions(t, e, 0)
+			return resumeData(e.Bot(), r.SessionID, 1)
+		}},
 		{name: "resume window passed", opt: func(c *api.Config) { c.Gateway.ResumeWindow = time.Second },
 			drop: func(t *testing.T, e *testenv.Env, c *client, r readyData) map[string]any {
 				_ = c.ws.CloseNow()

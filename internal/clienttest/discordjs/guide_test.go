@@ -970,14 +970,8 @@ func TestDiscordJSGuide(t *testing.T) {
 
 	// Closing stdin: client.destroy() closes the websocket with 1000, which
 	// ends the session.
-	g.bot.stop(t, 5*time.Second)
-	deadline := time.Now().Add(2 * time.Second)
-	for g.e.API.Gateway().Sessions() != 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if n := g.e.API.Gateway().Sessions(); n != 0 {
-		t.Errorf("gateway sessions after client.destroy(): %d, want 0", n)
-	}
+	g.bot.stop(t, djsWait)
+	testenv.WaitFor(t, "no gateway session after client.destroy()", func() bool { return g.e.API.Gateway().Sessions() == 0 })
 }
 
 // djsGuide is TestDiscordJSGuide's world: the guild, the guide's bot
@@ -1715,11 +1709,11 @@ func (p *djsProc) dispatches(t *testing.T) []djsDispatch {
 // reconnects to resume_gateway_url and resumes (op 6 with READY's session
 // and the last sequence it had), gets both events replayed, then RESUMED,
 // and answers the interaction (the guide's echo, "Advanced command
-// creation": required options) while the member's invoke still waits; it
-// never identifies again, and nothing is delivered twice.
+// creation": required options) while the member's invoke still waits
+// (within the 3 s answer window: discord.js reconnects at once when let
+// through); it never identifies again, and nothing is delivered twice.
 func TestDiscordJSResume(t *testing.T) {
 	t.Parallel()
-	start := time.Now()
 	e := testenv.New(t, func(c *api.Config) { c.Gateway.HeartbeatInterval = 2 * time.Second })
 	w := newDJSGuild(t, e)
 	djsAllowMembersIntent(t, e)
@@ -1890,7 +1884,7 @@ func TestDiscordJSResume(t *testing.T) {
 	var ack struct {
 		Latency int `json:"latency"`
 	}
-	djsDecode(t, bot.nth(t, 5*time.Second, "heartbeatAck", bot.count("heartbeatAck")+1), &ack)
+	djsDecode(t, bot.nth(t, djsWait, "heartbeatAck", bot.count("heartbeatAck")+1), &ack)
 	if ack.Latency < 0 {
 		t.Errorf("heartbeat ACK after the resume: latency %d", ack.Latency)
 	}
@@ -1923,15 +1917,6 @@ func TestDiscordJSResume(t *testing.T) {
 	}
 	bot.cleanREST(t)
 
-	bot.stop(t, 5*time.Second)
-	deadline := time.Now().Add(2 * time.Second)
-	for e.API.Gateway().Sessions() != 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if n := e.API.Gateway().Sessions(); n != 0 {
-		t.Errorf("gateway sessions after client.destroy(): %d, want 0", n)
-	}
-	if d := time.Since(start); d > 15*time.Second {
-		t.Errorf("the discord.js resume test took %v, want < 15 s", d)
-	}
+	bot.stop(t, djsWait)
+	testenv.WaitFor(t, "no gateway session after client.destroy()", func() bool { return e.API.Gateway().Sessions() == 0 })
 }
