@@ -97,7 +97,7 @@ func (w *gatewayWorld) start(t *testing.T, body any) *pending {
 		}
 		p.done <- r
 	}()
-	timeout := time.After(5 * time.Second)
+	timeout := time.After(testenv.WaitTimeout)
 	for {
 		select {
 		case ev := <-events:
@@ -141,7 +141,7 @@ func (p *pending) wait(t *testing.T) testenv.Response {
 		return r
 	case err := <-p.err:
 		t.Fatal(err)
-	case <-time.After(6 * time.Second):
+	case <-time.After(testenv.WaitTimeout):
 		t.Fatal("the invocation did not end")
 	}
 	return testenv.Response{}

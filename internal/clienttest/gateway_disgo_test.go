@@ -232,12 +232,15 @@ func startDisgoBot(t *testing.T, e *testenv.Env) *disgoBot {
 	if _, err := c.Rest.SetGuildCommands(c.ApplicationID, snowflake.MustParse(e.App.GuildID), sayCommands()); err != nil {
 		t.Fatalf("error while registering commands: %v", err)
 	}
-	// disgo waits 1 s before its first dial (then 2 s, 4 s… between failed
-	// ones): one attempt.
-	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), gatewayTimeout)
 	defer cancel()
 	if err := c.OpenGateway(ctx); err != nil {
 		t.Fatalf("error while connecting to gateway: %v (disgo logged: %s)", err, kit.errs)
+	}
+	// disgo waits 1 s before its first dial (then 2 s, 4 s… between failed
+	// ones): the first one worked.
+	if n := b.link.Dials(); n != 1 {
+		t.Fatalf("disgo dialed %d times to connect, want once (disgo logged: %s)", n, kit.errs)
 	}
 	return b
 }

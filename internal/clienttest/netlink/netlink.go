@@ -47,6 +47,7 @@ type Link struct {
 	hold  chan struct{} // non-nil: dials wait until it is closed
 	sent  []clientPayload
 	dials chan bool
+	tries int // dials made
 }
 
 // New is a link that passes everything.
@@ -62,6 +63,7 @@ func (l *Link) Dialer() *websocket.Dialer {
 func (l *Link) Dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	l.mu.Lock()
 	hold := l.hold
+	l.tries++
 	l.mu.Unlock()
 	select {
 	case l.dials <- hold != nil:
@@ -131,6 +133,13 @@ func (l *Link) Release() {
 		close(l.hold)
 		l.hold = nil
 	}
+}
+
+// Dials counts the connections the library tried to make.
+func (l *Link) Dials() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.tries
 }
 
 // Payloads returns what the library sent with opcode op, in order.
