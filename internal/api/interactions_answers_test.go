@@ -411,11 +411,13 @@ func wantNoteAttached(t *testing.T, m jsonObj, channel string) {
 	}
 }
 
-// The initial answer has 3 seconds (by the server's clock).
+// The initial answer has 3 seconds (by the server's clock, which only
+// the test moves).
 func TestGatewayAnswerWindow(t *testing.T) {
 	t.Parallel()
 	e := testenv.New(t)
 	w := newGatewayWorld(t, e)
+	e.Clock.Freeze()
 
 	p := w.start(t, w.invocation(2))
 	e.Clock.Advance(2500 * time.Millisecond)
@@ -438,6 +440,7 @@ func TestGatewayTokenLifetime(t *testing.T) {
 	t.Parallel()
 	e := testenv.New(t)
 	w := newGatewayWorld(t, e)
+	e.Clock.Freeze()
 	p, orig := w.answered(t, "hello", 0)
 	f := decodeObj(t, mustDo(t, e, "POST", w.hook(p), "", jsonObj{"content": "soon"}, 200))
 
@@ -468,6 +471,7 @@ func TestGatewayFollowups(t *testing.T) {
 	t.Parallel()
 	e := testenv.New(t)
 	w := newGatewayWorld(t, e)
+	e.Clock.Freeze() // the answer window passes when the test says
 
 	// A follow-up sent before the initial answer waits for it (an app that
 	// answers inline and follows up at once can be faster than its own

@@ -97,7 +97,8 @@ type Deps struct {
 	IDs   *snowflake.Generator
 	Now   func() time.Time
 	// AfterFunc sets timers on Now's clock (nil: time.AfterFunc): the
-	// gateway's heartbeat watchdogs.
+	// gateway's heartbeat watchdogs, the end of an interaction's answer
+	// window.
 	AfterFunc func(d time.Duration, f func()) gateway.Timer
 	Rand      io.Reader
 	Logger    *slog.Logger
@@ -108,13 +109,15 @@ type Deps struct {
 
 // Server serves the API.
 type Server struct {
-	cfg     Config
-	store   store.Store
-	ids     *snowflake.Generator
-	now     func() time.Time
-	rand    io.Reader
-	log     *slog.Logger
-	limiter ratelimit.Checker
+	cfg   Config
+	store store.Store
+	ids   *snowflake.Generator
+	now   func() time.Time
+	// afterFunc sets a timer on now's clock.
+	afterFunc func(time.Duration, func()) gateway.Timer
+	rand      io.Reader
+	log       *slog.Logger
+	limiter   ratelimit.Checker
 	// failures counts authentication failures per client address (nil:
 	// not limited).
 	failures *ratelimit.Limiter
@@ -137,6 +140,9 @@ func New(cfg Config, d Deps) *Server {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
+	if d.AfterFunc == nil {
+		d.AfterFunc = gateway.RealAfterFunc
+	}
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -150,7 +156,7 @@ func New(cfg Config, d Deps) *Server {
 		cfg.MaxBodyBytes = DefaultConfig().MaxBodyBytes
 	}
 	s := &Server{
-		cfg: cfg, ids: d.IDs, now: d.Now, rand: d.Rand, log: d.Logger,
+		cfg: cfg, ids: d.IDs, now: d.Now, afterFunc: d.AfterFunc, rand: d.Rand, log: d.Logger,
 		renders: newCache[renderKey, []byte](cfg.RenderCache),
 		decoded: newCache[versionKey, command.Command](cfg.RenderCache), events: d.Events,
 		webhooks: webhook.New(webhook.Config{Now: d.Now}),

@@ -115,8 +115,8 @@ type Timer interface {
 	Reset(d time.Duration) bool
 }
 
-// realAfterFunc is time.AfterFunc.
-func realAfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+// RealAfterFunc is time.AfterFunc, as an AfterFunc of Config.
+func RealAfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
 
 // DefaultConfig is the real gateway's numbers.
 func DefaultConfig() Config {
@@ -171,7 +171,7 @@ func New(cfg Config, dir Directory, bus event.Bus) *Gateway {
 		cfg.Now = time.Now
 	}
 	if cfg.AfterFunc == nil {
-		cfg.AfterFunc = realAfterFunc
+		cfg.AfterFunc = RealAfterFunc
 	}
 	if cfg.Limiter == nil {
 		cfg.Limiter = ratelimit.Local{L: ratelimit.New(cfg.Now)}

@@ -55,3 +55,35 @@ func TestClockTimers(t *testing.T) {
 		t.Fatalf("%d more firings", n)
 	}
 }
+
+// TestClockFrozen: a frozen clock stands still and fires its timers only
+// when Advance passes them, those set before the freeze too.
+func TestClockFrozen(t *testing.T) {
+	t.Parallel()
+	var c testenv.Clock
+	ch := make(chan struct{}, 4)
+	f := func() { ch <- struct{}{} }
+	before := c.AfterFunc(20*time.Millisecond, f)
+	c.Freeze()
+	now := c.Now()
+	after := c.AfterFunc(10*time.Millisecond, f)
+	// Real time passes the timers' deadlines (the sleep can only make the
+	// check pass wrongly on a loaded machine, never fail it).
+	time.Sleep(50 * time.Millisecond)
+	if !c.Now().Equal(now) {
+		t.Fatalf("the frozen clock moved from %v to %v", now, c.Now())
+	}
+	if !before.Reset(20*time.Millisecond) || !after.Reset(10*time.Millisecond) {
+		t.Fatal("a timer of the frozen clock fired in real time")
+	}
+	c.Advance(10 * time.Millisecond)
+	wantFired(t, ch, "the 10 ms timer, advanced 10 ms")
+	if !before.Stop() {
+		t.Fatal("the 20 ms timer fired 10 ms in")
+	}
+	if got := c.Now().Sub(now); got != 10*time.Millisecond {
+		t.Fatalf("the clock moved %v, want 10ms", got)
+	}
+	c.AfterFunc(0, f)
+	wantFired(t, ch, "a timer due at once")
+}

@@ -55,19 +55,45 @@ type Env struct {
 // Clock is real time plus an offset a test controls, so that it can step
 // past the interaction answer window or token lifetime without waiting.
 // The zero value is real time. Timers set with AfterFunc (the gateway's
-// heartbeat watchdogs) fire when the clock passes their deadline, be it
-// real time passing or Advance moving it.
+// heartbeat watchdogs, an interaction's answer window) fire when the
+// clock passes their deadline, be it real time passing or Advance moving
+// it. A test that checks a deadline to the millisecond freezes the clock
+// first: then only Advance moves it.
 type Clock struct {
-	mu     sync.Mutex
-	offset time.Duration
-	timers map[*ClockTimer]struct{} // those not fired or stopped
+	mu       sync.Mutex
+	offset   time.Duration
+	frozen   bool
+	frozenAt time.Time                // real time when frozen
+	timers   map[*ClockTimer]struct{} // those not fired or stopped
 }
 
-// Now is time.Now plus the offset.
+// Now is time.Now plus the offset (or when the clock froze, plus it).
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.nowLocked()
+}
+
+func (c *Clock) nowLocked() time.Time {
+	if c.frozen {
+		return c.frozenAt.Add(c.offset)
+	}
 	return time.Now().Add(c.offset)
+}
+
+// Freeze stops the clock: from now on only Advance moves it, and fires
+// its timers.
+func (c *Clock) Freeze() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.frozen {
+		return
+	}
+	c.frozen, c.frozenAt = true, time.Now()
+	for t := range c.timers {
+		t.real.Stop()
+		t.real = nil
+	}
 }
 
 // Advance moves the clock forward by d, firing the timers it passes
@@ -76,13 +102,14 @@ func (c *Clock) Now() time.Time {
 func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
 	c.offset += d
-	now := time.Now().Add(c.offset)
+	now := c.nowLocked()
 	due := map[*ClockTimer]int{} // with their generation
 	for t := range c.timers {
-		if left := t.due.Sub(now); left > 0 {
-			t.real.Reset(left) // its deadline came nearer in real time
-		} else {
+		switch left := t.due.Sub(now); {
+		case left <= 0:
 			due[t] = t.gen
+		case !c.frozen:
+			t.real.Reset(left) // its deadline came nearer in real time
 		}
 	}
 	c.mu.Unlock()
@@ -103,7 +130,7 @@ type ClockTimer struct {
 	c    *Clock
 	f    func()
 	due  time.Time   // on the clock; guarded by c.mu, as are the others
-	real *time.Timer // fires at due in real time
+	real *time.Timer // fires at due in real time (nil while frozen)
 	gen  int         // counts Resets, so that a stale firing does nothing
 }
 
@@ -115,8 +142,16 @@ func (t *ClockTimer) Reset(d time.Duration) bool {
 	active := t.stopLocked()
 	t.gen++
 	gen := t.gen
-	t.due = time.Now().Add(t.c.offset + d)
-	t.real = time.AfterFunc(d, func() { t.fire(gen) })
+	t.due = t.c.nowLocked().Add(d)
+	switch {
+	case !t.c.frozen:
+		t.real = time.AfterFunc(d, func() { t.fire(gen) })
+	case d <= 0: // due at once
+		t.real = nil
+		go t.fire(gen)
+	default:
+		t.real = nil // Advance fires it
+	}
 	if t.c.timers == nil {
 		t.c.timers = map[*ClockTimer]struct{}{}
 	}
@@ -136,7 +171,9 @@ func (t *ClockTimer) stopLocked() bool {
 		return false
 	}
 	delete(t.c.timers, t)
-	t.real.Stop()
+	if t.real != nil {
+		t.real.Stop()
+	}
 	return true
 }
 
