@@ -242,10 +242,10 @@ func find(msgs []message, id string) (message, bool) {
 }
 
 // eventually polls the channel (as m sees it) until ok holds, for up to
-// 5 seconds.
+// testenv.WaitTimeout.
 func (w *world) eventually(m member, what string, ok func([]message) bool) []message {
 	w.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(testenv.WaitTimeout)
 	for {
 		msgs := w.messages(m)
 		if ok(msgs) {
@@ -254,7 +254,7 @@ func (w *world) eventually(m member, what string, ok func([]message) bool) []mes
 		if time.Now().After(deadline) {
 			w.t.Fatalf("%s: never seen; channel: %+v", what, msgs)
 		}
-		time.Sleep(50 * time.Millisecond)
+		time.Sleep(50 * time.Millisecond) // a poll interval
 	}
 }
 
@@ -593,7 +593,7 @@ func TestClientAgainstSlashd(t *testing.T) {
 		select {
 		case i := <-received:
 			return i, done
-		case <-time.After(5 * time.Second):
+		case <-time.After(testenv.WaitTimeout):
 			t.Fatal("nothing delivered")
 			return nil, nil
 		}

@@ -87,9 +87,9 @@ type answeredEvent struct {
 }
 
 // wakeOnAnswers wakes this node's waiting invocations when an answer is
-// stored on any node, until ctx ends.
-func (s *Server) wakeOnAnswers(ctx context.Context) {
-	for e := range s.events.Subscribe(ctx, 1024) {
+// stored on any node, until the bus's events end.
+func (s *Server) wakeOnAnswers(events <-chan event.Event) {
+	for e := range events {
 		if e.Type != eventInteractionAnswered {
 			continue
 		}
@@ -270,12 +270,13 @@ const answerPoll = 100 * time.Millisecond
 
 // awaitAnswer waits until interaction id is answered or the deadline
 // passes (then the invoking user sees "The application did not respond",
-// and d says so). The deadline is on the server's clock: a poll finding
-// it passed ends the wait too.
+// and d says so). The deadline is on the server's clock (its timer too):
+// a poll finding it passed ends the wait too.
 func (s *Server) awaitAnswer(ctx context.Context, id snowflake.ID, deadline time.Time, d *delivery) (answered, error) {
 	woken, done := s.answers.register(id)
 	defer done()
-	timer := time.NewTimer(max(deadline.Sub(s.now()), 0))
+	expired := make(chan struct{})
+	timer := s.afterFunc(max(deadline.Sub(s.now()), 0), func() { close(expired) })
 	defer timer.Stop()
 	poll := time.NewTicker(answerPoll)
 	defer poll.Stop()
@@ -297,7 +298,7 @@ func (s *Server) awaitAnswer(ctx context.Context, id snowflake.ID, deadline time
 		select {
 		case <-woken:
 		case <-poll.C:
-		case <-timer.C:
+		case <-expired:
 			late = true
 		case <-ctx.Done():
 			return answered{}, ctx.Err()

@@ -97,7 +97,7 @@ func (w *gatewayWorld) start(t *testing.T, body any) *pending {
 		}
 		p.done <- r
 	}()
-	timeout := time.After(5 * time.Second)
+	timeout := time.After(testenv.WaitTimeout)
 	for {
 		select {
 		case ev := <-events:
@@ -141,7 +141,7 @@ func (p *pending) wait(t *testing.T) testenv.Response {
 		return r
 	case err := <-p.err:
 		t.Fatal(err)
-	case <-time.After(6 * time.Second):
+	case <-time.After(testenv.WaitTimeout):
 		t.Fatal("the invocation did not end")
 	}
 	return testenv.Response{}
@@ -411,11 +411,13 @@ func wantNoteAttached(t *testing.T, m jsonObj, channel string) {
 	}
 }
 
-// The initial answer has 3 seconds (by the server's clock).
+// The initial answer has 3 seconds (by the server's clock, which only
+// the test moves).
 func TestGatewayAnswerWindow(t *testing.T) {
 	t.Parallel()
 	e := testenv.New(t)
 	w := newGatewayWorld(t, e)
+	e.Clock.Freeze()
 
 	p := w.start(t, w.invocation(2))
 	e.Clock.Advance(2500 * time.Millisecond)
@@ -438,6 +440,7 @@ func TestGatewayTokenLifetime(t *testing.T) {
 	t.Parallel()
 	e := testenv.New(t)
 	w := newGatewayWorld(t, e)
+	e.Clock.Freeze()
 	p, orig := w.answered(t, "hello", 0)
 	f := decodeObj(t, mustDo(t, e, "POST", w.hook(p), "", jsonObj{"content": "soon"}, 200))
 
@@ -468,6 +471,7 @@ func TestGatewayFollowups(t *testing.T) {
 	t.Parallel()
 	e := testenv.New(t)
 	w := newGatewayWorld(t, e)
+	e.Clock.Freeze() // the answer window passes when the test says
 
 	// A follow-up sent before the initial answer waits for it (an app that
 	// answers inline and follows up at once can be faster than its own
@@ -475,7 +479,8 @@ func TestGatewayFollowups(t *testing.T) {
 	early := w.start(t, w.invocation(2))
 	followup := make(chan testenv.Response, 1)
 	go func() { followup <- e.Do("POST", w.hook(early), "", jsonObj{"content": "right after"}) }()
-	time.Sleep(100 * time.Millisecond) // the follow-up is waiting now
+	earlyID := mustID(t, early.id)
+	testenv.WaitFor(t, "the follow-up waits beside the invocation", func() bool { return e.API.Waiting(earlyID) == 2 })
 	w.callback(t, early, "", jsonObj{"type": 4, "data": jsonObj{"content": "early"}}, 204)
 	if r := <-followup; r.Status != 200 || str(decodeObj(t, r), "content") != "right after" {
 		t.Fatalf("follow-up sent before the answer: %s", describe(r))

@@ -72,9 +72,9 @@ func TestInvokeEndpointFailures(t *testing.T) {
 			http.Error(rw, "boom", http.StatusInternalServerError)
 		case "missing":
 			http.Error(rw, "not here", http.StatusNotFound)
-		case "slow":
+		case "slow": // far beyond the 3 s slashd waits: it must have given up
 			select {
-			case <-time.After(3500 * time.Millisecond):
+			case <-time.After(testenv.WaitTimeout):
 				writeAnswer(rw, `{"type":4,"data":{"content":"late"}}`)
 			case <-r.Context().Done():
 			}

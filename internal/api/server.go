@@ -93,11 +93,15 @@ func DefaultConfig() Config {
 // Deps are the server's collaborators, injected so tests control time,
 // ids and randomness.
 type Deps struct {
-	Store  store.Store
-	IDs    *snowflake.Generator
-	Now    func() time.Time
-	Rand   io.Reader
-	Logger *slog.Logger
+	Store store.Store
+	IDs   *snowflake.Generator
+	Now   func() time.Time
+	// AfterFunc sets timers on Now's clock (nil: time.AfterFunc): the
+	// gateway's heartbeat watchdogs, the end of an interaction's answer
+	// window.
+	AfterFunc func(d time.Duration, f func()) gateway.Timer
+	Rand      io.Reader
+	Logger    *slog.Logger
 	// Events receives what the API publishes (permission updates); nil
 	// means an in-memory bus nobody listens to yet.
 	Events event.Bus
@@ -105,13 +109,15 @@ type Deps struct {
 
 // Server serves the API.
 type Server struct {
-	cfg     Config
-	store   store.Store
-	ids     *snowflake.Generator
-	now     func() time.Time
-	rand    io.Reader
-	log     *slog.Logger
-	limiter ratelimit.Checker
+	cfg   Config
+	store store.Store
+	ids   *snowflake.Generator
+	now   func() time.Time
+	// afterFunc sets a timer on now's clock.
+	afterFunc func(time.Duration, func()) gateway.Timer
+	rand      io.Reader
+	log       *slog.Logger
+	limiter   ratelimit.Checker
 	// failures counts authentication failures per client address (nil:
 	// not limited).
 	failures *ratelimit.Limiter
@@ -134,6 +140,9 @@ func New(cfg Config, d Deps) *Server {
 	if d.Now == nil {
 		d.Now = time.Now
 	}
+	if d.AfterFunc == nil {
+		d.AfterFunc = gateway.RealAfterFunc
+	}
 	if d.Logger == nil {
 		d.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -147,7 +156,7 @@ func New(cfg Config, d Deps) *Server {
 		cfg.MaxBodyBytes = DefaultConfig().MaxBodyBytes
 	}
 	s := &Server{
-		cfg: cfg, ids: d.IDs, now: d.Now, rand: d.Rand, log: d.Logger,
+		cfg: cfg, ids: d.IDs, now: d.Now, afterFunc: d.AfterFunc, rand: d.Rand, log: d.Logger,
 		renders: newCache[renderKey, []byte](cfg.RenderCache),
 		decoded: newCache[versionKey, command.Command](cfg.RenderCache), events: d.Events,
 		webhooks: webhook.New(webhook.Config{Now: d.Now}),
@@ -165,12 +174,14 @@ func New(cfg Config, d Deps) *Server {
 		Wrap: s.wrapPublic, Guard: s.guardCredential, Limiter: s.limiter,
 		Logins: oauth.LoginLimits{Account: cfg.LoginAccountLimit, Address: cfg.LoginAddressLimit}})
 	gcfg := cfg.Gateway
-	gcfg.Now, gcfg.Logger, gcfg.Limiter = d.Now, d.Logger, s.limiter
+	gcfg.Now, gcfg.AfterFunc, gcfg.Logger, gcfg.Limiter = d.Now, d.AfterFunc, d.Logger, s.limiter
 	s.gateway = gateway.New(gcfg, gatewayDirectory{s}, s.events)
 	ctx, stop := context.WithCancel(context.Background())
 	s.stop = stop
-	go s.gateway.Run(ctx)
-	go s.wakeOnAnswers(ctx)
+	// Both listen to the bus from now on: a node started beside others
+	// must not miss a session started there a moment later.
+	s.gateway.Start(ctx)
+	go s.wakeOnAnswers(s.events.Subscribe(ctx, 1024))
 	s.routes()
 	return s
 }

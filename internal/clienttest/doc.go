@@ -1,6 +1,7 @@
 // Package clienttest holds compatibility tests that drive slashd with real,
-// unmodified Discord client libraries (discordgo and disgo, and the
-// discord.js v14 guide's bot and scripts, run with Node.js from discordjs/) instead of
+// unmodified Discord client libraries (discordgo and disgo here; the
+// discord.js v14 guide's bot and scripts, run with Node.js, in package
+// discordjs, which runs no test where Node is missing) instead of
 // hand-written HTTP requests, over REST and the gateway. Each test starts the real API on a fresh
 // store (internal/testenv), aims a library at it the way a bot developer
 // would, and decodes every response through the library's own types, so a
@@ -15,5 +16,6 @@
 // types in autocomplete options and submits the modals through slashd's
 // client API, and checks what every party sees.
 //
-// The package has no non-test code besides this comment.
+// The package has no non-test code besides this comment (subpackage
+// netlink is the network its gateway tests cut).
 package clienttest

@@ -9,7 +9,7 @@ package clienttest
 // default (API v9, state on, Identify compress:true and intents
 // IntentsAllWithoutPrivileged, handlers in their own goroutines). Its
 // websocket Dialer is the one addition, for a reason that is not slashd's:
-// it dials through netLink, so that the test sees what discordgo sends and
+// it dials through a netlink.Link, so that the test sees what discordgo sends and
 // can drop the connection the way a network failure does.
 
 import (
@@ -19,6 +19,7 @@ import (
 
 	"github.com/bwmarrin/discordgo"
 
+	"github.com/slashd/slashd/internal/clienttest/netlink"
 	"github.com/slashd/slashd/internal/testenv"
 )
 
@@ -29,7 +30,7 @@ const basicCommandAnswer = "Hey there! Congratulations, you just executed your f
 // basic-command, which reports what it receives.
 type dgoBot struct {
 	s            *discordgo.Session
-	link         *netLink
+	link         *netlink.Link
 	ready        chan *discordgo.Ready
 	guilds       chan *discordgo.GuildCreate
 	interactions chan *discordgo.InteractionCreate
@@ -41,11 +42,11 @@ type dgoBot struct {
 func startDiscordgoBot(t *testing.T, e *testenv.Env) *dgoBot {
 	t.Helper()
 	s := exampleSession(t, e)
-	b := &dgoBot{s: s, link: newNetLink(),
+	b := &dgoBot{s: s, link: netlink.New(),
 		ready: make(chan *discordgo.Ready, 8), guilds: make(chan *discordgo.GuildCreate, 8),
 		interactions: make(chan *discordgo.InteractionCreate, 8), answered: make(chan error, 8),
 		perms: make(chan *discordgo.ApplicationCommandPermissionsUpdate, 8), resumed: make(chan *discordgo.Resumed, 8)}
-	s.Dialer = b.link.dialer()
+	s.Dialer = b.link.Dialer()
 	commandHandlers := map[string]func(s *discordgo.Session, i *discordgo.InteractionCreate){
 		"basic-command": func(s *discordgo.Session, i *discordgo.InteractionCreate) {
 			b.interactions <- i
@@ -88,7 +89,7 @@ func startDiscordgoBot(t *testing.T, e *testenv.Env) *dgoBot {
 	s.AddHandler(func(_ *discordgo.Session, r *discordgo.Resumed) { b.resumed <- r })
 	s.AddHandler(func(_ *discordgo.Session, p *discordgo.ApplicationCommandPermissionsUpdate) { b.perms <- p })
 	open(t, s)
-	t.Cleanup(b.link.release) // runs first: a failed test may leave dials held
+	t.Cleanup(b.link.Release) // runs first: a failed test may leave dials held
 	return b
 }
 
@@ -150,7 +151,7 @@ func TestDiscordgoGatewayInteraction(t *testing.T) {
 	}
 
 	// What discordgo sent: one Identify with its defaults.
-	ids := b.link.payloads(2)
+	ids := b.link.Payloads(2)
 	if len(ids) != 1 {
 		t.Fatalf("%d identifies sent", len(ids))
 	}
@@ -190,11 +191,11 @@ func TestDiscordgoGatewayInteraction(t *testing.T) {
 	// discordgo heartbeats as soon as it is connected; slashd ACKs (a
 	// missing ACK would make discordgo reconnect, a missing heartbeat
 	// would make slashd close).
-	if len(b.link.payloads(1)) == 0 {
+	if len(b.link.Payloads(1)) == 0 {
 		t.Error("discordgo sent no heartbeat")
 	}
-	if len(b.link.payloads(6)) != 0 || len(b.ready) != 0 {
-		t.Errorf("unexpected reconnect: %d resumes, %d more READY", len(b.link.payloads(6)), len(b.ready))
+	if len(b.link.Payloads(6)) != 0 || len(b.ready) != 0 {
+		t.Errorf("unexpected reconnect: %d resumes, %d more READY", len(b.link.Payloads(6)), len(b.ready))
 	}
 }
 
@@ -229,12 +230,12 @@ func TestDiscordgoGatewayResume(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	bus := e.Events.Subscribe(ctx, 64)
-	b.link.cut()
+	b.link.Cut()
 	setPerms(false)
 	done := w.invoke(w.invocationBody(cmd.ID, cmd.Name, cmd.Version))
 	w.awaitBusInteraction(t, bus, done)
-	b.link.heldDial(t)
-	b.link.release()
+	b.link.HeldDial(t, gatewayTimeout)
+	b.link.Release()
 
 	// discordgo resumes (op 6 with READY's session and its last sequence),
 	// gets what it missed, then RESUMED.
@@ -247,7 +248,7 @@ func TestDiscordgoGatewayResume(t *testing.T) {
 	msg := w.answer(t, done, basicCommandAnswer)
 	w.stored(t, msg, basicCommandAnswer)
 
-	resumes := b.link.payloads(6)
+	resumes := b.link.Payloads(6)
 	if len(resumes) != 1 {
 		t.Fatalf("%d resumes sent", len(resumes))
 	}
@@ -259,7 +260,7 @@ func TestDiscordgoGatewayResume(t *testing.T) {
 	if err := json.Unmarshal(resumes[0], &rs); err != nil || rs.SessionID != r.SessionID || rs.Token != "Bot "+e.App.BotToken || rs.Seq < 3 {
 		t.Errorf("resume %s: %v (READY session %s)", resumes[0], err, r.SessionID)
 	}
-	if n := len(b.link.payloads(2)); n != 1 || len(b.ready) != 0 {
+	if n := len(b.link.Payloads(2)); n != 1 || len(b.ready) != 0 {
 		t.Errorf("discordgo identified again: %d identifies, %d more READY", n, len(b.ready))
 	}
 

@@ -30,6 +30,7 @@ import (
 	"github.com/disgoorg/disgo/rest"
 	"github.com/disgoorg/snowflake/v2"
 
+	"github.com/slashd/slashd/internal/clienttest/netlink"
 	"github.com/slashd/slashd/internal/testenv"
 )
 
@@ -43,7 +44,7 @@ import (
 // accesses ordered for the race detector, so that -race still checks
 // slashd and the tests:
 //   - every synchronization point disgo reaches in both goroutines goes
-//     through netLink.order: the logger (Enabled is called by every
+//     through netlink.Link's order: the logger (Enabled is called by every
 //     Debug), the connection's reads and writes (disgo dials through the
 //     link), and a listener of every event;
 //   - a connection is closed or cut only after its first heartbeat was
@@ -53,7 +54,7 @@ import (
 //     lives between one and two heartbeat intervals (the server's,
 //     heartbeatInterval or exampleHeartbeatInterval).
 type disgoRaceKit struct {
-	link *netLink
+	link *netlink.Link
 	errs *errorLog // what disgo logged as errors
 
 	mu          sync.Mutex
@@ -63,8 +64,8 @@ type disgoRaceKit struct {
 }
 
 func newDisgoRaceKit(t *testing.T) *disgoRaceKit {
-	k := &disgoRaceKit{link: newNetLink(), errs: &errorLog{}}
-	t.Cleanup(k.link.release) // a failed test may leave dials held
+	k := &disgoRaceKit{link: netlink.New(), errs: &errorLog{}}
+	t.Cleanup(k.link.Release) // a failed test may leave dials held
 	return k
 }
 
@@ -72,8 +73,8 @@ func newDisgoRaceKit(t *testing.T) *disgoRaceKit {
 func (k *disgoRaceKit) options() []bot.ConfigOpt {
 	return []bot.ConfigOpt{
 		bot.WithLogger(slog.New(bridgeHandler{k.link, k.errs})),
-		bot.WithGatewayConfigOpts(gateway.WithDialer(k.link.dialer())),
-		bot.WithEventListeners(bot.NewListenerFunc(func(bot.Event) { k.link.touch() })),
+		bot.WithGatewayConfigOpts(gateway.WithDialer(k.link.Dialer())),
+		bot.WithEventListeners(bot.NewListenerFunc(func(bot.Event) { k.link.Touch() })),
 		bot.WithEventListenerFunc(func(*events.HeartbeatAck) { k.heartbeatACKed() }),
 		bot.WithEventListenerFunc(func(*events.Ready) { k.connected() }),
 		bot.WithEventListenerFunc(func(*events.Resumed) { k.connected() }),
@@ -135,7 +136,7 @@ func (k *disgoRaceKit) close(t *testing.T, client *bot.Client, interval time.Dur
 // as errors (for failure messages) and its Enabled is a synchronization
 // point on the link.
 type bridgeHandler struct {
-	l    *netLink
+	l    *netlink.Link
 	errs *errorLog
 }
 
@@ -145,7 +146,7 @@ type errorLog struct {
 }
 
 func (h bridgeHandler) Enabled(_ context.Context, level slog.Level) bool {
-	h.l.touch()
+	h.l.Touch()
 	return level >= slog.LevelError
 }
 
@@ -186,7 +187,7 @@ func sayCommands() []discord.ApplicationCommandCreate {
 type disgoBot struct {
 	c            *bot.Client
 	kit          *disgoRaceKit
-	link         *netLink
+	link         *netlink.Link
 	ready        chan *events.Ready
 	interactions chan *events.ApplicationCommandInteractionCreate
 	answered     chan error // CreateMessage's result, one per interaction
@@ -231,12 +232,15 @@ func startDisgoBot(t *testing.T, e *testenv.Env) *disgoBot {
 	if _, err := c.Rest.SetGuildCommands(c.ApplicationID, snowflake.MustParse(e.App.GuildID), sayCommands()); err != nil {
 		t.Fatalf("error while registering commands: %v", err)
 	}
-	// disgo waits 1 s before its first dial (then 2 s, 4 s… between failed
-	// ones): one attempt.
-	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), gatewayTimeout)
 	defer cancel()
 	if err := c.OpenGateway(ctx); err != nil {
 		t.Fatalf("error while connecting to gateway: %v (disgo logged: %s)", err, kit.errs)
+	}
+	// disgo waits 1 s before its first dial (then 2 s, 4 s… between failed
+	// ones): the first one worked.
+	if n := b.link.Dials(); n != 1 {
+		t.Fatalf("disgo dialed %d times to connect, want once (disgo logged: %s)", n, kit.errs)
 	}
 	return b
 }
@@ -294,7 +298,7 @@ func TestDisgoGatewayInteraction(t *testing.T) {
 
 	// What disgo sent: one Identify, with its shard and default intents
 	// (none), the bare token.
-	ids := b.link.payloads(2)
+	ids := b.link.Payloads(2)
 	if len(ids) != 1 {
 		t.Fatalf("%d identifies sent", len(ids))
 	}
@@ -325,11 +329,11 @@ func TestDisgoGatewayInteraction(t *testing.T) {
 	}
 	// disgo's first heartbeat comes one interval after Hello; slashd ACKs
 	// it.
-	if !b.kit.waitHeartbeat(gatewayTimeout) || len(b.link.payloads(1)) == 0 {
+	if !b.kit.waitHeartbeat(gatewayTimeout) || len(b.link.Payloads(1)) == 0 {
 		t.Error("no heartbeat ACKed")
 	}
-	if len(b.link.payloads(6)) != 0 || len(b.ready) != 0 {
-		t.Errorf("unexpected reconnect: %d resumes, %d more READY", len(b.link.payloads(6)), len(b.ready))
+	if len(b.link.Payloads(6)) != 0 || len(b.ready) != 0 {
+		t.Errorf("unexpected reconnect: %d resumes, %d more READY", len(b.link.Payloads(6)), len(b.ready))
 	}
 }
 
@@ -367,12 +371,12 @@ func TestDisgoGatewayResume(t *testing.T) {
 	if !b.kit.waitHeartbeat(gatewayTimeout) { // see disgoRaceKit
 		t.Fatal("no heartbeat ACKed")
 	}
-	b.link.cut()
+	b.link.Cut()
 	setPerms(false)
 	done := w.invoke(w.say(t, "while you were away"))
 	w.awaitBusInteraction(t, bus, done)
-	b.link.heldDial(t)
-	b.link.release()
+	b.link.HeldDial(t, gatewayTimeout)
+	b.link.Release()
 
 	recv(t, b.resumed, "RESUMED")
 	if allowed(recv(t, b.perms, "the permissions update sent while away")) {
@@ -382,7 +386,7 @@ func TestDisgoGatewayResume(t *testing.T) {
 	msg := w.answer(t, done, "while you were away")
 	w.stored(t, msg, "while you were away")
 
-	resumes := b.link.payloads(6)
+	resumes := b.link.Payloads(6)
 	if len(resumes) != 1 {
 		t.Fatalf("%d resumes sent", len(resumes))
 	}
@@ -394,7 +398,7 @@ func TestDisgoGatewayResume(t *testing.T) {
 	if err := json.Unmarshal(resumes[0], &rs); err != nil || rs.SessionID != r.SessionID || rs.Token != e.App.BotToken || rs.Seq < 2 {
 		t.Errorf("resume %s: %v (READY session %s)", resumes[0], err, r.SessionID)
 	}
-	if n := len(b.link.payloads(2)); n != 1 || len(b.ready) != 0 {
+	if n := len(b.link.Payloads(2)); n != 1 || len(b.ready) != 0 {
 		t.Errorf("disgo identified again: %d identifies, %d more READY", n, len(b.ready))
 	}
 

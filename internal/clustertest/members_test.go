@@ -19,41 +19,28 @@ const (
 )
 
 // addMembers makes n users members of the cluster's guild, through node
-// 0's store. It is set-up, not what is tested: four writers share the
-// work, under a deadline of its own that a loaded machine's thousands of
-// PostgreSQL round trips fit in (the suite's per-step waitTimeout does
-// not).
+// 0's store (each write bounded by waitTimeout: thousands of them take a
+// while on a loaded machine).
 func addMembers(t *testing.T, c *clustertest.Cluster, n int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	n0 := c.Nodes[0]
 	g, err := snowflake.Parse(c.App.GuildID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	const writers = 4
-	errs := make(chan error, writers)
-	for w := range writers {
-		go func() {
-			for i := w; i < n; i += writers {
-				id := n0.IDs.Next()
-				if err := n0.Store.CreateUser(ctx, store.User{ID: id, Username: fmt.Sprintf("member%d", i),
-					CreatedAt: time.Now()}); err != nil {
-					errs <- fmt.Errorf("user %d: %w", i, err)
-					return
-				}
-				if err := n0.Store.PutMember(ctx, guild.Member{GuildID: g, UserID: id, JoinedAt: time.Now()}); err != nil {
-					errs <- fmt.Errorf("member %d: %w", i, err)
-					return
-				}
-			}
-			errs <- nil
-		}()
+	add := func(i int) error {
+		ctx, cancel := context.WithTimeout(t.Context(), waitTimeout)
+		defer cancel()
+		id := n0.IDs.Next()
+		if err := n0.Store.CreateUser(ctx, store.User{ID: id, Username: fmt.Sprintf("member%d", i),
+			CreatedAt: time.Now()}); err != nil {
+			return err
+		}
+		return n0.Store.PutMember(ctx, guild.Member{GuildID: g, UserID: id, JoinedAt: time.Now()})
 	}
-	for range writers {
-		if err := <-errs; err != nil {
-			t.Fatal(err)
+	for i := range n {
+		if err := add(i); err != nil {
+			t.Fatalf("member %d: %v", i, err)
 		}
 	}
 }

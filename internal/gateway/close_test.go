@@ -10,6 +10,7 @@ import (
 
 	"github.com/slashd/slashd/internal/api"
 	"github.com/slashd/slashd/internal/bootstrap"
+	"github.com/slashd/slashd/internal/gateway"
 	"github.com/slashd/slashd/internal/testenv"
 )
 
@@ -118,23 +119,21 @@ func TestCloseCodes(t *testing.T) {
 			c.send(1, 1)
 		}, code: 4008, reason: "Rate limited."},
 
-		// 4009
-		{name: "no heartbeat within 1.5 intervals", opt: func(c *api.Config) {
-			c.Gateway.HeartbeatInterval = 200 * time.Millisecond
-		}, run: func(t *testing.T, e *testenv.Env, c *client) {
+		// 4009: by the server's clock (the test clock, moved by the test;
+		// the default interval is far beyond the test's real time).
+		{name: "no heartbeat within 1.5 intervals", opt: ownEnv, run: func(t *testing.T, e *testenv.Env, c *client) {
 			c.send(2, identifyData(e.Bot(), 0))
 			c.ready()
+			e.Clock.Advance(heartbeatTimeout)
 		}, code: 4009, reason: "Session timed out."},
-		{name: "heartbeats stop", opt: func(c *api.Config) {
-			c.Gateway.HeartbeatInterval = time.Second
-		}, run: func(t *testing.T, e *testenv.Env, c *client) {
-			// Heartbeating keeps it open past 1.5 intervals (with a
-			// second and more of slack per beat, for loaded machines).
-			for range 6 {
-				time.Sleep(300 * time.Millisecond)
+		{name: "heartbeats stop", opt: ownEnv, run: func(t *testing.T, e *testenv.Env, c *client) {
+			// Each heartbeat keeps it open another 1.5 intervals.
+			for range 3 {
+				e.Clock.Advance(heartbeatTimeout - time.Millisecond)
 				c.send(1, nil)
 				c.expect(11)
 			}
+			e.Clock.Advance(heartbeatTimeout)
 		}, code: 4009, reason: "Session timed out."},
 
 		// 4010
@@ -200,6 +199,13 @@ func TestCloseCodes(t *testing.T) {
 		})
 	}
 }
+
+// heartbeatTimeout is how long the gateway waits for a heartbeat: 1.5
+// of the default interval.
+var heartbeatTimeout = gateway.DefaultConfig().HeartbeatInterval * 3 / 2
+
+// ownEnv gives a case a server of its own (its clock is moved).
+func ownEnv(*api.Config) {}
 
 func sendRaw(s string) func(*testing.T, *testenv.Env, *client) {
 	return func(_ *testing.T, _ *testenv.Env, c *client) { c.sendRaw([]byte(s)) }

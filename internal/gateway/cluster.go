@@ -34,6 +34,12 @@ import (
 // each bus message far below NATS's 1 MB limit however large a chunk of
 // members is; the session takes the dispatch once its last piece is in.
 //
+// A node asked to resume a session it does not know, or from a seq
+// beyond its copy's, may simply not have read the bus as far as the
+// client's old node had: it publishes a marker of its own
+// (GATEWAY_NODE_SYNC), and once the marker comes back it has read
+// everything published before, and its answer is final.
+//
 // The order must be the same on every node: the in-process bus and an
 // ordered natsbus (a JetStream stream) give that; core NATS does not.
 
@@ -44,6 +50,7 @@ const (
 	eventSessionResumed  = "GATEWAY_SESSION_RESUMED"
 	eventNodeAlive       = "GATEWAY_NODE_ALIVE"
 	eventSessionDispatch = "GATEWAY_SESSION_DISPATCH"
+	eventNodeSync        = "GATEWAY_NODE_SYNC"
 )
 
 // dispatchPieceBytes bounds the data one GATEWAY_SESSION_DISPATCH carries.
@@ -149,6 +156,15 @@ func (g *Gateway) control(e event.Event) {
 		g.mu.Lock()
 		g.seen[se.Node] = now
 		g.mu.Unlock()
+	case eventNodeSync:
+		if se.Node == g.cfg.Node {
+			g.mu.Lock()
+			if back, ok := g.syncs[se.Session]; ok {
+				close(back)
+				delete(g.syncs, se.Session)
+			}
+			g.mu.Unlock()
+		}
 	case eventSessionStart:
 		if se.Node == g.cfg.Node {
 			if s := g.session(se.Session); s != nil {
@@ -174,6 +190,42 @@ func (g *Gateway) control(e event.Event) {
 			}
 		}
 		s.dispatch("RESUMED", resumedData)
+	}
+}
+
+// catchUp returns true once this node has applied every bus event
+// published before the call: it publishes a marker (GATEWAY_NODE_SYNC)
+// and waits for it to come back, which on an ordered bus comes after
+// them. It returns false without a bus, after catchUpWait or when ctx
+// ends.
+func (g *Gateway) catchUp(ctx context.Context) bool {
+	if g.bus == nil {
+		return false
+	}
+	id, err := newSessionID()
+	if err != nil {
+		return false
+	}
+	back := make(chan struct{})
+	g.mu.Lock()
+	g.syncs[id] = back
+	g.mu.Unlock()
+	defer func() {
+		g.mu.Lock()
+		delete(g.syncs, id)
+		g.mu.Unlock()
+	}()
+	g.publish(eventNodeSync, sessionEvent{Session: id, Node: g.cfg.Node})
+	wait := time.NewTimer(catchUpWait)
+	defer wait.Stop()
+	select {
+	case <-back:
+		return true
+	case <-wait.C:
+		g.log.Warn("gateway: the bus did not bring this node's sync marker back", "marker", id)
+		return false
+	case <-ctx.Done():
+		return false
 	}
 }
 

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+
+	"github.com/slashd/slashd/internal/snowflake"
 )
 
 // Supported API versions: the real gateway's current ones.
@@ -39,7 +41,7 @@ type conn struct {
 	ctrl    [][]byte
 	sess    *session
 	sentSeq int64
-	watch   *time.Timer // closes the connection when heartbeats stop
+	watch   Timer // closes the connection when heartbeats stop
 
 	windowStart time.Time
 	sent        int
@@ -249,10 +251,11 @@ func (c *conn) identify(d json.RawMessage) (websocket.StatusCode, string) {
 
 // markerWait bounds how long an identify waits for its start marker;
 // catchUpWait how long a resume waits for this node to read the bus as
-// far as the client's seq.
+// far as its own marker. Only a bus that is down makes them expire: they
+// are generous, for a loaded machine.
 const (
-	markerWait  = 2 * time.Second
-	catchUpWait = time.Second
+	markerWait  = 5 * time.Second
+	catchUpWait = 5 * time.Second
 )
 
 // ready renders READY's data.
@@ -291,27 +294,20 @@ func (c *conn) resume(d json.RawMessage) (websocket.StatusCode, string) {
 	if err != nil {
 		return CloseUnknownError, ""
 	}
-	s := c.g.session(rs.SessionID)
-	if s == nil || s.appID != bot.ApplicationID {
-		c.send(frame(opInvalidSession, false))
-		return 0, ""
+	s, old, refused := c.tryResume(bot.ApplicationID, rs)
+	// This node may not have read the bus as far as the client's old node
+	// had (the session's start, the dispatches up to the client's seq):
+	// once it has, the answer is final.
+	if (refused == refuseUnknownSession || refused == refuseInvalidSeq) && c.g.catchUp(c.ctx) {
+		s, old, refused = c.tryResume(bot.ApplicationID, rs)
 	}
-	old, refused := s.resume(c, rs.Seq)
-	// This node may not have read the bus as far as the client's old
-	// node had: give it a moment to catch up before calling the seq
-	// invalid.
-	for deadline := time.Now().Add(catchUpWait); refused == refuseInvalidSeq && time.Now().Before(deadline); {
-		select {
-		case <-c.ctx.Done():
-			return 0, ""
-		case <-time.After(10 * time.Millisecond):
-		}
-		old, refused = s.resume(c, rs.Seq)
+	if refused != 0 && c.ctx.Err() != nil {
+		return 0, "" // the client left
 	}
 	switch refused {
 	case refuseInvalidSeq:
 		return CloseInvalidSeq, ""
-	case refuseInvalidSession:
+	case refuseInvalidSession, refuseUnknownSession:
 		c.send(frame(opInvalidSession, false))
 		return 0, ""
 	}
@@ -334,6 +330,17 @@ func (c *conn) resume(d json.RawMessage) (websocket.StatusCode, string) {
 }
 
 var resumedData = []byte(`{"_trace":["slashd-gateway"]}`)
+
+// tryResume attaches c to the session rs names if app's bot may resume it
+// from rs.Seq, returning the connection it replaces.
+func (c *conn) tryResume(app snowflake.ID, rs resume) (*session, *conn, resumeRefusal) {
+	s := c.g.session(rs.SessionID)
+	if s == nil || s.appID != app {
+		return nil, nil, refuseUnknownSession
+	}
+	old, refused := s.resume(c, rs.Seq)
+	return s, old, refused
+}
 
 // attach makes s this connection's session, sending what follows seq; a
 // connection the session had is closed.
@@ -434,7 +441,7 @@ func (c *conn) resetWatch() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.watch == nil {
-		c.watch = time.AfterFunc(d, func() { c.close(CloseSessionTimedOut, "") })
+		c.watch = c.g.cfg.AfterFunc(d, func() { c.close(CloseSessionTimedOut, "") })
 		return
 	}
 	c.watch.Reset(d)

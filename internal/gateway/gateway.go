@@ -100,10 +100,23 @@ type Config struct {
 	Limiter ratelimit.Checker
 	// Node names this process among the nodes sharing the bus (random
 	// when empty).
-	Node   string
-	Now    func() time.Time
-	Logger *slog.Logger
+	Node string
+	// Now is the clock, and AfterFunc sets the heartbeat watchdogs on it
+	// (nil: time.Now and time.AfterFunc). A test clock fires them when it
+	// is moved past their deadline.
+	Now       func() time.Time
+	AfterFunc func(d time.Duration, f func()) Timer
+	Logger    *slog.Logger
 }
+
+// Timer is a timer AfterFunc started (*time.Timer is one).
+type Timer interface {
+	Stop() bool
+	Reset(d time.Duration) bool
+}
+
+// RealAfterFunc is time.AfterFunc, as an AfterFunc of Config.
+func RealAfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
 
 // DefaultConfig is the real gateway's numbers.
 func DefaultConfig() Config {
@@ -124,12 +137,13 @@ type Gateway struct {
 	sessions map[string]*session
 	byApp    map[snowflake.ID]map[*session]struct{}
 	conns    map[*conn]struct{}
-	seen     map[string]time.Time // when each other node last said it was alive
+	seen     map[string]time.Time     // when each other node last said it was alive
+	syncs    map[string]chan struct{} // this node's sync markers on their way (catchUp)
 	closing  bool
 }
 
 // New makes a gateway on bus (nil: no bus, sessions start at once and
-// nothing is dispatched); Run feeds it the bus's events.
+// nothing is dispatched); Start feeds it the bus's events.
 func New(cfg Config, dir Directory, bus event.Bus) *Gateway {
 	def := DefaultConfig()
 	if cfg.HeartbeatInterval <= 0 {
@@ -156,6 +170,9 @@ func New(cfg Config, dir Directory, bus event.Bus) *Gateway {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.AfterFunc == nil {
+		cfg.AfterFunc = RealAfterFunc
+	}
 	if cfg.Limiter == nil {
 		cfg.Limiter = ratelimit.Local{L: ratelimit.New(cfg.Now)}
 	}
@@ -166,17 +183,23 @@ func New(cfg Config, dir Directory, bus event.Bus) *Gateway {
 		cfg.Node, _ = newSessionID()
 	}
 	return &Gateway{cfg: cfg, dir: dir, bus: bus, log: cfg.Logger, started: cfg.Now(), sessions: map[string]*session{},
-		byApp: map[snowflake.ID]map[*session]struct{}{}, conns: map[*conn]struct{}{}, seen: map[string]time.Time{}}
+		byApp: map[snowflake.ID]map[*session]struct{}{}, conns: map[*conn]struct{}{}, seen: map[string]time.Time{},
+		syncs: map[string]chan struct{}{}}
 }
 
-// Run dispatches the bus's events to the sessions of their apps until
-// ctx ends, applies the other nodes' session events, says this node is
-// alive and forgets sessions whose resume window has passed.
-func (g *Gateway) Run(ctx context.Context) {
+// Start subscribes to the bus, then, until ctx ends, dispatches its
+// events to the sessions of their apps, applies the other nodes' session
+// events, says this node is alive and forgets sessions whose resume
+// window has passed. Every event published after Start returns reaches
+// the gateway.
+func (g *Gateway) Start(ctx context.Context) {
 	if g.bus == nil {
 		return
 	}
-	events := g.bus.Subscribe(ctx, 8192)
+	go g.run(ctx, g.bus.Subscribe(ctx, 8192))
+}
+
+func (g *Gateway) run(ctx context.Context, events <-chan event.Event) {
 	sweep := time.NewTicker(min(max(g.cfg.ResumeWindow/4, time.Second), aliveInterval))
 	defer sweep.Stop()
 	g.announceAlive()

@@ -1,6 +1,7 @@
 package gateway_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -15,13 +16,7 @@ import (
 // waitSessions waits until the gateway holds n sessions.
 func waitSessions(t *testing.T, e *testenv.Env, n int) {
 	t.Helper()
-	deadline := time.Now().Add(readTimeout)
-	for e.API.Gateway().Sessions() != n {
-		if time.Now().After(deadline) {
-			t.Fatalf("the gateway holds %d sessions, want %d", e.API.Gateway().Sessions(), n)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testenv.WaitFor(t, fmt.Sprintf("the gateway holds %d sessions", n), func() bool { return e.API.Gateway().Sessions() == n })
 }
 
 // dialResume connects to READY's resume_gateway_url.
@@ -162,12 +157,12 @@ func TestResumeInvalid(t *testing.T) {
 				}
 				return resumeData(e.Bot(), r.SessionID, 1)
 			}},
-		{name: "timed out (4009)", opt: func(c *api.Config) { c.Gateway.HeartbeatInterval = 500 * time.Millisecond },
-			drop: func(t *testing.T, e *testenv.Env, c *client, r readyData) map[string]any {
-				c.closed(4009, "")
-				waitSessions(t, e, 0)
-				return resumeData(e.Bot(), r.SessionID, 1)
-			}},
+		{name: "timed out (4009)", drop: func(t *testing.T, e *testenv.Env, c *client, r readyData) map[string]any {
+			e.Clock.Advance(heartbeatTimeout)
+			c.closed(4009, "")
+			waitSessions(t, e, 0)
+			return resumeData(e.Bot(), r.SessionID, 1)
+		}},
 		{name: "resume window passed", opt: func(c *api.Config) { c.Gateway.ResumeWindow = time.Second },
 			drop: func(t *testing.T, e *testenv.Env, c *client, r readyData) map[string]any {
 				_ = c.ws.CloseNow()

@@ -230,6 +230,7 @@ type resumeRefusal int
 const (
 	refuseInvalidSession resumeRefusal = iota + 1
 	refuseInvalidSeq
+	refuseUnknownSession // not a session of this app that this node knows of
 )
 
 // attach makes c the session's connection and returns the one it

@@ -118,7 +118,7 @@ func TestKillNodeUnderLoad(t *testing.T) {
 		owned = append(owned, mine...)
 		wg.Go(func() { l.writer(ctx, w, mine) })
 	}
-	time.Sleep(killAfter)
+	l.settle(killAfter, func() bool { return l.counts[phaseUp][victim][acked].Load() > 0 })
 	// Kill when writes are in flight through the victim (almost always
 	// so; the wait is bounded).
 	for deadline := time.Now().Add(time.Second); l.inflight[victim].Load() < 2 && time.Now().Before(deadline); {
@@ -130,7 +130,14 @@ func TestKillNodeUnderLoad(t *testing.T) {
 	nodes[victim].kill()
 	t.Logf("killed node %d (SIGKILL) %v into the load, %d writes in flight through it",
 		victim, time.Since(began).Round(time.Millisecond), inflight)
-	time.Sleep(downFor)
+	l.settle(downFor, func() bool {
+		for i := range nodeCount {
+			if i != victim && l.counts[phaseDown][i][acked].Load() == 0 {
+				return false
+			}
+		}
+		return true
+	})
 	if err := nodes[victim].start(); err != nil {
 		stop()
 		wg.Wait()
@@ -140,7 +147,9 @@ func TestKillNodeUnderLoad(t *testing.T) {
 	l.phase.Store(phaseBack)
 	l.alive[victim].Store(true)
 	// At least a while with the restarted node, however long it took.
-	time.Sleep(max(loadFor-time.Since(began), time.Second))
+	l.settle(max(loadFor-time.Since(began), time.Second), func() bool {
+		return l.counts[phaseBack][victim][acked].Load() > 0
+	})
 	stop()
 	wg.Wait()
 	l.report(t)
@@ -386,6 +395,20 @@ type load struct {
 	bulk  []bulkOp
 	notes []string // samples of uncertain outcomes
 }
+
+// settle lets the load run in its phase for d, and on until ok holds
+// (what report checks of the phase: writes acknowledged), for at most
+// progressWait more: on a loaded machine a phase can take longer to show
+// any.
+func (l *load) settle(d time.Duration, ok func() bool) {
+	time.Sleep(d) // the load's shape: how long the phase lasts
+	for deadline := time.Now().Add(progressWait); !ok() && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond) // a poll interval
+	}
+}
+
+// progressWait bounds settle's wait past a phase's length.
+const progressWait = 30 * time.Second
 
 // pick returns the next live node after *next, round-robin.
 func (l *load) pick(next *int) int {

@@ -22,6 +22,7 @@ import (
 	"github.com/slashd/slashd/internal/api"
 	"github.com/slashd/slashd/internal/bootstrap"
 	"github.com/slashd/slashd/internal/event"
+	"github.com/slashd/slashd/internal/gateway"
 	"github.com/slashd/slashd/internal/oauth"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
@@ -53,26 +54,157 @@ type Env struct {
 
 // Clock is real time plus an offset a test controls, so that it can step
 // past the interaction answer window or token lifetime without waiting.
-// The zero value is real time.
+// The zero value is real time. Timers set with AfterFunc (the gateway's
+// heartbeat watchdogs, an interaction's answer window) fire when the
+// clock passes their deadline, be it real time passing or Advance moving
+// it. A test that checks a deadline to the millisecond freezes the clock
+// first: then only Advance moves it.
 type Clock struct {
-	mu     sync.Mutex
-	offset time.Duration
+	mu       sync.Mutex
+	offset   time.Duration
+	frozen   bool
+	frozenAt time.Time                // real time when frozen
+	timers   map[*ClockTimer]struct{} // those not fired or stopped
 }
 
-// Now is time.Now plus the offset.
+// Now is time.Now plus the offset (or when the clock froze, plus it).
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.nowLocked()
+}
+
+func (c *Clock) nowLocked() time.Time {
+	if c.frozen {
+		return c.frozenAt.Add(c.offset)
+	}
 	return time.Now().Add(c.offset)
 }
 
-// Advance moves the clock forward by d (timers the server started keep
-// running in real time).
-func (c *Clock) Advance(d time.Duration) {
+// Freeze stops the clock: from now on only Advance moves it, and fires
+// its timers.
+func (c *Clock) Freeze() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.offset += d
+	if c.frozen {
+		return
+	}
+	c.frozen, c.frozenAt = true, time.Now()
+	for t := range c.timers {
+		t.real.Stop()
+		t.real = nil
+	}
 }
+
+// Advance moves the clock forward by d, firing the timers it passes
+// (other timers the server started, outside this clock, keep running in
+// real time).
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.offset += d
+	now := c.nowLocked()
+	due := map[*ClockTimer]int{} // with their generation
+	for t := range c.timers {
+		switch left := t.due.Sub(now); {
+		case left <= 0:
+			due[t] = t.gen
+		case !c.frozen:
+			t.real.Reset(left) // its deadline came nearer in real time
+		}
+	}
+	c.mu.Unlock()
+	for t, gen := range due {
+		t.fire(gen)
+	}
+}
+
+// AfterFunc runs f in its own goroutine once the clock passes now+d.
+func (c *Clock) AfterFunc(d time.Duration, f func()) gateway.Timer {
+	t := &ClockTimer{c: c, f: f}
+	t.Reset(d)
+	return t
+}
+
+// ClockTimer is a timer on a Clock.
+type ClockTimer struct {
+	c    *Clock
+	f    func()
+	due  time.Time   // on the clock; guarded by c.mu, as are the others
+	real *time.Timer // fires at due in real time (nil while frozen)
+	gen  int         // counts Resets, so that a stale firing does nothing
+}
+
+// Reset makes the timer fire d from now on the clock; it reports whether
+// it was still to fire.
+func (t *ClockTimer) Reset(d time.Duration) bool {
+	t.c.mu.Lock()
+	defer t.c.mu.Unlock()
+	active := t.stopLocked()
+	t.gen++
+	gen := t.gen
+	t.due = t.c.nowLocked().Add(d)
+	switch {
+	case !t.c.frozen:
+		t.real = time.AfterFunc(d, func() { t.fire(gen) })
+	case d <= 0: // due at once
+		t.real = nil
+		go t.fire(gen)
+	default:
+		t.real = nil // Advance fires it
+	}
+	if t.c.timers == nil {
+		t.c.timers = map[*ClockTimer]struct{}{}
+	}
+	t.c.timers[t] = struct{}{}
+	return active
+}
+
+// Stop keeps the timer from firing; it reports whether it was still to.
+func (t *ClockTimer) Stop() bool {
+	t.c.mu.Lock()
+	defer t.c.mu.Unlock()
+	return t.stopLocked()
+}
+
+func (t *ClockTimer) stopLocked() bool {
+	if _, active := t.c.timers[t]; !active {
+		return false
+	}
+	delete(t.c.timers, t)
+	if t.real != nil {
+		t.real.Stop()
+	}
+	return true
+}
+
+// fire runs f unless the timer was stopped or reset since generation gen.
+func (t *ClockTimer) fire(gen int) {
+	t.c.mu.Lock()
+	if t.gen != gen || !t.stopLocked() {
+		t.c.mu.Unlock()
+		return
+	}
+	t.c.mu.Unlock()
+	go t.f()
+}
+
+// WaitFor polls ok until it holds, failing t if it does not within
+// WaitTimeout: for a state the test can observe but not be told of.
+func WaitFor(t testing.TB, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(WaitTimeout)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, WaitTimeout)
+		}
+		time.Sleep(10 * time.Millisecond) // a poll interval, not a wait for the event
+	}
+}
+
+// WaitTimeout bounds a wait for something the server does at once: ten
+// times what it takes on a loaded machine, so that only a server that
+// never does it fails.
+const WaitTimeout = 20 * time.Second
 
 // Option adjusts the server configuration.
 type Option func(*api.Config)
@@ -109,7 +241,7 @@ func NewLogged(t testing.TB, log *slog.Logger, opts ...Option) *Env {
 	ids := snowflake.NewGenerator(0, nil)
 	events := event.NewMemory()
 	clock := &Clock{}
-	handler := api.New(cfg, api.Deps{Store: st, IDs: ids, Now: clock.Now, Rand: rand.Reader, Events: events, Logger: log})
+	handler := api.New(cfg, api.Deps{Store: st, IDs: ids, Now: clock.Now, AfterFunc: clock.AfterFunc, Rand: rand.Reader, Events: events, Logger: log})
 	srv := httptest.NewServer(handler)
 	t.Cleanup(func() {
 		handler.Shutdown(context.Background())
@@ -272,7 +404,7 @@ func (e *Env) Node() *Env {
 // fail some of its calls, say); the Env's Store stays e.Store.
 func (e *Env) NodeOn(st store.Store) *Env {
 	e.T.Helper()
-	handler := api.New(e.cfg, api.Deps{Store: st, IDs: e.IDs, Now: e.Clock.Now, Rand: rand.Reader, Events: e.Events})
+	handler := api.New(e.cfg, api.Deps{Store: st, IDs: e.IDs, Now: e.Clock.Now, AfterFunc: e.Clock.AfterFunc, Rand: rand.Reader, Events: e.Events})
 	srv := httptest.NewServer(handler)
 	e.T.Cleanup(func() {
 		handler.Shutdown(context.Background())
@@ -289,7 +421,7 @@ func (e *Env) NodeOn(st store.Store) *Env {
 func (e *Env) Restart() *Env {
 	e.T.Helper()
 	events := event.NewMemory()
-	handler := api.New(e.cfg, api.Deps{Store: e.Store, IDs: e.IDs, Now: e.Clock.Now, Rand: rand.Reader, Events: events})
+	handler := api.New(e.cfg, api.Deps{Store: e.Store, IDs: e.IDs, Now: e.Clock.Now, AfterFunc: e.Clock.AfterFunc, Rand: rand.Reader, Events: events})
 	srv := httptest.NewServer(handler)
 	e.T.Cleanup(func() {
 		handler.Shutdown(context.Background())

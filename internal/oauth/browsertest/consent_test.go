@@ -24,21 +24,38 @@ import (
 	"github.com/slashd/slashd/internal/store"
 	"github.com/slashd/slashd/internal/store/sqlite"
 	"github.com/slashd/slashd/internal/store/sqlstore"
+	"github.com/slashd/slashd/internal/testtool"
 	"github.com/slashd/slashd/sdk/authorize"
 )
 
-// chromium finds the browser or skips (fails under CI).
+// chromiumNames are the names a Chromium goes by on PATH.
+var chromiumNames = []string{"chromium", "chromium-browser", "google-chrome"}
+
+// TestMain runs the tests where a Chromium is installed (.ci/run installs
+// Debian's). Elsewhere it runs none, and `go test` says "[no tests to
+// run]" for the package; under CI it fails.
+func TestMain(m *testing.M) {
+	os.Exit(testtool.Main(m, "TestChromiumInstalled", findChromium, "apt-get install chromium"))
+}
+
+func findChromium() error {
+	_, err := testtool.LookPath(chromiumNames...)
+	return err
+}
+
+// TestChromiumInstalled is the check TestMain relies on, made where go
+// test's cache sees it.
+func TestChromiumInstalled(t *testing.T) { testtool.Probe(t, findChromium) }
+
+// chromium is the browser TestMain found.
 func chromium(t *testing.T) string {
 	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+	for _, name := range chromiumNames {
 		if p, err := exec.LookPath(name); err == nil {
 			return p
 		}
 	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("no Chromium installed: .ci/run installs Debian's chromium package")
-	}
-	t.Skip("no Chromium installed (apt-get install chromium)")
+	t.Fatal("no Chromium on PATH")
 	return ""
 }
 

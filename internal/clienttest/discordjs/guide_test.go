@@ -1,12 +1,11 @@
-package clienttest
-
-// The discord.js v14 tests: the discord.js guide's deployment scripts and
-// bot (discordjs/), run with Node against slashd with discord.js's default
-// options, the only addition being the REST base (`rest: { api }`, `new
-// REST({ api })`). Each test names the guide section it mirrors. The Go
-// side plays the bot's users: members invoke, type in options, submit
-// modals and click buttons through slashd's client API, and read the
-// channel back.
+// Package discordjs holds the discord.js v14 tests: the discord.js
+// guide's deployment scripts and bot (this directory), run with Node
+// against slashd with discord.js's default options, the only addition
+// being the REST base (`rest: { api }`, `new REST({ api })`). Each test
+// names the guide section it mirrors. The Go side plays the bot's users:
+// members invoke, type in options, submit modals and click buttons
+// through slashd's client API, and read the channel back.
+package discordjs
 
 import (
 	"bufio"
@@ -17,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
@@ -30,43 +30,48 @@ import (
 	"time"
 
 	"github.com/slashd/slashd/internal/api"
+	"github.com/slashd/slashd/internal/clienttest/netlink"
+	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/testenv"
+	"github.com/slashd/slashd/internal/testtool"
 )
 
-// The discord.js guide's code (discordjs/) and its npm packages, which
-// .ci/run installs with `npm ci` in that directory.
+// The discord.js guide's code (this directory) and its npm packages,
+// which .ci/run installs with `npm ci` here.
 const (
-	discordjsDir = "discordjs"
-	djsBot       = "bot.js"             // the guide's index.js
-	djsDeploy    = "deploy-commands.js" // "Registering slash commands"
-	djsDelete    = "delete-commands.js" // "Deleting commands"
+	djsBot    = "bot.js"             // the guide's index.js
+	djsDeploy = "deploy-commands.js" // "Registering slash commands"
+	djsDelete = "delete-commands.js" // "Deleting commands"
 )
 
 // djsWait bounds every wait for something discord.js should do.
 const djsWait = 10 * time.Second
 
-// nodeForDiscordJS finds node and the installed discord.js, or skips
-// (fails under CI, like the browser test of internal/oauth/browsertest).
-func nodeForDiscordJS(t *testing.T) string {
-	t.Helper()
-	missing := func(what string) {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s: the discord.js test needs Node 18.17+ and `npm ci` in internal/clienttest/%s (.ci/run does both)",
-				what, discordjsDir)
-		}
-		t.Skipf("%s (install Node 18.17+ and run `npm ci` in internal/clienttest/%s)", what, discordjsDir)
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing("no node on PATH")
-	}
-	if _, err := os.Stat(filepath.Join(discordjsDir, "node_modules", "discord.js", "package.json")); err != nil {
-		missing("discord.js is not installed")
-	}
-	return node
+// TestMain runs the tests where Node and the guide's npm packages are
+// installed (.ci/run installs both). Elsewhere it runs none, and `go
+// test` says "[no tests to run]" for the package; under CI it fails.
+func TestMain(m *testing.M) {
+	os.Exit(testtool.Main(m, "TestDiscordJSInstalled", findDiscordJS,
+		"install Node 18.17+ and run `npm ci` in internal/clienttest/discordjs"))
 }
 
-// djsProc is a running script of discordjs/: the bot, or a one-shot
+// findDiscordJS looks for node and for discord.js installed beside the
+// guide's code (a file in the module: go test's cache follows it).
+func findDiscordJS() error {
+	if _, err := testtool.LookPath("node"); err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join("node_modules", "discord.js", "package.json")); err != nil {
+		return fmt.Errorf("discord.js is not installed: %w", err)
+	}
+	return nil
+}
+
+// TestDiscordJSInstalled is the check TestMain relies on, made where go
+// test's cache sees it.
+func TestDiscordJSInstalled(t *testing.T) { testtool.Probe(t, findDiscordJS) }
+
+// djsProc is a running script of this directory: the bot, or a one-shot
 // script. Every line it prints is kept; waits scan them all, so reports
 // may come in any order.
 type djsProc struct {
@@ -89,14 +94,15 @@ type djsProc struct {
 // environment).
 func startDJS(t *testing.T, e *testenv.Env, api, script string, args ...string) *djsProc {
 	t.Helper()
-	node := nodeForDiscordJS(t)
+	node, err := exec.LookPath("node") // TestMain found it
+	if err != nil {
+		t.Fatal(err)
+	}
 	p := &djsProc{name: script, done: make(chan struct{}), changed: make(chan struct{})}
 	p.cmd = exec.Command(node, append([]string{script}, args...)...)
-	p.cmd.Dir = discordjsDir
 	p.cmd.Env = append(os.Environ(), "SLASHD_API="+api, "SLASHD_BOT_TOKEN="+e.App.BotToken,
 		"SLASHD_CLIENT_ID="+e.App.ApplicationID, "SLASHD_GUILD_ID="+e.App.GuildID)
 	p.cmd.Stderr = djsLockedWriter{&p.mu, &p.stderr}
-	var err error
 	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
 		t.Fatal(err)
 	}
@@ -436,22 +442,57 @@ func djsAllowMembersIntent(t *testing.T, e *testenv.Env) {
 // moderator, with BAN_MEMBERS) and bob, both with client tokens, and an
 // app allowed the members intent.
 type djsWorld struct {
-	*gwWorld
+	e         *testenv.Env
+	app       string
+	guild     string
+	channel   string // #general
+	member    string // alice's user id
+	client    string // alice's client token (sent bare)
 	bob       string // user id
 	bobClient string // bob's client token
 }
 
 func newDJSWorld(t *testing.T, e *testenv.Env) *djsWorld {
 	t.Helper()
-	w := &djsWorld{gwWorld: newGWWorld(t, e)}
-	mods := adminID(t, e, "POST", "/guilds/"+w.guild+"/roles",
+	w := newDJSGuild(t, e)
+	mods := djsAdminID(t, e, "POST", "/guilds/"+w.guild+"/roles",
 		map[string]any{"name": "moderators", "permissions": fmt.Sprint(djsPermBanMembers)}, "id")
 	djsAdmin(t, e, "PUT", "/guilds/"+w.guild+"/members/"+w.member, map[string]any{"roles": []string{mods}}, -1, nil)
-	w.bob = adminID(t, e, "POST", "/users", map[string]any{"username": "bob"}, "id")
+	w.bob = djsAdminID(t, e, "POST", "/users", map[string]any{"username": "bob"}, "id")
 	djsAdmin(t, e, "PUT", "/guilds/"+w.guild+"/members/"+w.bob, map[string]any{"roles": []string{}}, -1, nil)
-	w.bobClient = adminID(t, e, "POST", "/users/"+w.bob+"/tokens", map[string]any{"type": "client"}, "token")
+	w.bobClient = djsAdminID(t, e, "POST", "/users/"+w.bob+"/tokens", map[string]any{"type": "client"}, "token")
 	djsAllowMembersIntent(t, e)
 	return w
+}
+
+// newDJSGuild is the app's guild with #general and alice, a plain member
+// (no bob, no roles, no members intent yet).
+func newDJSGuild(t *testing.T, e *testenv.Env) *djsWorld {
+	t.Helper()
+	w := &djsWorld{e: e, app: e.App.ApplicationID, guild: e.App.GuildID}
+	w.channel = djsAdminID(t, e, "POST", "/guilds/"+w.guild+"/channels", map[string]any{"name": "general", "type": 0}, "id")
+	w.member = djsAdminID(t, e, "POST", "/users", map[string]any{"username": "alice"}, "id")
+	djsAdmin(t, e, "PUT", "/guilds/"+w.guild+"/members/"+w.member, map[string]any{"roles": []string{}}, -1, nil)
+	w.client = djsAdminID(t, e, "POST", "/users/"+w.member+"/tokens", map[string]any{"type": "client"}, "token")
+	return w
+}
+
+// djsAdminID sends an admin API request that must answer 201 and returns
+// the string field key of its body.
+func djsAdminID(t *testing.T, e *testenv.Env, method, path string, body any, key string) string {
+	t.Helper()
+	var m map[string]any
+	djsAdmin(t, e, method, path, body, http.StatusCreated, &m)
+	s, _ := m[key].(string)
+	if s == "" {
+		t.Fatalf("%s %s: no %q in %v", method, path, key, m)
+	}
+	return s
+}
+
+// djsPermissionsBody is a PUT body of one user overwrite.
+func djsPermissionsBody(user string, allow bool) map[string]any {
+	return map[string]any{"permissions": []map[string]any{{"id": user, "type": 2, "permission": allow}}}
 }
 
 // djsCommand is an application command as the API returns it.
@@ -492,7 +533,7 @@ func byName(cmds []djsCommand) map[string]djsCommand {
 }
 
 // djsGuideCommands are the names of the guide's commands in
-// discordjs/commands, which the deployment script registers.
+// commands/, which the deployment script registers.
 var djsGuideCommands = []string{"ban", "defer", "delete", "echo", "edit", "fetch", "followup", "gif", "guide", "info",
 	"Message Information", "modal", "ping", "secret", "server", "user", "User Information"}
 
@@ -573,6 +614,79 @@ func (w *djsWorld) invokeAs(t *testing.T, client string, body map[string]any) dj
 	var a djsAnswer
 	r.JSON(t, &a)
 	return a
+}
+
+// invokeLater sends an invocation as alice in the background (it waits
+// for the app's answer); the outcome arrives on the channel.
+func (w *djsWorld) invokeLater(body map[string]any) <-chan djsInvoked {
+	out := make(chan djsInvoked, 1)
+	go func() {
+		enc, err := json.Marshal(body)
+		if err != nil {
+			out <- djsInvoked{err: err}
+			return
+		}
+		req, err := http.NewRequest("POST", w.e.URL+"/api/v10/interactions", bytes.NewReader(enc))
+		if err != nil {
+			out <- djsInvoked{err: err}
+			return
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", w.client)
+		resp, err := w.e.Server.Client().Do(req)
+		if err != nil {
+			out <- djsInvoked{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		out <- djsInvoked{status: resp.StatusCode, body: b, err: err}
+	}()
+	return out
+}
+
+// djsInvoked is the end of an invocation sent with invokeLater.
+type djsInvoked struct {
+	status int
+	body   []byte
+	err    error
+}
+
+// answerOf waits for an invocation sent with invokeLater, which must end
+// 200, and returns the app's answer.
+func (w *djsWorld) answerOf(t *testing.T, done <-chan djsInvoked) djsAnswer {
+	t.Helper()
+	var r djsInvoked
+	select {
+	case r = <-done:
+	case <-time.After(djsWait):
+		t.Fatal("the invocation did not end")
+	}
+	if r.err != nil || r.status != http.StatusOK {
+		t.Fatalf("invoke: %d %s %v", r.status, r.body, r.err)
+	}
+	var a djsAnswer
+	djsDecode(t, r.body, &a)
+	return a
+}
+
+// awaitBusInteraction returns once an INTERACTION_CREATE of the app is on
+// the event bus (events must be subscribed before the invocation starts).
+func (w *djsWorld) awaitBusInteraction(t *testing.T, events <-chan event.Event, done <-chan djsInvoked) {
+	t.Helper()
+	timeout := time.After(djsWait)
+	for {
+		select {
+		case ev := <-events:
+			if ev.Type == event.InteractionCreate && ev.ApplicationID.String() == w.app {
+				return
+			}
+		case r := <-done:
+			t.Fatalf("the invocation ended before it was published: %d %s %v", r.status, r.body, r.err)
+		case <-timeout:
+			t.Fatal("no INTERACTION_CREATE on the event bus")
+		}
+	}
 }
 
 // run invokes cmd as alice (type 2, or 4 for an autocomplete) with data
@@ -679,9 +793,8 @@ func (m djsReportedMessage) fromInteraction(t *testing.T, app, id, user string) 
 // a guild and globally.
 func TestDiscordJSDeploy(t *testing.T) {
 	t.Parallel()
-	nodeForDiscordJS(t)
 	e := testenv.New(t)
-	w := &djsWorld{gwWorld: &gwWorld{e: e, app: e.App.ApplicationID, guild: e.App.GuildID}}
+	w := &djsWorld{e: e, app: e.App.ApplicationID, guild: e.App.GuildID}
 
 	for _, scope := range []struct {
 		section string
@@ -807,7 +920,6 @@ func checkGuideCommands(t *testing.T, deployed, stored []djsCommand, guild strin
 // its events. Subtests name the guide's page and section.
 func TestDiscordJSGuide(t *testing.T) {
 	t.Parallel()
-	nodeForDiscordJS(t)
 	// A 2 s heartbeat interval (the real one is 41.25 s) so that discord.js
 	// heartbeats during the test; the server closes a connection silent
 	// for 3 s.
@@ -858,14 +970,8 @@ func TestDiscordJSGuide(t *testing.T) {
 
 	// Closing stdin: client.destroy() closes the websocket with 1000, which
 	// ends the session.
-	g.bot.stop(t, 5*time.Second)
-	deadline := time.Now().Add(2 * time.Second)
-	for g.e.API.Gateway().Sessions() != 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if n := g.e.API.Gateway().Sessions(); n != 0 {
-		t.Errorf("gateway sessions after client.destroy(): %d, want 0", n)
-	}
+	g.bot.stop(t, djsWait)
+	testenv.WaitFor(t, "no gateway session after client.destroy()", func() bool { return g.e.API.Gateway().Sessions() == 0 })
 }
 
 // djsGuide is TestDiscordJSGuide's world: the guild, the guide's bot
@@ -1348,7 +1454,7 @@ func (g *djsGuide) permissionsFetch(t *testing.T) {
 	// the bot gets APPLICATION_COMMAND_PERMISSIONS_UPDATE.
 	ban := g.cmds["ban"].ID
 	r := g.e.Do("PUT", "/api/v10/applications/"+g.app+"/guilds/"+g.guild+"/commands/"+ban+"/permissions", g.e.Owner(),
-		permissionsBody(g.member, true))
+		djsPermissionsBody(g.member, true))
 	if r.Status != 200 {
 		t.Fatalf("edit permissions: %d %s", r.Status, r.Body)
 	}
@@ -1454,7 +1560,7 @@ func (g *djsGuide) wantCallback(t *testing.T, id string, status int) {
 
 // djsProxy is the network between node and slashd in the resume test: a
 // TCP proxy that passes REST connections straight through and sends
-// gateway websocket connections (GET /gateway…) through a netLink, which
+// gateway websocket connections (GET /gateway…) through a netlink.Link, which
 // records what discord.js sends, cuts them like a network failure (both
 // TCP halves closed, no close frame) and holds reconnections. slashd
 // builds the gateway URL it returns (GET /gateway/bot, READY's
@@ -1462,7 +1568,7 @@ func (g *djsGuide) wantCallback(t *testing.T, id string, status int) {
 // points at the proxy dials the gateway through it too.
 type djsProxy struct {
 	URL      string // http://127.0.0.1:port
-	link     *netLink
+	link     *netlink.Link
 	upstream string // slashd's host:port
 	ln       net.Listener
 	ctx      context.Context
@@ -1484,7 +1590,7 @@ func newDJSProxy(t *testing.T, e *testenv.Env) *djsProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &djsProxy{URL: "http://" + ln.Addr().String(), link: newNetLink(), upstream: u.Host, ln: ln,
+	p := &djsProxy{URL: "http://" + ln.Addr().String(), link: netlink.New(), upstream: u.Host, ln: ln,
 		conns: map[net.Conn]struct{}{}}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	p.wg.Add(1)
@@ -1523,7 +1629,7 @@ func (p *djsProxy) pass(c net.Conn) {
 	var up net.Conn
 	if strings.HasPrefix(line, "GET /gateway") {
 		p.gateways.Add(1)
-		up, err = p.link.dial(p.ctx, "tcp", p.upstream)
+		up, err = p.link.Dial(p.ctx, "tcp", p.upstream)
 	} else {
 		var d net.Dialer
 		up, err = d.DialContext(p.ctx, "tcp", p.upstream)
@@ -1603,14 +1709,13 @@ func (p *djsProc) dispatches(t *testing.T) []djsDispatch {
 // reconnects to resume_gateway_url and resumes (op 6 with READY's session
 // and the last sequence it had), gets both events replayed, then RESUMED,
 // and answers the interaction (the guide's echo, "Advanced command
-// creation": required options) while the member's invoke still waits; it
-// never identifies again, and nothing is delivered twice.
+// creation": required options) while the member's invoke still waits
+// (within the 3 s answer window: discord.js reconnects at once when let
+// through); it never identifies again, and nothing is delivered twice.
 func TestDiscordJSResume(t *testing.T) {
 	t.Parallel()
-	nodeForDiscordJS(t)
-	start := time.Now()
 	e := testenv.New(t, func(c *api.Config) { c.Gateway.HeartbeatInterval = 2 * time.Second })
-	w := newGWWorld(t, e)
+	w := newDJSGuild(t, e)
 	djsAllowMembersIntent(t, e)
 	r := e.Do("POST", "/api/v10/applications/"+w.app+"/guilds/"+w.guild+"/commands", e.Bot(), map[string]any{
 		"name": "echo", "description": "Replies with your input!", "options": []map[string]any{
@@ -1627,7 +1732,7 @@ func TestDiscordJSResume(t *testing.T) {
 	setPerms := func(allow bool) {
 		t.Helper()
 		r := e.Do("PUT", "/api/v10/applications/"+w.app+"/guilds/"+w.guild+"/commands/"+cmd.ID+"/permissions", e.Owner(),
-			permissionsBody(e.App.OwnerUserID, allow))
+			djsPermissionsBody(e.App.OwnerUserID, allow))
 		if r.Status != 200 {
 			t.Fatalf("edit permissions: %d %s", r.Status, r.Body)
 		}
@@ -1651,7 +1756,7 @@ func TestDiscordJSResume(t *testing.T) {
 	// nthPerms waits for the nth applicationCommandPermissionsUpdate.
 	nthPerms := func(bot *djsProc, n int) json.RawMessage {
 		t.Helper()
-		return bot.nth(t, gatewayTimeout, "applicationCommandPermissionsUpdate", n)
+		return bot.nth(t, djsWait, "applicationCommandPermissionsUpdate", n)
 	}
 
 	proxy := newDJSProxy(t, e)
@@ -1683,22 +1788,25 @@ func TestDiscordJSResume(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	bus := e.Events.Subscribe(ctx, 64)
-	proxy.link.cut()
-	proxy.link.heldDial(t)
+	proxy.link.Cut()
+	proxy.link.HeldDial(t, djsWait)
 	setPerms(false)
-	done := w.invoke(map[string]any{"type": 2, "application_id": w.app, "guild_id": w.guild, "channel_id": w.channel,
+	done := w.invokeLater(map[string]any{"type": 2, "application_id": w.app, "guild_id": w.guild, "channel_id": w.channel,
 		"data": map[string]any{"id": cmd.ID, "name": cmd.Name, "type": cmd.Type, "version": cmd.Version,
 			"options": []map[string]any{{"type": 3, "name": "input", "value": "again"}}}})
 	w.awaitBusInteraction(t, bus, done)
-	proxy.link.release()
+	proxy.link.Release()
 
-	bot.wait(t, "shardResume", gatewayTimeout, nil)
+	bot.wait(t, "shardResume", djsWait, nil)
 	perms := nthPerms(bot, 2)
-	msg := w.answer(t, done, "again")
-	w.stored(t, msg, "again")
+	msg := w.answerOf(t, done).message(t)
+	if stored := w.seen(t, w.client, msg.ID); msg.Content != "again" || msg.ChannelID != w.channel ||
+		stored == nil || stored.Content != "again" {
+		t.Fatalf("the answer %+v (in the channel: %+v), want \"again\" in #general", msg, stored)
+	}
 	checkPerms(perms, false)
 	var ic djsReported
-	bot.wait(t, "done", gatewayTimeout, &ic)
+	bot.wait(t, "done", djsWait, &ic)
 	if ic.CommandID != cmd.ID || ic.CommandName != "echo" || ic.UserID != w.member {
 		t.Errorf("the interaction after the resume: %+v", ic)
 	}
@@ -1755,7 +1863,7 @@ func TestDiscordJSResume(t *testing.T) {
 	var resumed struct {
 		Replayed int `json:"replayed"`
 	}
-	bot.wait(t, "shardResume", gatewayTimeout, &resumed)
+	bot.wait(t, "shardResume", djsWait, &resumed)
 	if resumed.Replayed != 3 {
 		t.Errorf("shardResume replayed %d, want 3 (2 missed events and RESUMED)", resumed.Replayed)
 	}
@@ -1776,14 +1884,14 @@ func TestDiscordJSResume(t *testing.T) {
 	var ack struct {
 		Latency int `json:"latency"`
 	}
-	djsDecode(t, bot.nth(t, 5*time.Second, "heartbeatAck", bot.count("heartbeatAck")+1), &ack)
+	djsDecode(t, bot.nth(t, djsWait, "heartbeatAck", bot.count("heartbeatAck")+1), &ack)
 	if ack.Latency < 0 {
 		t.Errorf("heartbeat ACK after the resume: latency %d", ack.Latency)
 	}
 	if n := proxy.gateways.Load(); n != 2 {
 		t.Errorf("%d gateway connections through the proxy, want 2 (the first and the resume)", n)
 	}
-	identifies, resumes := proxy.link.payloads(2), proxy.link.payloads(6)
+	identifies, resumes := proxy.link.Payloads(2), proxy.link.Payloads(6)
 	if len(identifies) != 1 || len(resumes) != 1 {
 		t.Fatalf("discord.js sent %d identifies and %d resumes, want 1 and 1", len(identifies), len(resumes))
 	}
@@ -1809,15 +1917,6 @@ func TestDiscordJSResume(t *testing.T) {
 	}
 	bot.cleanREST(t)
 
-	bot.stop(t, 5*time.Second)
-	deadline := time.Now().Add(2 * time.Second)
-	for e.API.Gateway().Sessions() != 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if n := e.API.Gateway().Sessions(); n != 0 {
-		t.Errorf("gateway sessions after client.destroy(): %d, want 0", n)
-	}
-	if d := time.Since(start); d > 15*time.Second {
-		t.Errorf("the discord.js resume test took %v, want < 15 s", d)
-	}
+	bot.stop(t, djsWait)
+	testenv.WaitFor(t, "no gateway session after client.destroy()", func() bool { return e.API.Gateway().Sessions() == 0 })
 }
