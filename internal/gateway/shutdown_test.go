@@ -58,12 +58,11 @@ func TestShutdown(t *testing.T) {
 		t.Fatal("Shutdown did not return")
 	}
 	// Both sessions stay resumable (a restarted gateway would not know
-	// them, but one that keeps its memory would).
-	for range 20 {
-		if n := e.API.Gateway().Sessions(); n != 2 {
-			t.Fatalf("%d sessions after the shutdown, want 2", n)
-		}
-		time.Sleep(10 * time.Millisecond)
+	// them, but one that keeps its memory would): once every connection
+	// has let go of its session, both are there.
+	testenv.WaitFor(t, "every connection gone", func() bool { return e.API.Gateway().Stats().Connections == 0 })
+	if n := e.API.Gateway().Sessions(); n != 2 {
+		t.Fatalf("%d sessions after the shutdown, want 2", n)
 	}
 	// New connections are turned away.
 	late := dialQuery(t, e, "v=10&encoding=json")
