@@ -127,9 +127,13 @@ func TestCloseCodes(t *testing.T) {
 			e.Clock.Advance(heartbeatTimeout)
 		}, code: 4009, reason: "Session timed out."},
 		{name: "heartbeats stop", opt: ownEnv, run: func(t *testing.T, e *testenv.Env, c *client) {
-			// Each heartbeat keeps it open another 1.5 intervals.
+			// Each heartbeat keeps it open another 1.5 intervals: three
+			// heartbeats half a timeout apart hold it past one timeout.
+			// Frozen, only Advance moves the clock, so the real time a
+			// loaded machine takes between steps does not count.
+			e.Clock.Freeze()
 			for range 3 {
-				e.Clock.Advance(heartbeatTimeout - time.Millisecond)
+				e.Clock.Advance(heartbeatTimeout / 2)
 				c.send(1, nil)
 				c.expect(11)
 			}
