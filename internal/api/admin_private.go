@@ -82,8 +82,8 @@ func (s *Server) adminDeleteGroupDM(w http.ResponseWriter, r *http.Request) erro
 }
 
 // adminListUserChannels is GET /admin/v1/users/{id}/channels: the user's
-// DMs and group DMs, by id, as GET /users/@me/channels shows them to the
-// user (a bot user's too).
+// DMs and group DMs, by id, each as the user sees it; a bot user's too
+// (which GET /users/@me/channels does not list).
 func (s *Server) adminListUserChannels(w http.ResponseWriter, r *http.Request) error {
 	u, err := s.adminPathUser(r)
 	if err != nil {
