@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/slashd/slashd/internal/access"
 	"github.com/slashd/slashd/internal/command"
@@ -12,14 +13,71 @@ import (
 	"github.com/slashd/slashd/internal/store"
 )
 
-// memberView is what deciding access for one member of one guild needs,
-// read once per request.
+// memberView is what deciding access for one user where they are needs,
+// read once per request: in a guild, its snapshot and their membership;
+// in a DM or group DM, that channel (snap, roles and member are then
+// empty). Either way, the apps the user installed to their account.
 type memberView struct {
 	snap     store.Snapshot
 	roles    guild.Roles
 	channels map[snowflake.ID]guild.Channel
 	member   guild.Member
 	user     store.User
+
+	private  *privateChannel       // nil in guilds
+	userApps map[snowflake.ID]bool // apps the user installed to their account
+	// botShares: in a DM with an app's bot, whether the bot shares a
+	// guild with the user (the app's guild installs reach the DM then).
+	botShares map[snowflake.ID]bool
+}
+
+// privateChannel is a DM or group DM with its participants.
+type privateChannel struct {
+	channel    guild.Channel // id, type (guild.ChannelDM or ChannelGroupDM), name
+	ownerID    snowflake.ID  // group DMs
+	recipients []store.User  // every participant, the viewer included
+}
+
+// has reports whether user id takes part in the channel.
+func (p *privateChannel) has(id snowflake.ID) bool {
+	return slices.ContainsFunc(p.recipients, func(u store.User) bool { return u.ID == id })
+}
+
+// where is the interaction context of app's commands for the viewer:
+// GUILD in a guild, BOT_DM in a DM with the app's bot, PRIVATE_CHANNEL in
+// any other DM or group DM.
+func (v memberView) where(appID snowflake.ID) int {
+	switch {
+	case v.private == nil:
+		return command.ContextGuild
+	case v.private.channel.Type == guild.ChannelDM && v.private.has(appID):
+		return command.ContextBotDM
+	}
+	return command.ContextPrivateChannel
+}
+
+// apps lists the apps whose commands may reach the viewer, by id: in a
+// guild, those installed there; in a DM with an app's bot, that app when
+// the bot shares a guild with the user; and the user's own installs.
+func (v memberView) apps() []snowflake.ID {
+	var ids []snowflake.ID
+	if v.private == nil {
+		for _, inst := range v.snap.Installations {
+			if v.installed(inst.ApplicationID) {
+				ids = append(ids, inst.ApplicationID)
+			}
+		}
+	}
+	for id, ok := range v.botShares {
+		if ok {
+			ids = append(ids, id)
+		}
+	}
+	for id := range v.userApps {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
 }
 
 // errNotMember: the user is not in the guild.
@@ -55,8 +113,13 @@ func (s *Server) loadMemberView(ctx context.Context, guildID, userID snowflake.I
 	return v, nil
 }
 
-// installed reports whether app may have commands in the guild.
+// installed reports whether app may have commands in the guild through
+// its installation there; in a DM with its bot, whether the bot shares a
+// guild with the user.
 func (v memberView) installed(appID snowflake.ID) bool {
+	if v.private != nil {
+		return v.where(appID) == command.ContextBotDM && v.botShares[appID]
+	}
 	for _, inst := range v.snap.Installations {
 		if inst.ApplicationID == appID && (inst.HasScope("applications.commands") || inst.HasScope("bot")) {
 			return true
@@ -69,7 +132,10 @@ func (v memberView) installed(appID snowflake.ID) bool {
 // guild-wide check, where no channel-specific overwrite applies) for app.
 func (v memberView) context(ch guild.Channel, appID snowflake.ID) access.Context {
 	ctx := access.Context{Guild: v.snap.Guild, Roles: v.roles, Member: v.member, Adult: v.user.Adult,
-		Channel: ch, Installed: v.installed(appID)}
+		Channel: ch, Where: v.where(appID), Installed: v.installed(appID), UserInstalled: v.userApps[appID]}
+	if v.private != nil {
+		ctx.Member.UserID = v.user.ID
+	}
 	if guild.IsThread(ch.Type) {
 		if p, ok := v.channels[ch.ParentID]; ok {
 			ctx.Parent = &p
@@ -93,6 +159,9 @@ func (v memberView) permissionsIn(ch guild.Channel) guild.Permissions {
 // permissionsOf is member m's permissions in channel ch (a thread: its
 // parent's).
 func (v memberView) permissionsOf(m guild.Member, ch guild.Channel) guild.Permissions {
+	if v.private != nil {
+		return guild.DMPermissions
+	}
 	if guild.IsThread(ch.Type) {
 		if p, ok := v.channels[ch.ParentID]; ok {
 			ch = p
@@ -119,22 +188,26 @@ type appCommands struct {
 func (ac appCommands) embedded() bool { return ac.app.Flags&command.ApplicationFlagEmbedded != 0 }
 
 // loadAppCommands reads an app's guild and global commands and its
-// permission lists in the guild. A guild command shadows a global one of
+// permission lists in the guild (guildID 0: its global commands only). A guild command shadows a global one of
 // the same type and name.
 func (s *Server) loadAppCommands(ctx context.Context, appID, guildID snowflake.ID) (appCommands, error) {
 	app, err := s.store.Application(ctx, appID)
 	if err != nil {
 		return appCommands{}, err
 	}
-	local, err := s.store.RawCommands(ctx, command.Scope{ApplicationID: appID, GuildID: guildID})
-	if err != nil {
-		return appCommands{}, err
+	var local []store.RawCommand
+	var lists []command.GuildPermissions
+	if guildID != 0 { // outside guilds: global commands, no permission lists
+		local, err = s.store.RawCommands(ctx, command.Scope{ApplicationID: appID, GuildID: guildID})
+		if err != nil {
+			return appCommands{}, err
+		}
+		lists, err = s.store.GuildPermissions(ctx, appID, guildID)
+		if err != nil {
+			return appCommands{}, err
+		}
 	}
 	global, err := s.store.RawCommands(ctx, command.Scope{ApplicationID: appID})
-	if err != nil {
-		return appCommands{}, err
-	}
-	lists, err := s.store.GuildPermissions(ctx, appID, guildID)
 	if err != nil {
 		return appCommands{}, err
 	}
