@@ -100,9 +100,14 @@ var decideCases = []decideCase{
 	{name: "bot DM, dm_permission false (contexts null)", rule: RuleContextNotBotDM, user: uPlain, reason: "default contexts [0]",
 		setup: func(in *Input) { f := false; in.Where, in.Command.DMPermission = command.ContextBotDM, &f }},
 	{name: "bot DM, contexts [0,2]", rule: RuleContextNotBotDM, user: uPlain, reason: "contexts [0 2] lack BOT_DM (1)",
-		setup: func(in *Input) { in.Where, in.UserInstalled, in.Command.Contexts = command.ContextBotDM, true, []int{0, 2} }},
+		setup: func(in *Input) {
+			in.Where, in.UserInstalled, in.Command.Contexts = command.ContextBotDM, true, []int{0, 2}
+		}},
 	{name: "bot DM, contexts set: dm_permission false is not read", rule: RuleBotDM, allowed: true, user: uPlain,
-		setup: func(in *Input) { f := false; in.Where, in.Command.DMPermission, in.Command.Contexts = command.ContextBotDM, &f, []int{1} }},
+		setup: func(in *Input) {
+			f := false
+			in.Where, in.Command.DMPermission, in.Command.Contexts = command.ContextBotDM, &f, []int{1}
+		}},
 	{name: "bot DM, guild command never", rule: RuleNotInstalled, user: uPlain, reason: "not available outside guild",
 		setup: func(in *Input) { in.Where, in.UserInstalled, in.Command.GuildID = command.ContextBotDM, true, gID }},
 	{name: "bot DM, shared guild, command [1] without user install", rule: RuleIntegrationNotGuildInstall, user: uPlain,
@@ -124,7 +129,9 @@ var decideCases = []decideCase{
 		reason: "default contexts [0 1] lack PRIVATE_CHANNEL (2)",
 		setup:  func(in *Input) { in.Where, in.UserInstalled = command.ContextPrivateChannel, true }},
 	{name: "private channel, contexts [2], command [0]", rule: RuleIntegrationNotUserInstall, user: uPlain,
-		setup: func(in *Input) { in.Where, in.UserInstalled, in.Command.Contexts = command.ContextPrivateChannel, true, []int{2} }},
+		setup: func(in *Input) {
+			in.Where, in.UserInstalled, in.Command.Contexts = command.ContextPrivateChannel, true, []int{2}
+		}},
 	{name: "private channel, contexts [0,1]", rule: RuleContextNotPrivateChannel, user: uPlain,
 		setup: func(in *Input) {
 			in.Where, in.UserInstalled = command.ContextPrivateChannel, true
