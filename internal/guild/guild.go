@@ -96,7 +96,9 @@ type Member struct {
 // Channel types (real service values).
 const (
 	ChannelText               = 0
+	ChannelDM                 = 1 // a DM between two users: outside guilds
 	ChannelVoice              = 2
+	ChannelGroupDM            = 3 // a DM between several users: outside guilds
 	ChannelCategory           = 4
 	ChannelAnnouncement       = 5
 	ChannelAnnouncementThread = 10

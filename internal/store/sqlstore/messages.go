@@ -30,10 +30,11 @@ func scanMessage(row scanner) (store.Message, error) {
 	return m, nil
 }
 
-// CreateMessage inserts a message into an existing channel.
+// CreateMessage inserts a message into an existing channel, a guild's or
+// a private one.
 func (s *Store) CreateMessage(ctx context.Context, m store.Message) error {
 	return s.Tx(ctx, func(tx *sql.Tx) error {
-		if err := s.mustExist(ctx, tx, "channel", "channels", m.ChannelID); err != nil {
+		if err := s.channelExists(ctx, tx, m.ChannelID); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
@@ -52,7 +53,7 @@ func messageArgs(m store.Message) []any {
 
 // putMessage inserts a message or replaces the one with its id whole.
 func (s *Store) putMessage(ctx context.Context, tx *sql.Tx, m store.Message) error {
-	if err := s.mustExist(ctx, tx, "channel", "channels", m.ChannelID); err != nil {
+	if err := s.channelExists(ctx, tx, m.ChannelID); err != nil {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
