@@ -109,12 +109,6 @@ const (
 	ChannelMedia              = 16
 )
 
-// Private channel types (real service values): outside guilds.
-const (
-	ChannelDM      = 1
-	ChannelGroupDM = 3
-)
-
 // DMPermissions is what a participant may do in a DM or group DM: the
 // text permissions, without the moderation ones (there is no guild).
 const DMPermissions = AddReactions | ViewChannel | SendMessages | EmbedLinks | AttachFiles | ReadMessageHistory |
