@@ -236,12 +236,16 @@ func (s *Server) loadAppCommands(ctx context.Context, appID, guildID snowflake.I
 }
 
 // invokerChannel reads the channel an invocation names (guildID, when
-// given, must be its guild) and the user's view of its guild; the user
-// must be a member who can see the channel.
+// given, must be its guild) and the user's view of where it is: in a
+// guild, the user must be a member who can see the channel; a DM or group
+// DM, they must take part in.
 func (s *Server) invokerChannel(ctx context.Context, user, channelID, guildID snowflake.ID) (guild.Channel, memberView, error) {
 	ch, err := s.store.Channel(ctx, channelID)
+	if errors.Is(err, store.ErrNotFound) {
+		return s.privateView(ctx, user, channelID, guildID)
+	}
 	if err != nil {
-		return guild.Channel{}, memberView{}, notFoundAs(err, errUnknownChannel)
+		return guild.Channel{}, memberView{}, err
 	}
 	if guildID != 0 && guildID != ch.GuildID {
 		return guild.Channel{}, memberView{}, errUnknownChannel
@@ -256,5 +260,84 @@ func (s *Server) invokerChannel(ctx context.Context, user, channelID, guildID sn
 	if !view.canView(ch) {
 		return guild.Channel{}, memberView{}, errMissingAccess
 	}
+	if view.userApps, err = s.userApps(ctx, user); err != nil {
+		return guild.Channel{}, memberView{}, err
+	}
 	return ch, view, nil
+}
+
+// privateView is invokerChannel for a DM or group DM: the channel (as a
+// guild.Channel of its type, outside any guild), its participants, the
+// user's installed apps and, in a DM with an app's bot, whether that bot
+// shares a guild with the user.
+func (s *Server) privateView(ctx context.Context, user, channelID, guildID snowflake.ID) (guild.Channel, memberView, error) {
+	pc, err := s.store.PrivateChannel(ctx, channelID)
+	if err != nil {
+		return guild.Channel{}, memberView{}, notFoundAs(err, errUnknownChannel)
+	}
+	if guildID != 0 {
+		return guild.Channel{}, memberView{}, errUnknownChannel
+	}
+	if !pc.HasRecipient(user) {
+		return guild.Channel{}, memberView{}, errMissingAccess
+	}
+	ch := guild.Channel{ID: pc.ID, Type: pc.Type, Name: pc.Name}
+	view := memberView{private: &privateChannel{channel: ch, ownerID: pc.OwnerID},
+		channels: map[snowflake.ID]guild.Channel{ch.ID: ch}}
+	for _, id := range pc.Recipients {
+		u, err := s.store.User(ctx, id)
+		if err != nil {
+			return guild.Channel{}, memberView{}, fmt.Errorf("participant %d of channel %d: %w", id, pc.ID, err)
+		}
+		view.private.recipients = append(view.private.recipients, u)
+		if id == user {
+			view.user = u
+		}
+	}
+	if pc.Type == guild.ChannelDM {
+		for _, u := range view.private.recipients {
+			if u.Bot && u.ID != user {
+				shares, err := s.sharesGuild(ctx, user, u.ID)
+				if err != nil {
+					return guild.Channel{}, memberView{}, err
+				}
+				view.botShares = map[snowflake.ID]bool{u.ID: shares}
+			}
+		}
+	}
+	if view.userApps, err = s.userApps(ctx, user); err != nil {
+		return guild.Channel{}, memberView{}, err
+	}
+	return ch, view, nil
+}
+
+// sharesGuild reports whether two users are members of a guild in common.
+func (s *Server) sharesGuild(ctx context.Context, a, b snowflake.ID) (bool, error) {
+	ga, err := s.store.MemberGuilds(ctx, a)
+	if err != nil {
+		return false, err
+	}
+	gb, err := s.store.MemberGuilds(ctx, b)
+	if err != nil {
+		return false, err
+	}
+	for _, g := range ga {
+		if slices.ContainsFunc(gb, func(h store.Guild) bool { return h.ID == g.ID }) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// userApps is the set of apps the user installed to their account.
+func (s *Server) userApps(ctx context.Context, user snowflake.ID) (map[snowflake.ID]bool, error) {
+	ins, err := s.store.UserInstallations(ctx, user)
+	if err != nil {
+		return nil, fmt.Errorf("installations of user %d: %w", user, err)
+	}
+	out := make(map[snowflake.ID]bool, len(ins))
+	for _, in := range ins {
+		out[in.ApplicationID] = true
+	}
+	return out, nil
 }
