@@ -363,3 +363,69 @@ func TestContextAgeRestrictedAndGuildCommands(t *testing.T) {
 		}
 	}
 }
+
+// An app reached only through the user's install (not installed where it
+// is used): its answers are ephemeral where the user lacks
+// USE_EXTERNAL_APPS, and it may create 5 follow-ups per interaction
+// (40094 after); a guild-installed app is limited by neither.
+func TestUserInstallOnlyAnswers(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	w := newContextWorld(t, e, true)
+	w.installForUser()
+	var token string
+	w.answerWith(func(i *interactions.Interaction) (interactions.Response, error) {
+		token = i.Token
+		return interactions.Message("hello"), nil
+	})
+	bare := w.places[1] // the guild without the app
+	if bare.name != "guild without the app" {
+		t.Fatalf("places: %+v", w.places)
+	}
+	run := func(p place, name string) (int, string) {
+		t.Helper()
+		r := w.invokeAt(p, w.cmds[name])
+		wantStatus(t, r, 200)
+		var a struct {
+			Resource struct {
+				Message struct {
+					Flags int `json:"flags"`
+				} `json:"message"`
+			} `json:"resource"`
+		}
+		if err := json.Unmarshal(r.Body, &a); err != nil {
+			t.Fatal(err)
+		}
+		return a.Resource.Message.Flags, token
+	}
+
+	if flags, _ := run(bare, "i1-c012"); flags&64 != 0 {
+		t.Errorf("with USE_EXTERNAL_APPS the answer is ephemeral (flags %d)", flags)
+	}
+	// The guild takes USE_EXTERNAL_APPS (1<<50) from @everyone in the channel.
+	adminDo(t, e, "PATCH", "/guilds/"+bare.guild+"/channels/"+bare.channel, jsonObj{"permission_overwrites": []jsonObj{
+		{"id": bare.guild, "type": 0, "allow": "0", "deny": "1125899906842624"}}}, 200)
+	flags, tok := run(bare, "i1-c012")
+	if flags&64 == 0 {
+		t.Errorf("without USE_EXTERNAL_APPS the answer is public (flags %d)", flags)
+	}
+	hook := "/api/v10/webhooks/" + w.app + "/" + tok
+	for i := range 5 {
+		r := w.e.Do("POST", hook, "", jsonObj{"content": fmt.Sprint("follow-up ", i)})
+		wantStatus(t, r, 200)
+		if f := int(decodeObj(t, r)["flags"].(float64)); f&64 == 0 {
+			t.Errorf("follow-up %d is public (flags %d)", i, f)
+		}
+	}
+	wantError(t, w.e.Do("POST", hook, "", jsonObj{"content": "one too many"}), 400,
+		apiError(40094, "This interaction has hit the maximum number of follow up messages"))
+
+	// The guild-installed app in its own guild: no limit, public.
+	flags, tok = run(w.places[0], "i0-c012")
+	if flags&64 != 0 {
+		t.Errorf("guild install: ephemeral answer (flags %d)", flags)
+	}
+	for i := range 7 {
+		wantStatus(t, w.e.Do("POST", "/api/v10/webhooks/"+w.app+"/"+tok, "", jsonObj{"content": fmt.Sprint("more ", i)}), 200)
+	}
+}

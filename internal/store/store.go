@@ -496,6 +496,12 @@ type Messages interface {
 	// fn's error aborts and is returned as is; ErrNotFound if unknown. Of
 	// concurrent answers each sees the one committed before it.
 	AnswerInteraction(ctx context.Context, id snowflake.ID, fn func(Interaction) (Answer, error)) (Interaction, error)
+	// CreateFollowup inserts m, a follow-up message of interaction id, and
+	// counts it against the interaction, in one transaction. With limit >
+	// 0, an interaction that already created limit follow-ups gets no more
+	// (ErrConflict); concurrent follow-ups are counted one by one.
+	// ErrNotFound for an unknown interaction or channel.
+	CreateFollowup(ctx context.Context, id snowflake.ID, limit int, m Message) error
 	// DeleteInteractionsBefore forgets interactions created before t (their
 	// messages stay) and returns how many.
 	DeleteInteractionsBefore(ctx context.Context, t time.Time) (int64, error)

@@ -469,6 +469,11 @@ func (w *wrapper) AnswerInteraction(a0 context.Context, a1 snowflake.ID, a2 func
 	return w.Store.AnswerInteraction(a0, a1, a2)
 }
 
+func (w *wrapper) CreateFollowup(a0 context.Context, a1 snowflake.ID, a2 int, a3 store.Message) error {
+	defer w.observe("CreateFollowup", time.Now())
+	return w.Store.CreateFollowup(a0, a1, a2, a3)
+}
+
 func (w *wrapper) DeleteInteractionsBefore(a0 context.Context, a1 time.Time) (int64, error) {
 	defer w.observe("DeleteInteractionsBefore", time.Now())
 	return w.Store.DeleteInteractionsBefore(a0, a1)
