@@ -38,6 +38,22 @@ type Application struct {
 	// InteractionsEndpointURL receives the app's interactions, signed;
 	// empty: they go over the gateway.
 	InteractionsEndpointURL string
+	// InstallParams are the default install settings of the supported
+	// installation contexts (integration_types_config's
+	// oauth2_install_params), by integration type; a supported type
+	// without an entry has none. Nil: none for any.
+	InstallParams map[int]InstallParams
+	// Discoverable: discovery is enabled (the app is listed in the App
+	// Directory), so it may have no age-restricted command.
+	Discoverable bool
+}
+
+// InstallParams are an installation context's default install settings:
+// the scopes of its install link and, with bot, the bot role's
+// permissions.
+type InstallParams struct {
+	Scopes      []string
+	Permissions guild.Permissions
 }
 
 // AppCounts are an application's approximate counts.
@@ -65,6 +81,18 @@ type Installation struct {
 	ApplicationID snowflake.ID
 	Scopes        []string
 	CreatedAt     time.Time
+}
+
+// UserInstallation records that a user installed an app to their account
+// (OAuth2 integration_type=1 with applications.commands, or the admin
+// API).
+type UserInstallation struct {
+	UserID        snowflake.ID
+	ApplicationID snowflake.ID
+	Scopes        []string
+	CreatedAt     time.Time
+	// GrantID is the OAuth2 grant that installed it (0: the admin API).
+	GrantID snowflake.ID
 }
 
 // HasScope reports whether the installation granted scope.
@@ -128,9 +156,8 @@ type Store interface {
 	Application(ctx context.Context, id snowflake.ID) (Application, error)
 	CountApplications(ctx context.Context) (int, error)
 	// ApplicationCounts are an app's approximate counts: the guilds it is
-	// installed in, the users who installed it for themselves (a live
-	// grant without a guild carrying applications.commands) and the users
-	// holding any live grant to it.
+	// installed in, the users who installed it to their accounts (user
+	// installations) and the users holding any live grant to it.
 	ApplicationCounts(ctx context.Context, appID snowflake.ID) (AppCounts, error)
 	CreateUser(ctx context.Context, u User) error
 	User(ctx context.Context, id snowflake.ID) (User, error)
@@ -221,6 +248,31 @@ type World interface {
 	// SetApplicationFlags replaces an app's flags; ErrNotFound for an
 	// unknown app.
 	SetApplicationFlags(ctx context.Context, appID snowflake.ID, flags uint64) error
+	// SetIntegrationTypes replaces the installation contexts an app
+	// supports with their default install settings (params: by type,
+	// types without an entry have none); ErrNotFound for an unknown app.
+	// Commands and installations of a type taken away are kept.
+	SetIntegrationTypes(ctx context.Context, appID snowflake.ID, types []int, params map[int]InstallParams) error
+	// SetDiscoverable turns an app's discovery on or off; ErrNotFound for
+	// an unknown app. Turning it on is ErrConflict while the app has an
+	// age-restricted (nsfw) command in any scope, checked in the same
+	// transaction.
+	SetDiscoverable(ctx context.Context, appID snowflake.ID, on bool) error
+
+	// User installations: apps installed to users' accounts.
+	// UserInstallations lists a user's, by app id (empty for an unknown
+	// user); UserInstallation reads one (ErrNotFound if not installed).
+	// InstallForUser adds or replaces one (ErrNotFound: unknown user or
+	// app); UninstallForUser removes one (ErrNotFound if not installed).
+	// Deleting the user or the app deletes theirs; revoking the grant that
+	// installed one (GrantID) uninstalls it, unless another live grant of
+	// the user to the app installed it too (a grant without a guild
+	// carrying applications.commands): the installation then is that
+	// grant's.
+	UserInstallations(ctx context.Context, userID snowflake.ID) ([]UserInstallation, error)
+	UserInstallation(ctx context.Context, userID, appID snowflake.ID) (UserInstallation, error)
+	InstallForUser(ctx context.Context, in UserInstallation) error
+	UninstallForUser(ctx context.Context, userID, appID snowflake.ID) error
 
 	// Private channels: DMs and group DMs (PrivateChannel), outside
 	// guilds. Their messages are Messages with GuildID 0.
@@ -323,7 +375,9 @@ type OAuth interface {
 	// (prompt=none looks for one that already covers a request).
 	Grants(ctx context.Context, appID, userID snowflake.ID) ([]Grant, error)
 	// RevokeGrant deletes the grant with its codes, access and refresh
-	// tokens, in one transaction; ErrNotFound if there is no such grant.
+	// tokens, in one transaction, and uninstalls the user installation it
+	// made (see World.UserInstallations); ErrNotFound if there is no such
+	// grant.
 	RevokeGrant(ctx context.Context, id snowflake.ID) error
 
 	// Authorization codes: single use. UseCode marks the code used and
@@ -442,6 +496,12 @@ type Messages interface {
 	// fn's error aborts and is returned as is; ErrNotFound if unknown. Of
 	// concurrent answers each sees the one committed before it.
 	AnswerInteraction(ctx context.Context, id snowflake.ID, fn func(Interaction) (Answer, error)) (Interaction, error)
+	// CreateFollowup inserts m, a follow-up message of interaction id, and
+	// counts it against the interaction, in one transaction. With limit >
+	// 0, an interaction that already created limit follow-ups gets no more
+	// (ErrConflict); concurrent follow-ups are counted one by one.
+	// ErrNotFound for an unknown interaction or channel.
+	CreateFollowup(ctx context.Context, id snowflake.ID, limit int, m Message) error
 	// DeleteInteractionsBefore forgets interactions created before t (their
 	// messages stay) and returns how many.
 	DeleteInteractionsBefore(ctx context.Context, t time.Time) (int64, error)

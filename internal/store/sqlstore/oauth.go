@@ -193,7 +193,8 @@ func scanGrant(row interface{ Scan(...any) error }) (store.Grant, error) {
 }
 
 // RevokeGrant deletes a grant with its codes, refresh tokens and access
-// tokens in one transaction.
+// tokens in one transaction, and uninstalls the user installation it
+// made (uninstallGrant).
 func (s *Store) RevokeGrant(ctx context.Context, id snowflake.ID) error {
 	if id == 0 {
 		// grant_id 0 tags the tokens no grant issued: never delete by it.
@@ -201,6 +202,9 @@ func (s *Store) RevokeGrant(ctx context.Context, id snowflake.ID) error {
 	}
 	return s.Tx(ctx, func(tx *sql.Tx) error {
 		if err := s.mustExist(ctx, tx, "grant", "oauth_grants", id); err != nil {
+			return err
+		}
+		if err := uninstallGrant(ctx, tx, id); err != nil {
 			return err
 		}
 		for _, q := range []string{

@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -227,10 +226,11 @@ func (s *Store) CreateApplication(ctx context.Context, app store.Application, bo
 			return s.formatError(err)
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO applications
-			(id, name, owner_id, flags, integration_types, client_secret_hash, public_key, private_key, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+			(id, name, owner_id, flags, integration_types, client_secret_hash, public_key, private_key, created_at,
+			install_params, discoverable)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
 			id64(app.ID), app.Name, id64(app.OwnerID), int64(app.Flags), string(its), app.ClientSecretHash,
-			app.PublicKey, privateKey, unix(app.CreatedAt))
+			app.PublicKey, privateKey, unix(app.CreatedAt), encodeInstallParams(app.InstallParams), boolInt(app.Discoverable))
 		if err != nil {
 			return fmt.Errorf("insert application %d: %w", app.ID, s.formatError(err))
 		}
@@ -248,7 +248,7 @@ func (s *Store) Application(ctx context.Context, id snowflake.ID) (store.Applica
 }
 
 const applicationColumns = `id, name, owner_id, flags, integration_types, client_secret_hash,
-	public_key, private_key, created_at, interactions_endpoint_url`
+	public_key, private_key, created_at, interactions_endpoint_url, install_params, discoverable`
 
 // scanner is a *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
@@ -260,15 +260,23 @@ func scanApplication(row scanner) (store.Application, error) {
 		flags      int64
 		its        string
 		created    int64
+		params     string
+		discover   int
 	)
 	if err := row.Scan(&appID, &a.Name, &own, &flags, &its, &a.ClientSecretHash, &a.PublicKey, &a.PrivateKey, &created,
-		&a.InteractionsEndpointURL); err != nil {
+		&a.InteractionsEndpointURL, &params, &discover); err != nil {
 		return a, err
 	}
 	a.ID, a.OwnerID, a.Flags, a.CreatedAt = snowflake.ID(appID), snowflake.ID(own), uint64(flags), fromUnix(created)
+	a.Discoverable = discover != 0
 	if err := json.Unmarshal([]byte(its), &a.IntegrationTypes); err != nil {
 		return a, fmt.Errorf("application %d integration types: %w", a.ID, err)
 	}
+	p, err := decodeInstallParams(params)
+	if err != nil {
+		return a, fmt.Errorf("application %d install params: %w", a.ID, err)
+	}
+	a.InstallParams = p
 	return a, nil
 }
 
@@ -305,38 +313,19 @@ func (s *Store) CountApplications(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// ApplicationCounts counts the guilds an app is installed in and the
-// users holding live grants to it (those without a guild that carry
-// applications.commands are user installs).
+// ApplicationCounts counts the guilds an app is installed in, the users
+// who installed it to their accounts and the users holding live grants
+// to it.
 func (s *Store) ApplicationCounts(ctx context.Context, appID snowflake.ID) (store.AppCounts, error) {
 	var c store.AppCounts
-	if err := s.queryRow(ctx, `SELECT COUNT(*) FROM installations WHERE application_id = $1`, id64(appID)).
-		Scan(&c.Guilds); err != nil {
-		return c, fmt.Errorf("count installations of app %d: %w", appID, err)
-	}
-	rows, err := s.query(ctx, `SELECT user_id, scopes, guild_id FROM oauth_grants WHERE application_id = $1`, id64(appID))
+	err := s.queryRow(ctx, `SELECT
+		(SELECT COUNT(*) FROM installations WHERE application_id = $1),
+		(SELECT COUNT(*) FROM user_installations WHERE application_id = $1),
+		(SELECT COUNT(DISTINCT user_id) FROM oauth_grants WHERE application_id = $1)`, id64(appID)).
+		Scan(&c.Guilds, &c.UserInstalls, &c.UserAuthorizations)
 	if err != nil {
-		return c, fmt.Errorf("list grants of app %d: %w", appID, err)
+		return c, fmt.Errorf("count installations and grants of app %d: %w", appID, err)
 	}
-	defer rows.Close()
-	authorized, installed := map[int64]bool{}, map[int64]bool{}
-	for rows.Next() {
-		var (
-			user, guildID int64
-			scopes        string
-		)
-		if err := rows.Scan(&user, &scopes, &guildID); err != nil {
-			return c, fmt.Errorf("read grant of app %d: %w", appID, err)
-		}
-		authorized[user] = true
-		if guildID == 0 && slices.Contains(splitScopes(scopes), "applications.commands") {
-			installed[user] = true
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return c, fmt.Errorf("list grants of app %d: %w", appID, err)
-	}
-	c.UserAuthorizations, c.UserInstalls = len(authorized), len(installed)
 	return c, nil
 }
 

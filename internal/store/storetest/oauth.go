@@ -32,16 +32,20 @@ func testOAuth(t *testing.T, open func(t *testing.T) store.Store) {
 }
 
 // testApplicationCounts: guilds count installations; users count live
-// grants, once per user; user installs are grants without a guild that
-// carry applications.commands; revoking a grant takes its user out.
+// grants, once per user; user installs count user installations;
+// revoking a grant takes its user out.
 func testApplicationCounts(t *testing.T, open func(t *testing.T) store.Store) {
 	f := oauthFixture(t, open)
 	f.grant(t, grantID, appID, aliceID, "identify", "applications.commands")
+	must(t, f.s.InstallForUser(f.ctx, store.UserInstallation{UserID: aliceID, ApplicationID: appID,
+		Scopes: []string{"applications.commands"}, GrantID: grantID, CreatedAt: ms(1_700_000_000_000)}))
 	f.grant(t, grant2ID, appID, aliceID, "identify")
 	guildGrant := store.Grant{ID: 502, ApplicationID: appID, UserID: ownerID, Scopes: []string{"bot", "applications.commands"},
 		GuildID: guildID, CreatedAt: ms(1_700_000_000_000)}
 	must(t, f.s.CreateGrant(f.ctx, guildGrant))
-	f.grant(t, 503, otherAppID, ownerID, "applications.commands")
+	// The admin API installs without a grant.
+	must(t, f.s.InstallForUser(f.ctx, store.UserInstallation{UserID: ownerID, ApplicationID: otherAppID,
+		Scopes: []string{"applications.commands"}, CreatedAt: ms(1_700_000_000_000)}))
 	check := func(when string, app snowflake.ID, want store.AppCounts) {
 		t.Helper()
 		got, err := f.s.ApplicationCounts(f.ctx, app)
@@ -50,7 +54,7 @@ func testApplicationCounts(t *testing.T, open func(t *testing.T) store.Store) {
 		}
 	}
 	check("fixture", appID, store.AppCounts{Guilds: 2, UserInstalls: 1, UserAuthorizations: 2})
-	check("fixture", otherAppID, store.AppCounts{Guilds: 2, UserInstalls: 1, UserAuthorizations: 1})
+	check("fixture", otherAppID, store.AppCounts{Guilds: 2, UserInstalls: 1, UserAuthorizations: 0})
 	check("unknown app", 999, store.AppCounts{})
 	must(t, f.s.RevokeGrant(f.ctx, grantID))
 	must(t, f.s.Uninstall(f.ctx, guild2ID, appID))

@@ -28,6 +28,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Permissions", func(t *testing.T) { testPermissions(t, open) })
 	t.Run("World", func(t *testing.T) { testWorld(t, open) })
 	t.Run("OAuth", func(t *testing.T) { testOAuth(t, open) })
+	t.Run("InstallContexts", func(t *testing.T) { testInstallContexts(t, open) })
 	t.Run("RateLimits", func(t *testing.T) { testRateLimits(t, open) })
 	t.Run("Messages", func(t *testing.T) { testMessages(t, open) })
 	t.Run("PrivateChannels", func(t *testing.T) { testPrivateChannels(t, open) })
@@ -108,6 +109,8 @@ func newApp(id snowflake.ID) (store.Application, store.User) {
 		OwnerID:          ownerID,
 		Flags:            1 << 17,
 		IntegrationTypes: []int{0, 1},
+		InstallParams: map[int]store.InstallParams{0: {Scopes: []string{"applications.commands", "bot"}, Permissions: 2048},
+			1: {Scopes: []string{"applications.commands"}}},
 		ClientSecretHash: []byte{0xde, 0xad, 0xbe, 0xef, byte(id)},
 		PublicKey:        "0123456789abcdef",
 		PrivateKey:       []byte{1, 2, 3, byte(id)},

@@ -242,6 +242,36 @@ func (w *wrapper) SetApplicationFlags(a0 context.Context, a1 snowflake.ID, a2 ui
 	return w.Store.SetApplicationFlags(a0, a1, a2)
 }
 
+func (w *wrapper) SetIntegrationTypes(a0 context.Context, a1 snowflake.ID, a2 []int, a3 map[int]store.InstallParams) error {
+	defer w.observe("SetIntegrationTypes", time.Now())
+	return w.Store.SetIntegrationTypes(a0, a1, a2, a3)
+}
+
+func (w *wrapper) SetDiscoverable(a0 context.Context, a1 snowflake.ID, a2 bool) error {
+	defer w.observe("SetDiscoverable", time.Now())
+	return w.Store.SetDiscoverable(a0, a1, a2)
+}
+
+func (w *wrapper) UserInstallations(a0 context.Context, a1 snowflake.ID) ([]store.UserInstallation, error) {
+	defer w.observe("UserInstallations", time.Now())
+	return w.Store.UserInstallations(a0, a1)
+}
+
+func (w *wrapper) UserInstallation(a0 context.Context, a1 snowflake.ID, a2 snowflake.ID) (store.UserInstallation, error) {
+	defer w.observe("UserInstallation", time.Now())
+	return w.Store.UserInstallation(a0, a1, a2)
+}
+
+func (w *wrapper) InstallForUser(a0 context.Context, a1 store.UserInstallation) error {
+	defer w.observe("InstallForUser", time.Now())
+	return w.Store.InstallForUser(a0, a1)
+}
+
+func (w *wrapper) UninstallForUser(a0 context.Context, a1 snowflake.ID, a2 snowflake.ID) error {
+	defer w.observe("UninstallForUser", time.Now())
+	return w.Store.UninstallForUser(a0, a1, a2)
+}
+
 func (w *wrapper) OpenDM(a0 context.Context, a1 store.PrivateChannel) (store.PrivateChannel, bool, error) {
 	defer w.observe("OpenDM", time.Now())
 	return w.Store.OpenDM(a0, a1)
@@ -437,6 +467,11 @@ func (w *wrapper) AnswerInteraction(a0 context.Context, a1 snowflake.ID, a2 func
 	error)) (store.Interaction, error) {
 	defer w.observe("AnswerInteraction", time.Now())
 	return w.Store.AnswerInteraction(a0, a1, a2)
+}
+
+func (w *wrapper) CreateFollowup(a0 context.Context, a1 snowflake.ID, a2 int, a3 store.Message) error {
+	defer w.observe("CreateFollowup", time.Now())
+	return w.Store.CreateFollowup(a0, a1, a2, a3)
 }
 
 func (w *wrapper) DeleteInteractionsBefore(a0 context.Context, a1 time.Time) (int64, error) {
