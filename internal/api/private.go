@@ -212,7 +212,7 @@ func (s *Server) privateChannelObject(ctx context.Context, c store.PrivateChanne
 // channel the caller takes part in.
 type chatTarget struct {
 	channel guild.Channel // a guild channel (private nil)
-	view    memberView
+	view    memberView    // in a private channel, its participants (view.private)
 	private *store.PrivateChannel
 	user    store.User // the caller
 }
@@ -228,29 +228,21 @@ func (t chatTarget) id() snowflake.ID {
 // chatChannel reads the path's channel for the token's user (a client
 // token's, or a bot token's bot user): a guild channel they can see
 // (else Missing Access), or a private channel they take part in (else
-// Missing Access); an id that is neither is Unknown Channel.
+// Missing Access); an id that is neither is Unknown Channel
+// (invokerChannel).
 func (s *Server) chatChannel(r *http.Request) (chatTarget, error) {
 	ch, view, err := s.channelForUser(r)
-	if err == nil {
-		return chatTarget{channel: ch, view: view, user: view.user}, nil
-	}
-	if !errors.Is(err, errUnknownChannel) {
+	if err != nil {
 		return chatTarget{}, err
 	}
-	id, _ := pathID(r, "channel_id") // channelForUser parsed it
-	c, err := s.store.PrivateChannel(r.Context(), id)
-	if err != nil {
-		return chatTarget{}, notFoundAs(err, errUnknownChannel)
+	if view.private == nil {
+		return chatTarget{channel: ch, view: view, user: view.user}, nil
 	}
-	me := principalFrom(r.Context()).Token.UserID
-	if !c.HasRecipient(me) {
-		return chatTarget{}, errMissingAccess
+	pc := store.PrivateChannel{ID: ch.ID, Type: ch.Type, Name: ch.Name, OwnerID: view.private.ownerID}
+	for _, u := range view.private.recipients {
+		pc.Recipients = append(pc.Recipients, u.ID)
 	}
-	u, err := s.store.User(r.Context(), me)
-	if err != nil {
-		return chatTarget{}, notFoundAs(err, errUnauthorized)
-	}
-	return chatTarget{private: &c, user: u}, nil
+	return chatTarget{view: view, private: &pc, user: view.user}, nil
 }
 
 // mayPostPrivate checks that the caller may post in their private
@@ -258,49 +250,20 @@ func (s *Server) chatChannel(r *http.Request) (chatTarget, error) {
 // (the real service's 50278); people message each other freely (slashd
 // has no friends lists or privacy settings).
 func (s *Server) mayPostPrivate(ctx context.Context, t chatTarget) error {
-	c := t.private
-	if c.Type != guild.ChannelDM {
+	if t.private.Type != guild.ChannelDM {
 		return nil
 	}
-	others := c.Others(t.user.ID)
-	if len(others) != 1 {
-		return nil
-	}
-	other, err := s.store.User(ctx, others[0])
-	if err != nil {
-		return notFoundAs(err, errNoMutualGuilds)
-	}
-	if !t.user.Bot && !other.Bot {
-		return nil
-	}
-	shared, err := s.shareGuild(ctx, t.user.ID, other.ID)
-	if err != nil {
-		return err
-	}
-	if !shared {
-		return errNoMutualGuilds
-	}
-	return nil
-}
-
-// shareGuild reports whether two users are members of one guild.
-func (s *Server) shareGuild(ctx context.Context, a, b snowflake.ID) (bool, error) {
-	ga, err := s.store.MemberGuilds(ctx, a)
-	if err != nil {
-		return false, err
-	}
-	gb, err := s.store.MemberGuilds(ctx, b)
-	if err != nil {
-		return false, err
-	}
-	in := make(map[snowflake.ID]bool, len(ga))
-	for _, g := range ga {
-		in[g.ID] = true
-	}
-	for _, g := range gb {
-		if in[g.ID] {
-			return true, nil
+	for _, other := range t.view.private.recipients {
+		if other.ID == t.user.ID || (!t.user.Bot && !other.Bot) {
+			continue
+		}
+		shared, err := s.sharesGuild(ctx, t.user.ID, other.ID)
+		if err != nil {
+			return err
+		}
+		if !shared {
+			return errNoMutualGuilds
 		}
 	}
-	return false, nil
+	return nil
 }
