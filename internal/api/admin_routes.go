@@ -15,7 +15,7 @@ const adminPrefix = "/admin/v1"
 
 // adminRoutes registers the admin API under /admin/v1: the world (users,
 // applications, guilds with their roles, members, channels and
-// installations) and users' tokens. The README's "Admin API" table
+// installations, DMs and group DMs) and users' tokens. The README's "Admin API" table
 // mirrors this list.
 func (s *Server) adminRoutes() {
 	const (
@@ -29,6 +29,12 @@ func (s *Server) adminRoutes() {
 	s.adminHandle("DELETE", user, s.adminDeleteUser)
 	s.adminHandle("POST", user+"/tokens", s.adminMintToken)
 	s.adminHandle("PUT", user+"/login", s.adminPutLogin)
+	s.adminHandle("GET", user+"/channels", s.adminListUserChannels)
+	s.adminHandle("POST", user+"/channels", s.adminOpenDM)
+
+	s.adminHandle("POST", "/group-dms", s.adminCreateGroupDM)
+	s.adminHandle("GET", "/group-dms/{channel_id}", s.adminGetGroupDM)
+	s.adminHandle("DELETE", "/group-dms/{channel_id}", s.adminDeleteGroupDM)
 
 	s.adminHandle("POST", "/applications", s.adminCreateApp)
 	s.adminHandle("GET", "/applications", s.adminListApps)
