@@ -145,10 +145,22 @@ func TestCommandIntegrationTypesFollowTheAppConfig(t *testing.T) {
 		t.Fatalf("guild command of a user-install app: %v", c["integration_types"])
 	}
 
+	// Installing it in another guild through the admin API is refused
+	// like an OAuth2 guild install; the bootstrapped installation stays.
+	owner := adminNewUser(t, e, "owner")
+	g := adminNewGuild(t, e, "Second", owner)
+	wantError(t, adminDo(t, e, "PUT", "/guilds/"+g+"/installations/"+e.App.ApplicationID,
+		jsonObj{"scopes": []string{"applications.commands"}}, 400), 400,
+		apiError(0, `The application does not support guild installs: its integration_types_config has no "0" (GUILD_INSTALL)`))
+	if l := adminList(t, e, "/guilds/"+e.App.GuildID+"/installations"); len(l) != 1 {
+		t.Fatalf("the bootstrapped installation after GUILD_INSTALL went: %v", l)
+	}
+
 	// Supported again: the same requests pass.
 	adminDo(t, e, "PATCH", appPath, jsonObj{"integration_types_config": jsonObj{"0": nil, "1": nil}}, 200)
 	create(t, e, p.global(), e.Bot(), with(chat("user"), "integration_types", []int{1}))
 	mustDo(t, e, "PUT", p.global(), e.Bot(), []jsonObj{with(chat("both"), "integration_types", []int{0, 1})}, 200)
+	adminDo(t, e, "PUT", "/guilds/"+g+"/installations/"+e.App.ApplicationID, jsonObj{"scopes": []string{"applications.commands"}}, 201)
 }
 
 // An app with discovery enabled cannot create, edit or overwrite

@@ -22,6 +22,8 @@ var (
 		"A bot user cannot install applications")
 	adminErrNoUserInstall = apierr.New(http.StatusBadRequest, apierr.CodeGeneral,
 		"The application does not support user installs: its integration_types_config has no \"1\" (USER_INSTALL)")
+	adminErrNoGuildInstall = apierr.New(http.StatusBadRequest, apierr.CodeGeneral,
+		"The application does not support guild installs: its integration_types_config has no \"0\" (GUILD_INSTALL)")
 )
 
 // adminUserInstallation is a user installation on the wire, shaped like a
