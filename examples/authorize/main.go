@@ -22,6 +22,15 @@
 //	-timeout D      how long to wait for the consent (default 5m)
 //	-no-browser     only print the authorization URL, to open it yourself
 //	-revoke         revoke the token at the end
+//	-user-install   install the app to your account (IntegrationType
+//	                UserInstall, integration_type=1); the scopes default to
+//	                "identify applications.commands"
+//
+// With -user-install the consent page says it adds the app to your
+// account ("Add to my apps"); approving installs it, and its commands
+// follow you to all your servers, DMs and group DMs. The app must support
+// user installs (its integration_types_config has "1"; bootstrapped apps
+// do). Revoking the token (-revoke) uninstalls it again.
 package main
 
 import (
@@ -40,6 +49,10 @@ import (
 
 	"github.com/slashd/slashd/sdk/authorize"
 )
+
+// userInstallScopes are what -user-install asks for by default: who you
+// are, and the commands a user install adds to your account.
+const userInstallScopes = "identify applications.commands"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -65,8 +78,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	timeout := fs.Duration("timeout", 5*time.Minute, "how long to wait for the consent")
 	noBrowser := fs.Bool("no-browser", false, "only print the authorization URL")
 	revoke := fs.Bool("revoke", false, "revoke the token at the end")
+	userInstall := fs.Bool("user-install", false, `install the app to your account (integration_type=1; scopes default to "`+
+		userInstallScopes+`")`)
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	scopesSet := false
+	fs.Visit(func(f *flag.Flag) { scopesSet = scopesSet || f.Name == "scopes" })
+	if *userInstall && !scopesSet {
+		*scopes = userInstallScopes
 	}
 	if *appID == 0 {
 		fs.Usage()
@@ -101,6 +121,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	authArgs := authorize.NewAuthorizationArgs()
 	authArgs.SetScopes(*scopes)
 	authArgs.SetCodeChallenge(authorize.Some(verifier.Challenge))
+	if *userInstall {
+		// The installation context: the app goes to the user's account,
+		// not to a server.
+		authArgs.SetIntegrationType(authorize.Some(authorize.UserInstall))
+	}
 
 	// 2. Consent in the browser; the redirect comes back to a loopback
 	// listener on an ephemeral port.
@@ -119,6 +144,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	fmt.Fprintf(stdout, "authorized: redirect URI %s\n", res.RedirectURI)
+	if *userInstall {
+		fmt.Fprintln(stdout, "installed to your account: its commands are yours in all your servers, DMs and group DMs")
+	}
 
 	// 3. Exchange the code, with the verifier and the exact redirect URI.
 	tok, err := client.GetToken(ctx, *appID, res.Code, verifier.Verifier, res.RedirectURI)

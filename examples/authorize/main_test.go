@@ -13,8 +13,9 @@ import (
 	"github.com/slashd/slashd/sdk/authorize"
 )
 
-// fakeSlashd approves every authorization at once and checks PKCE.
-func fakeSlashd(t *testing.T) *httptest.Server {
+// fakeSlashd approves every authorization at once and checks PKCE; the
+// authorization requests' queries go to queries, when set.
+func fakeSlashd(t *testing.T, queries chan<- url.Values) *httptest.Server {
 	var mu sync.Mutex
 	var challenge, redirect string
 	revoked := false
@@ -23,6 +24,9 @@ func fakeSlashd(t *testing.T) *httptest.Server {
 		mu.Lock()
 		defer mu.Unlock()
 		q := r.URL.Query()
+		if queries != nil {
+			queries <- q
+		}
 		challenge, redirect = q.Get("code_challenge"), q.Get("redirect_uri")
 		http.Redirect(w, r, redirect+"?code=abc&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
 	})
@@ -62,7 +66,8 @@ func fakeSlashd(t *testing.T) *httptest.Server {
 }
 
 func TestRun(t *testing.T) {
-	srv := fakeSlashd(t)
+	queries := make(chan url.Values, 1)
+	srv := fakeSlashd(t, queries)
 	getenv := func(k string) string {
 		if k == "SLASHD_URL" {
 			return srv.URL
@@ -89,6 +94,49 @@ func TestRun(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), srv.URL+"/oauth2/authorize?client_id=42&") {
 		t.Errorf("the URL was not printed:\n%s", stderr.String())
+	}
+	if q := <-queries; q.Has("integration_type") || q.Get("scope") != "openid sdk.social_layer" {
+		t.Errorf("a plain authorization sent %v", q)
+	}
+}
+
+// TestRunUserInstall: -user-install asks for integration_type=1 with
+// applications.commands, through the SDK's IntegrationType.
+func TestRunUserInstall(t *testing.T) {
+	for _, c := range []struct {
+		args      []string
+		wantScope string
+	}{
+		{[]string{"-app", "42", "-revoke", "-user-install"}, "identify applications.commands"},
+		{[]string{"-app", "42", "-revoke", "-user-install", "-scopes", "applications.commands"}, "applications.commands"},
+	} {
+		queries := make(chan url.Values, 1)
+		srv := fakeSlashd(t, queries)
+		getenv := func(k string) string {
+			if k == "SLASHD_URL" {
+				return srv.URL
+			}
+			return ""
+		}
+		browser := func(u string) error {
+			resp, err := http.Get(u)
+			if err != nil {
+				return err
+			}
+			resp.Body.Close()
+			return nil
+		}
+		var stdout, stderr strings.Builder
+		if err := run(t.Context(), c.args, getenv, &stdout, &stderr, browser); err != nil {
+			t.Fatalf("run %v: %v\n%s", c.args, err, stderr.String())
+		}
+		q := <-queries
+		if q.Get("integration_type") != "1" || q.Get("scope") != c.wantScope {
+			t.Errorf("run %v: integration_type %q scope %q, want 1 and %q", c.args, q.Get("integration_type"), q.Get("scope"), c.wantScope)
+		}
+		if !strings.Contains(stdout.String(), "installed to your account") {
+			t.Errorf("run %v: output lacks the install:\n%s", c.args, stdout.String())
+		}
 	}
 }
 

@@ -33,6 +33,11 @@ const (
 	CodeEveryone       = "ROLE_EVERYONE_INVALID"
 	CodeInstallPerms   = "INSTALLATION_PERMISSIONS_INVALID"
 	CodeLoginTaken     = "LOGIN_NAME_TAKEN"
+	// CodeDiscoveryNSFW refuses discoverable true while the app has an
+	// age-restricted command (the real portal's SAFE_COMMANDS discovery
+	// requirement; docs/compat.md).
+	CodeDiscoveryNSFW = "APPLICATION_DISCOVERABLE_INVALID"
+	MsgDiscoveryNSFW  = "An application with age-restricted commands cannot enable discovery"
 )
 
 // Form is one JSON object of an admin request body: form.Object's

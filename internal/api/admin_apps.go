@@ -12,6 +12,7 @@ import (
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 	"github.com/slashd/slashd/internal/webhook"
+	"github.com/slashd/slashd/internal/wire"
 )
 
 // adminApp is an application on the wire: never its secrets.
@@ -21,7 +22,12 @@ type adminApp struct {
 	OwnerID          snowflake.ID `json:"owner_id"`
 	Flags            uint64       `json:"flags"`
 	IntegrationTypes []int        `json:"integration_types"`
-	PublicKey        string       `json:"public_key"`
+	// IntegrationTypesConfig is the real application object's field: the
+	// supported installation contexts with their default install settings.
+	IntegrationTypesConfig map[string]wire.IntegrationTypesConfig `json:"integration_types_config"`
+	// Discoverable: discovery is enabled (no age-restricted commands).
+	Discoverable bool   `json:"discoverable"`
+	PublicKey    string `json:"public_key"`
 	// InteractionsEndpointURL receives the app's interactions ("" when
 	// they go over the gateway).
 	InteractionsEndpointURL string `json:"interactions_endpoint_url"`
@@ -32,7 +38,8 @@ func adminAppOf(a store.Application) adminApp {
 	if its == nil {
 		its = []int{}
 	}
-	return adminApp{ID: a.ID, Name: a.Name, OwnerID: a.OwnerID, Flags: a.Flags, IntegrationTypes: its, PublicKey: a.PublicKey,
+	return adminApp{ID: a.ID, Name: a.Name, OwnerID: a.OwnerID, Flags: a.Flags, IntegrationTypes: its,
+		IntegrationTypesConfig: integrationTypesConfig(a), Discoverable: a.Discoverable, PublicKey: a.PublicKey,
 		InteractionsEndpointURL: a.InteractionsEndpointURL}
 }
 
@@ -99,9 +106,14 @@ func (s *Server) adminGetApp(w http.ResponseWriter, r *http.Request) error {
 }
 
 // adminEditApp is PATCH /admin/v1/applications/{application_id}
-// {"flags": n}: what a developer changes in the portal. Turning EMBEDDED
-// (1<<17, Activities) on creates the Launch entry point command, as the
-// real service does (spec §2.3).
+// {flags?, integration_types_config?, discoverable?}: what a developer
+// changes in the portal. Turning EMBEDDED (1<<17, Activities) on creates
+// the Launch entry point command, as the real service does (spec §2.3).
+// integration_types_config sets the installation contexts the app
+// supports (commands and installations of a context taken away are
+// kept); discoverable true is refused while the app has an age-restricted
+// command. Everything is checked before anything is written, and the one
+// change the world can refuse (discovery) is written first.
 func (s *Server) adminEditApp(w http.ResponseWriter, r *http.Request) error {
 	app, err := s.adminPathApp(r)
 	if err != nil {
@@ -112,12 +124,31 @@ func (s *Server) adminEditApp(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	flags, hasFlags := f.IntIn("flags", 0, 1<<53-1)
+	types, params, hasTypes := admin.IntegrationTypesConfig(f)
+	discoverable, hasDiscoverable := f.Bool("discoverable")
 	if err := f.Err(); err != nil {
 		return err
 	}
+	ctx := r.Context()
+	if hasDiscoverable {
+		err := s.store.SetDiscoverable(ctx, app.ID, discoverable)
+		if errors.Is(err, store.ErrConflict) {
+			return apierr.Invalid(admin.CodeDiscoveryNSFW, admin.MsgDiscoveryNSFW, "discoverable")
+		}
+		if err != nil {
+			return notFoundAs(err, errUnknownApp)
+		}
+		app.Discoverable = discoverable
+	}
+	if hasTypes {
+		if err := s.store.SetIntegrationTypes(ctx, app.ID, types, params); err != nil {
+			return notFoundAs(err, errUnknownApp)
+		}
+		app.IntegrationTypes, app.InstallParams = types, params
+	}
 	if hasFlags {
 		env := bootstrap.Env{Store: s.store, IDs: s.ids, Rand: s.rand, Now: s.now}
-		if app, err = bootstrap.SetApplicationFlags(r.Context(), env, app, uint64(flags)); err != nil {
+		if app, err = bootstrap.SetApplicationFlags(ctx, env, app, uint64(flags)); err != nil {
 			return notFoundAs(err, errUnknownApp)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/slashd/slashd/internal/admin"
 	"github.com/slashd/slashd/internal/auth"
 	"github.com/slashd/slashd/internal/bootstrap"
+	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/snowflake"
@@ -78,7 +79,8 @@ func (s *Server) adminSyncBot(ctx context.Context, guildID snowflake.ID, app sto
 // {scopes, permissions?}: installs the app (201) or replaces its
 // installation (200). With the bot scope the app's bot joins the guild
 // with a managed role carrying permissions (default "0"); without it, a
-// bot membership left from an earlier installation is removed.
+// bot membership left from an earlier installation is removed. The app
+// must support GUILD_INSTALL (installations made before it stopped stay).
 func (s *Server) adminInstall(w http.ResponseWriter, r *http.Request) error {
 	g, err := s.adminPathGuild(r)
 	if err != nil {
@@ -118,6 +120,9 @@ func (s *Server) adminInstall(w http.ResponseWriter, r *http.Request) error {
 	}
 	if err := f.Err(); err != nil {
 		return err
+	}
+	if len(app.IntegrationTypes) > 0 && !slices.Contains(app.IntegrationTypes, command.GuildInstall) {
+		return adminErrNoGuildInstall
 	}
 	status := http.StatusCreated
 	if _, err := s.store.Installation(r.Context(), g.ID, app.ID); err == nil {

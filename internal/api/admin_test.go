@@ -94,6 +94,10 @@ func adminRoutes() []endpoint {
 		{"POST", "/admin/v1/group-dms", jsonObj{"owner_id": id}},
 		{"GET", "/admin/v1/group-dms/" + id, nil},
 		{"DELETE", "/admin/v1/group-dms/" + id, nil},
+		{"PUT", "/admin/v1/users/" + id + "/installations/" + id, nil},
+		{"GET", "/admin/v1/users/" + id + "/installations", nil},
+		{"GET", "/admin/v1/users/" + id + "/installations/" + id, nil},
+		{"DELETE", "/admin/v1/users/" + id + "/installations/" + id, nil},
 		{"POST", "/admin/v1/applications", jsonObj{"name": "xx"}},
 		{"GET", "/admin/v1/applications", nil},
 		{"GET", "/admin/v1/applications/" + id, nil},
@@ -502,7 +506,7 @@ func TestAdminApplications(t *testing.T) {
 	}
 
 	// Reading: no secrets, ever.
-	want := fmt.Sprintf(`{"id":%q,"name":"helper","owner_id":%q,"flags":131072,"integration_types":[0,1],"public_key":%q,"interactions_endpoint_url":""}`,
+	want := fmt.Sprintf(`{"id":%q,"name":"helper","owner_id":%q,"flags":131072,"integration_types":[0,1],"integration_types_config":{"0":{},"1":{}},"discoverable":false,"public_key":%q,"interactions_endpoint_url":""}`,
 		app, str(creds, "owner_user_id"), str(creds, "public_key"))
 	got := adminDo(t, e, "GET", "/applications/"+app, nil, 200)
 	wantJSON(t, got.Body, want)

@@ -267,7 +267,8 @@ func (s *Server) editCommand(w http.ResponseWriter, r *http.Request, resolve res
 			return command.Plan{}, errUnknownCommand
 		}
 		merged := command.Overlay(command.EditShape(stored), patch, t.scope.Global())
-		in, errs := command.Parse(merged, command.Target{App: t.commandApp(), Scope: t.scope, Mode: command.ModeEdit})
+		in, errs := command.Parse(merged, command.Target{App: t.commandApp(), Scope: t.scope, Mode: command.ModeEdit,
+			Stored: stored})
 		if err := errs.Err(); err != nil {
 			return command.Plan{}, err
 		}

@@ -100,11 +100,15 @@ func TestCurrentApplication(t *testing.T) {
 	if err := e.Store.SetApplicationFlags(ctx, appID, 1<<17|1<<33); err != nil {
 		t.Fatal(err)
 	}
-	// One user installs the app for themselves; the bootstrap installed it
-	// in one guild.
+	// One user installs the app to their account (a grant, and the
+	// installation it made); the bootstrap installed it in one guild.
 	alice := e.NewUser("alice", "")
-	if _, err := e.OAuth.IssueCode(ctx, store.Grant{ApplicationID: appID, UserID: alice.ID,
-		Scopes: []string{"applications.commands", "identify"}}, "", "", "", ""); err != nil {
+	grant := store.Grant{ID: 777, ApplicationID: appID, UserID: alice.ID, Scopes: []string{"applications.commands", "identify"}}
+	if _, err := e.OAuth.IssueCode(ctx, grant, "", "", "", ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Store.InstallForUser(ctx, store.UserInstallation{UserID: alice.ID, ApplicationID: appID,
+		Scopes: []string{"applications.commands"}, GrantID: grant.ID}); err != nil {
 		t.Fatal(err)
 	}
 	want := jsonObj{

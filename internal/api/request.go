@@ -35,7 +35,8 @@ type target struct {
 }
 
 func (t target) commandApp() command.App {
-	return command.App{ID: t.app.ID, Flags: t.app.Flags, IntegrationTypes: t.app.IntegrationTypes}
+	return command.App{ID: t.app.ID, Flags: t.app.Flags, IntegrationTypes: t.app.IntegrationTypes,
+		Discoverable: t.app.Discoverable}
 }
 
 // resolveApp checks that the caller's token belongs to the path's app.

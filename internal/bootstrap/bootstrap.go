@@ -188,7 +188,8 @@ func createLaunchCommand(ctx context.Context, env Env, app store.Application) er
 	body, _ := form.DecodeJSON([]byte(`{"type":4,"name":"Launch","description":"Launch an activity","handler":2}`))
 	scope := command.Scope{ApplicationID: app.ID}
 	in, errs := command.Parse(body, command.Target{
-		App:   command.App{ID: app.ID, Flags: app.Flags, IntegrationTypes: app.IntegrationTypes},
+		App: command.App{ID: app.ID, Flags: app.Flags, IntegrationTypes: app.IntegrationTypes,
+			Discoverable: app.Discoverable},
 		Scope: scope, Mode: command.ModeCreate,
 	})
 	if err := errs.Err(); err != nil {

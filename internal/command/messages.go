@@ -53,6 +53,11 @@ const (
 	codeIntegration    = "APPLICATION_COMMAND_INTEGRATION_TYPE_INVALID"
 	msgIntegration     = "Integration type is not supported by the application"
 	codeChoiceValue    = "APPLICATION_COMMAND_OPTION_CHOICE_VALUE_INVALID"
+	// An app with discovery enabled cannot have age-restricted commands
+	// (application-commands.mdx, "Age-Restricted Commands"); the real
+	// error is not public: inferred, docs/compat.md.
+	codeNSFWDiscoverable = "APPLICATION_COMMAND_NSFW_INVALID"
+	msgNSFWDiscoverable  = "Applications with discovery enabled cannot have age-restricted commands"
 )
 
 func msgLocalizedDup(locale string) string {

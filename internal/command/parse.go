@@ -25,6 +25,11 @@ type Target struct {
 	App   App
 	Scope Scope
 	Mode  Mode
+	// Stored is the command an edit (ModeEdit) applies to: integration
+	// types it already has pass, even those the app no longer supports,
+	// so that a command keeps working through edits that do not touch
+	// them.
+	Stored *Command
 }
 
 var (
@@ -101,6 +106,9 @@ func Parse(v any, t Target) (Parsed, *apierr.Fields) {
 	}
 	if b, ok := o.Bool("nsfw"); ok {
 		c.NSFW = b
+	}
+	if c.NSFW && t.App.Discoverable {
+		errs.At("nsfw").Add(codeNSFWDiscoverable, msgNSFWDiscoverable)
 	}
 	parseInstallFields(o, c, t, errs)
 
@@ -279,7 +287,8 @@ func parseInstallFields(o form.Object, c *Command, t Target, errs *apierr.Fields
 	if len(supported) == 0 || !t.Scope.Global() {
 		supported = append([]int{GuildInstall}, supported...)
 	}
-	if hasIts {
+	unchanged := t.Mode == ModeEdit && t.Stored != nil && slices.Equal(its, t.Stored.IntegrationTypes)
+	if hasIts && !unchanged {
 		// Report at the body's index: its is deduplicated.
 		l, _ := o.List("integration_types") // a list, since hasIts
 		for i, item := range l {

@@ -36,6 +36,7 @@ func TestParse(t *testing.T) {
 	add(localizationCases()...)
 	add(permissionCases()...)
 	add(installCases()...)
+	add(discoveryCases()...)
 	add(entryPointCases()...)
 	add(sizeCases()...)
 	add(clientCases()...)
@@ -738,6 +739,58 @@ func installCases() []parseCase {
 		{name: "install/dm_permission not bool", body: `{"name":"cmd","description":"d","dm_permission":"no"}`,
 			want: tree(notBool("dm_permission"))},
 	}
+}
+
+// discoveryCases: an app with discovery enabled cannot have
+// age-restricted commands, whatever the request (create, bulk, edit) and
+// scope; nsfw false is fine.
+func discoveryCases() []parseCase {
+	discoverable := command.App{ID: testAppID, IntegrationTypes: []int{0, 1}, Discoverable: true}
+	nsfwErr := tree(leaf{"nsfw", "APPLICATION_COMMAND_NSFW_INVALID",
+		"Applications with discovery enabled cannot have age-restricted commands"})
+	var out []parseCase
+	for _, tg := range []struct {
+		name  string
+		scope command.Scope
+		mode  command.Mode
+	}{
+		{"global create", command.Scope{ApplicationID: testAppID}, command.ModeCreate},
+		{"global bulk", command.Scope{ApplicationID: testAppID}, command.ModeBulk},
+		{"global edit", command.Scope{ApplicationID: testAppID}, command.ModeEdit},
+		{"guild create", command.Scope{ApplicationID: testAppID, GuildID: testGuildID}, command.ModeCreate},
+		{"guild bulk", command.Scope{ApplicationID: testAppID, GuildID: testGuildID}, command.ModeBulk},
+		{"guild edit", command.Scope{ApplicationID: testAppID, GuildID: testGuildID}, command.ModeEdit},
+	} {
+		target := command.Target{App: discoverable, Scope: tg.scope, Mode: tg.mode}
+		out = append(out,
+			parseCase{name: "discovery/" + tg.name + " nsfw", target: target,
+				body: `{"name":"cmd","description":"d","nsfw":true}`, want: nsfwErr},
+			parseCase{name: "discovery/" + tg.name + " not nsfw", target: target,
+				body: `{"name":"cmd","description":"d","nsfw":false}`, check: wantJSON(map[string]string{"nsfw": "false"})},
+		)
+	}
+	notDiscoverable := command.Target{App: appBoth, Scope: command.Scope{ApplicationID: testAppID}, Mode: command.ModeCreate}
+	out = append(out, parseCase{name: "discovery/off: nsfw allowed", target: notDiscoverable,
+		body: `{"name":"cmd","description":"d","nsfw":true}`, check: wantJSON(map[string]string{"nsfw": "true"})})
+	// An edit keeps integration types the stored command has, even once
+	// the app no longer supports them; changing them is checked.
+	stored := &command.Command{IntegrationTypes: []int{0, 1}}
+	edit := command.Target{App: appGuild, Scope: command.Scope{ApplicationID: testAppID}, Mode: command.ModeEdit,
+		Stored: stored}
+	out = append(out,
+		parseCase{name: "integration types/edit keeps a type the app dropped", target: edit,
+			body:  `{"name":"cmd","description":"new","integration_types":[0,1]}`,
+			check: wantJSON(map[string]string{"integration_types": "[0,1]"})},
+		parseCase{name: "integration types/edit changing them is checked", target: edit,
+			body: `{"name":"cmd","description":"d","integration_types":[1]}`,
+			want: tree(leaf{"integration_types.0", "APPLICATION_COMMAND_INTEGRATION_TYPE_INVALID",
+				"Integration type is not supported by the application"})},
+		parseCase{name: "integration types/create checks them all", target: globalGuildOnlyApp,
+			body: `{"name":"cmd","description":"d","integration_types":[0,1]}`,
+			want: tree(leaf{"integration_types.1", "APPLICATION_COMMAND_INTEGRATION_TYPE_INVALID",
+				"Integration type is not supported by the application"})},
+	)
+	return out
 }
 
 func entryPointCases() []parseCase {

@@ -166,6 +166,9 @@ type App struct {
 	ID               snowflake.ID
 	Flags            uint64
 	IntegrationTypes []int // installation contexts the app supports
+	// Discoverable: the app has discovery enabled, so none of its
+	// commands may be age-restricted (nsfw).
+	Discoverable bool
 }
 
 // Embedded reports whether the app has an Activity.

@@ -7,6 +7,7 @@ import (
 	"embed"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"html/template"
 	"io"
 	"math"
@@ -70,7 +71,31 @@ type authRequest struct {
 
 // install reports whether the request adds the app to a guild.
 func (a authRequest) install() bool {
-	return a.integrationType != 1 && (slices.Contains(a.scopes, auth.ScopeApplicationsCommands) || slices.Contains(a.scopes, auth.ScopeBot))
+	return a.integrationType != userInstallType && (slices.Contains(a.scopes, auth.ScopeApplicationsCommands) ||
+		slices.Contains(a.scopes, auth.ScopeBot))
+}
+
+// userInstall reports whether the request installs the app to the user's
+// account: integration_type 1 with applications.commands (oauth2.mdx,
+// "Installation context").
+func (a authRequest) userInstall() bool {
+	return a.integrationType == userInstallType && slices.Contains(a.scopes, auth.ScopeApplicationsCommands)
+}
+
+// Installation contexts (integration_type).
+const (
+	guildInstallType = 0
+	userInstallType  = 1
+)
+
+// supports reports whether app may be installed in the installation
+// context t: those of its integration_types_config (none listed: guild
+// install only, the real service's default for a new app).
+func supports(app store.Application, t int) bool {
+	if len(app.IntegrationTypes) == 0 {
+		return t == guildInstallType
+	}
+	return slices.Contains(app.IntegrationTypes, t)
 }
 
 // authError is a failed request: shown as a page when the client or
@@ -165,6 +190,16 @@ func (s *Server) parseAuthRequest(ctx context.Context, q url.Values) (authReques
 	default:
 		return a, redirectError("invalid_request", `Invalid "integration_type"`), nil
 	}
+	// A user install carries applications.commands only (the bot scope
+	// adds a bot to a guild), and the app must support the installation
+	// context asked for (oauth2.mdx: "The application must be configured
+	// in the Developer Portal to support the provided integration_type").
+	if a.integrationType == userInstallType && slices.Contains(a.scopes, auth.ScopeBot) {
+		return a, redirectError("invalid_scope", `Scope "bot" cannot be used with "integration_type" 1`), nil
+	}
+	if (a.userInstall() && !supports(app, userInstallType)) || (a.install() && !supports(app, guildInstallType)) {
+		return a, redirectError("invalid_request", `Unsupported "integration_type"`), nil
+	}
 	if p := q.Get("permissions"); p != "" {
 		bits, ok := guild.ParsePermissions(p)
 		if !ok {
@@ -246,7 +281,7 @@ func (s *Server) showAuthorize(w http.ResponseWriter, r *http.Request, action st
 	}
 	if granted {
 		s.issueAndSendBack(w, r, a, store.Grant{ID: s.ids.Next(), ApplicationID: a.app.ID, UserID: sess.UserID,
-			Scopes: Expand(a.scopes), CreatedAt: s.now().UTC()}, url.Values{})
+			Scopes: Expand(a.scopes), CreatedAt: s.now().UTC()}, url.Values{}, nil)
 		return
 	}
 	s.showConsent(w, r, a, sess, action, "", http.StatusOK)
@@ -325,6 +360,9 @@ func (s *Server) showConsent(w http.ResponseWriter, r *http.Request, a authReque
 	}
 	d := pageData{Title: "Authorize " + a.app.Name, AppName: a.app.Name, UserName: displayName(user), Action: action,
 		CSRF: sess.CSRF, Error: msg, Scopes: DescribeScopes(a.scopes), RedirectHost: redirectHost(a.redirectURI)}
+	if a.userInstall() {
+		d.Title, d.UserInstall, d.Scopes = "Add "+a.app.Name+" to my apps", true, DescribeUserInstallScopes(a.scopes)
+	}
 	for _, k := range authParams {
 		if v := a.raw.Get(k); v != "" {
 			d.Hidden = append(d.Hidden, hiddenField{Name: k, Value: v})
@@ -412,11 +450,31 @@ func (s *Server) decideAuthorize(w http.ResponseWriter, r *http.Request, action 
 			extra.Set("permissions", a.permissions.String())
 		}
 	}
-	s.issueAndSendBack(w, r, a, grant, extra)
+	var then func(context.Context, store.Grant) error
+	if a.userInstall() {
+		then = s.installForUser
+	}
+	s.issueAndSendBack(w, r, a, grant, extra, then)
 }
 
-// issueAndSendBack records the grant, and sends its code to the client.
-func (s *Server) issueAndSendBack(w http.ResponseWriter, r *http.Request, a authRequest, grant store.Grant, extra url.Values) {
+// installForUser installs the app to the account of the user who granted
+// it, as the grant's installation: revoking the grant uninstalls it.
+func (s *Server) installForUser(ctx context.Context, grant store.Grant) error {
+	err := s.store.InstallForUser(ctx, store.UserInstallation{UserID: grant.UserID, ApplicationID: grant.ApplicationID,
+		Scopes: []string{auth.ScopeApplicationsCommands}, GrantID: grant.ID, CreatedAt: grant.CreatedAt})
+	if err != nil {
+		return fmt.Errorf("install app %d for user %d: %w", grant.ApplicationID, grant.UserID, err)
+	}
+	s.log.Info("app installed to a user's account", "application_id", grant.ApplicationID, "user_id", grant.UserID,
+		"grant_id", grant.ID)
+	return nil
+}
+
+// issueAndSendBack records the grant and, once then (when set) has done
+// what the grant stands for, sends its code to the client. If then fails
+// no code goes back, and the grant, which has no token, is revoked.
+func (s *Server) issueAndSendBack(w http.ResponseWriter, r *http.Request, a authRequest, grant store.Grant, extra url.Values,
+	then func(context.Context, store.Grant) error) {
 	code, err := s.IssueCode(r.Context(), grant, a.sentRedirectURI, a.challenge, a.method, a.nonce)
 	var oe *Error
 	if errors.As(err, &oe) {
@@ -427,15 +485,23 @@ func (s *Server) issueAndSendBack(w http.ResponseWriter, r *http.Request, a auth
 		s.internalError(w, err)
 		return
 	}
+	if then != nil {
+		if err := then(r.Context(), grant); err != nil {
+			s.revokeGrant(r.Context(), grant.ID, "what it granted could not be done")
+			s.internalError(w, err)
+			return
+		}
+	}
 	extra.Set("code", code)
 	sendBack(w, r, a, extra)
 }
 
 // alreadyGranted reports whether the user has a live grant to the app
 // covering every scope asked for: prompt=none then skips the page, as the
-// real service does (never for installs, which need a guild picked).
+// real service does (never for installs, which need a guild picked or, for
+// a user install, the user to see what is added to their account).
 func (s *Server) alreadyGranted(ctx context.Context, a authRequest, userID snowflake.ID) (bool, error) {
-	if a.raw.Get("prompt") != "none" || a.install() {
+	if a.raw.Get("prompt") != "none" || a.install() || a.userInstall() {
 		return false, nil
 	}
 	grants, err := s.store.Grants(ctx, a.app.ID, userID)
@@ -626,6 +692,7 @@ type pageData struct {
 	Scopes                                                                      []string
 	Hidden                                                                      []hiddenField
 	PickGuild, GuildLocked, Blocked                                             bool
+	UserInstall                                                                 bool // installs the app to the user's account
 	Guilds                                                                      []guildChoice
 	LockedGuild                                                                 snowflake.ID
 }

@@ -140,3 +140,23 @@ func DescribeScopes(requested []string) []string {
 	}
 	return out
 }
+
+// userInstallCommands is what applications.commands does in a user
+// install: the app's commands follow the user, not a server
+// (application.mdx, "Installation Context": "User Context").
+const userInstallCommands = "Add its commands to your account, to use in all your servers, DMs and group DMs"
+
+// DescribeUserInstallScopes is DescribeScopes for a user install
+// (integration_type 1), where applications.commands adds the app's
+// commands to the user's account rather than to a server.
+func DescribeUserInstallScopes(requested []string) []string {
+	out := DescribeScopes(requested)
+	if s, ok := lookupScope("applications.commands"); ok {
+		for i, d := range out {
+			if d == s.Description {
+				out[i] = userInstallCommands
+			}
+		}
+	}
+	return out
+}

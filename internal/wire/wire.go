@@ -192,20 +192,12 @@ type AppCounts struct {
 }
 
 // NewPrivateApplication shapes the app as its bot reads it: endpoint ""
-// is null, integrationTypes are the installation contexts it supports
-// (none listed: guild install only), each without default install
-// settings (slashd has no install-link configuration).
+// is null, config the installation contexts it supports with their
+// default install settings (NewIntegrationTypesConfig).
 func NewPrivateApplication(app Application, owner User, redirectURIs []string, endpoint string,
-	integrationTypes []int, counts AppCounts) PrivateApplication {
+	config map[string]IntegrationTypesConfig, counts AppCounts) PrivateApplication {
 	if redirectURIs == nil {
 		redirectURIs = []string{}
-	}
-	if len(integrationTypes) == 0 {
-		integrationTypes = []int{0}
-	}
-	config := make(map[string]IntegrationTypesConfig, len(integrationTypes))
-	for _, t := range integrationTypes {
-		config[strconv.Itoa(t)] = IntegrationTypesConfig{}
 	}
 	return PrivateApplication{
 		Application: app, RedirectURIs: redirectURIs, InteractionsEndpointURL: nullable(endpoint),
@@ -214,6 +206,28 @@ func NewPrivateApplication(app Application, owner User, redirectURIs []string, e
 		ApproximateUserAuthorizationCount: counts.UserAuthorizations,
 		EligibleOAuth2Scopes:              []string{}, IntegrationTypesConfig: config,
 	}
+}
+
+// NewIntegrationTypesConfig is integration_types_config: one entry per
+// installation context the app supports (none listed: guild install
+// only), keyed by its integration type, carrying oauth2_install_params
+// when params has the type's default install settings.
+func NewIntegrationTypesConfig(integrationTypes []int, params map[int]InstallParams) map[string]IntegrationTypesConfig {
+	if len(integrationTypes) == 0 {
+		integrationTypes = []int{0}
+	}
+	config := make(map[string]IntegrationTypesConfig, len(integrationTypes))
+	for _, t := range integrationTypes {
+		c := IntegrationTypesConfig{}
+		if p, ok := params[t]; ok {
+			if p.Scopes == nil {
+				p.Scopes = []string{}
+			}
+			c.OAuth2InstallParams = &p
+		}
+		config[strconv.Itoa(t)] = c
+	}
+	return config
 }
 
 // nullable is nil for "", so that an unset string renders as null.

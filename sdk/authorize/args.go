@@ -139,6 +139,11 @@ func (a *AuthorizationArgs) SetCodeChallenge(c Optional[AuthorizationCodeChallen
 }
 
 // IntegrationType is the installation context requested (integration_type).
+// With the applications.commands scope, UserInstall installs the app to the
+// authorizing user's account (the consent page says so: "Add to my apps"),
+// GuildInstall (or none) to a server the user picks; the app must support
+// the context (its integration_types_config), else the authorization fails
+// with invalid_request.
 func (a AuthorizationArgs) IntegrationType() Optional[IntegrationType] { return a.integrationType }
 
 // SetIntegrationType sets IntegrationType.

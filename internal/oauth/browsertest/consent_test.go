@@ -154,8 +154,10 @@ func browser(t *testing.T) context.Context {
 }
 
 // startAuthorize runs the SDK's Authorize in the background; the SDK's
-// browser opener hands the URL to the test, which drives Chromium.
-func startAuthorize(t *testing.T, w *world, scopes string) (url string, verifier string, done <-chan authResult) {
+// browser opener hands the URL to the test, which drives Chromium. opts
+// set more of the authorization's arguments.
+func startAuthorize(t *testing.T, w *world, scopes string, opts ...func(*authorize.AuthorizationArgs)) (url string,
+	verifier string, done <-chan authResult) {
 	t.Helper()
 	urls := make(chan string, 1)
 	client := authorize.NewClient(w.url, authorize.WithBrowserOpener(func(u string) error { urls <- u; return nil }))
@@ -167,6 +169,9 @@ func startAuthorize(t *testing.T, w *world, scopes string) (url string, verifier
 	args := authorize.NewAuthorizationArgs()
 	args.SetScopes(scopes)
 	args.SetCodeChallenge(authorize.Some(v.Challenge))
+	for _, o := range opts {
+		o(&args)
+	}
 	out := make(chan authResult, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	t.Cleanup(cancel)
@@ -200,8 +205,10 @@ func wait(t *testing.T, done <-chan authResult) authResult {
 	return authResult{}
 }
 
-// screenshotPath is where the consent page's picture goes (not committed).
-func screenshotPath(t *testing.T) string {
+// screenshotPath is where a picture of the consent page goes (not
+// committed): name in $SLASHD_SCREENSHOTS, else in the system's temporary
+// directory.
+func screenshotPath(t *testing.T, name string) string {
 	dir := os.Getenv("SLASHD_SCREENSHOTS")
 	if dir == "" {
 		dir = filepath.Join(os.TempDir(), "slashd-screenshots")
@@ -209,7 +216,7 @@ func screenshotPath(t *testing.T) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return filepath.Join(dir, "consent.png")
+	return filepath.Join(dir, name)
 }
 
 func TestConsentApproveInstallsAndIssuesAUsableToken(t *testing.T) {
@@ -241,7 +248,7 @@ func TestConsentApproveInstallsAndIssuesAUsableToken(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.ID("approve"))); err != nil {
 		t.Fatalf("approve: %v", err)
 	}
-	path := screenshotPath(t)
+	path := screenshotPath(t, "consent.png")
 	if err := os.WriteFile(path, shot, 0o644); err != nil {
 		t.Fatal(err)
 	}
