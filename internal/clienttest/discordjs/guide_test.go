@@ -506,6 +506,7 @@ type djsCommand struct {
 	Version                  string      `json:"version"`
 	DefaultMemberPermissions *string     `json:"default_member_permissions"`
 	Contexts                 []int       `json:"contexts"`
+	IntegrationTypes         []int       `json:"integration_types"`
 	Options                  []djsOption `json:"options"`
 }
 
@@ -534,7 +535,7 @@ func byName(cmds []djsCommand) map[string]djsCommand {
 
 // djsGuideCommands are the names of the guide's commands in
 // commands/, which the deployment script registers.
-var djsGuideCommands = []string{"ban", "defer", "delete", "echo", "edit", "fetch", "followup", "gif", "guide", "info",
+var djsGuideCommands = []string{"anywhere", "ban", "defer", "delete", "echo", "edit", "fetch", "followup", "gif", "guide", "info",
 	"Message Information", "modal", "ping", "secret", "server", "user", "User Information"}
 
 // commands lists the app's commands in scope (global when guild is "")
@@ -907,6 +908,9 @@ func checkGuideCommands(t *testing.T, deployed, stored []djsCommand, guild strin
 	if ban.DefaultMemberPermissions == nil || *ban.DefaultMemberPermissions != fmt.Sprint(djsPermBanMembers) ||
 		!slices.Equal(ban.Contexts, []int{0}) || len(ban.Options) != 2 || !ban.Options[0].Required || ban.Options[1].Required {
 		t.Errorf("ban: %+v, want BAN_MEMBERS by default, guild context only, a required target and a reason", ban)
+	}
+	if a := cmds["anywhere"]; !slices.Equal(a.IntegrationTypes, []int{0, 1}) || !slices.Equal(a.Contexts, []int{0, 1, 2}) {
+		t.Errorf("anywhere: integration_types %v contexts %v, want [0 1] and [0 1 2]", a.IntegrationTypes, a.Contexts)
 	}
 	for name, typ := range map[string]int{"User Information": 2, "Message Information": 3, "ping": 1} {
 		if c := cmds[name]; c.Type != typ || (typ != 1 && c.Description != "") {

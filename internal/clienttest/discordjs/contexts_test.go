@@ -1,0 +1,172 @@
+package discordjs
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/slashd/slashd/internal/guild"
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store"
+	"github.com/slashd/slashd/internal/testenv"
+)
+
+// djsContextReport is what commands/contexts/anywhere.js reports of its
+// interaction.
+type djsContextReport struct {
+	djsReported
+	Replied             bool              `json:"replied"`
+	Context             *int              `json:"context"`
+	Owners              map[string]string `json:"owners"`
+	OwnerGuildID        *string           `json:"ownerGuildId"`
+	OwnerUserID         *string           `json:"ownerUserId"`
+	ChannelType         *int              `json:"channelType"`
+	InGuild             bool              `json:"inGuild"`
+	InCachedGuild       bool              `json:"inCachedGuild"`
+	InRawGuild          bool              `json:"inRawGuild"`
+	GuildCached         bool              `json:"guildCached"`
+	MemberIsGuildMember bool              `json:"memberIsGuildMember"`
+	AppPermissions      string            `json:"appPermissions"`
+}
+
+// TestDiscordJSContexts runs the guide's bot with a command that declares
+// every interaction context and both installation types
+// (commands/contexts/anywhere.js: "Slash command permissions: Contexts",
+// with setIntegrationTypes), deployed globally by the guide's script, and
+// answered with the default interaction.reply() where the bot has no
+// guild: in alice's DM with the bot (which shares the guide's guild with
+// her: BOT_DM through the guild install), and in a guild without the
+// app, by bob, who installed the app to his account (GUILD through the
+// user install). discord.js must build both interactions (the DM it has
+// not cached; a guild it is not in, with a member that is no
+// GuildMember) and answer without an error.
+func TestDiscordJSContexts(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	w := newDJSWorld(t, e)
+	var deployed struct {
+		Commands []djsCommand `json:"commands"`
+	}
+	djsDecode(t, runDJS(t, e, djsDeploy, "global").waitFor(t, djsWait, "deployed", nil), &deployed)
+	cmd := byName(deployed.Commands)["anywhere"]
+	if !slices.Equal(cmd.IntegrationTypes, []int{0, 1}) || !slices.Equal(cmd.Contexts, []int{0, 1, 2}) {
+		t.Fatalf("anywhere deployed as %+v, want integration_types [0 1] and contexts [0 1 2]", cmd)
+	}
+	bot := startDiscordJS(t, e)
+	bot.wait(t, "ready", djsWait, nil)
+	invocation := func(channel, guildID string) map[string]any {
+		body := map[string]any{"type": 2, "application_id": w.app, "channel_id": channel,
+			"data": map[string]any{"id": cmd.ID, "name": cmd.Name, "type": cmd.Type, "version": cmd.Version}}
+		if guildID != "" {
+			body["guild_id"] = guildID
+		}
+		return body
+	}
+	// answered checks that the invocation's answer is the bot's "Pong!" in
+	// channel, that the user of client reads it there, and returns what
+	// discord.js reported of the interaction.
+	answered := func(t *testing.T, a djsAnswer, channel, client string) djsContextReport {
+		t.Helper()
+		msg := a.message(t)
+		if msg.Content != "Pong!" || msg.Author.ID != w.app || msg.ChannelID != channel || msg.Flags != 0 ||
+			msg.InteractionMetadata == nil || msg.InteractionMetadata.ID != a.Interaction.ID {
+			t.Errorf("anywhere answered %+v, want Pong! in %s", msg, channel)
+		}
+		var got djsContextReport
+		bot.waitID(t, "done", a.Interaction.ID, &got)
+		bot.wantREST(t, "POST", "/interactions/"+a.Interaction.ID+"/"+djsTokenOf(t, bot, a.Interaction.ID)+"/callback", 204)
+		r := e.Do("GET", "/api/v10/channels/"+channel+"/messages", client, nil)
+		var msgs []djsMessage
+		if r.Status != 200 {
+			t.Fatalf("list messages of %s: %d %s", channel, r.Status, r.Body)
+		}
+		r.JSON(t, &msgs)
+		if i := slices.IndexFunc(msgs, func(m djsMessage) bool { return m.ID == msg.ID }); i < 0 || msgs[i].Content != "Pong!" {
+			t.Errorf("the user reads %+v in %s, want the reply %s", msgs, channel, msg.ID)
+		}
+		return got
+	}
+
+	t.Run("BOT_DM through the guild install", func(t *testing.T) {
+		dm := djsOpenDM(t, e, w.member, w.app)
+		got := answered(t, w.invokeAs(t, w.client, invocation(dm, "")), dm, w.client)
+		if got.Context == nil || *got.Context != 1 || !maps.Equal(got.Owners, map[string]string{"0": "0"}) ||
+			got.OwnerGuildID == nil || *got.OwnerGuildID != "0" || got.OwnerUserID != nil {
+			t.Errorf("discord.js: context %v owners %v (guildId %v userId %v), want 1 (BOT_DM) and {0: 0}",
+				deref(got.Context), got.Owners, deref(got.OwnerGuildID), deref(got.OwnerUserID))
+		}
+		// The guide's client has no partials: discord.js caches no DM it
+		// did not see created, so interaction.channel is null (as against
+		// the real service); channelId is the DM's.
+		if got.GuildID != "" || got.ChannelID != dm || got.ChannelType != nil || got.InGuild || got.MemberID != "" ||
+			got.UserID != w.member || got.Username != "alice" || !got.Replied {
+			t.Errorf("the DM interaction as discord.js saw it: %+v (channel type %v)", got, deref(got.ChannelType))
+		}
+	})
+
+	t.Run("GUILD through a user install where the app is not", func(t *testing.T) {
+		bare := djsAdminID(t, e, "POST", "/guilds", map[string]any{"name": "no app here", "owner_id": w.bob}, "id")
+		djsAdmin(t, e, "PUT", "/guilds/"+bare+"/members/"+w.bob, map[string]any{"roles": []string{}}, -1, nil)
+		lobby := djsAdminID(t, e, "POST", "/guilds/"+bare+"/channels", map[string]any{"name": "lobby", "type": 0}, "id")
+		if err := e.Store.InstallForUser(context.Background(), store.UserInstallation{UserID: djsID(t, w.bob),
+			ApplicationID: djsID(t, w.app), Scopes: []string{"applications.commands"}, CreatedAt: time.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		got := answered(t, w.invokeAs(t, w.bobClient, invocation(lobby, bare)), lobby, w.bobClient)
+		if got.Context == nil || *got.Context != 0 || !maps.Equal(got.Owners, map[string]string{"1": w.bob}) ||
+			got.OwnerGuildID != nil || got.OwnerUserID == nil || *got.OwnerUserID != w.bob {
+			t.Errorf("discord.js: context %v owners %v (guildId %v userId %v), want 0 (GUILD) and {1: %s}",
+				deref(got.Context), got.Owners, deref(got.OwnerGuildID), deref(got.OwnerUserID), w.bob)
+		}
+		// A guild discord.js does not have: no Guild, the member as the
+		// API sent it (no GuildMember), no channel; inRawGuild.
+		if got.GuildID != bare || got.ChannelID != lobby || got.ChannelType != nil || !got.InGuild || got.InCachedGuild ||
+			!got.InRawGuild || got.GuildCached || got.MemberIsGuildMember || got.MemberID != w.bob || got.UserID != w.bob ||
+			!got.Replied {
+			t.Errorf("the user-install interaction as discord.js saw it: %+v", got)
+		}
+	})
+
+	// Nothing went wrong anywhere: no error reported, every REST request
+	// answered 2xx the first time; the bot still answers in its guild.
+	ping := w.invokeAs(t, w.client, invocation(w.channel, w.guild)).message(t)
+	if ping.Content != "Pong!" || ping.ChannelID != w.channel {
+		t.Errorf("anywhere in the app's guild answered %+v", ping)
+	}
+	if errs := bot.all("error"); len(errs) != 0 {
+		t.Errorf("discord.js reported errors: %s", errs)
+	}
+	bot.cleanREST(t)
+	bot.stop(t, djsWait)
+}
+
+// djsOpenDM opens the DM of two users through the store (the admin route
+// for it is not on main yet) and returns its id.
+func djsOpenDM(t *testing.T, e *testenv.Env, a, b string) string {
+	t.Helper()
+	c, _, err := e.Store.OpenDM(context.Background(), store.PrivateChannel{ID: e.IDs.Next(), Type: guild.ChannelDM,
+		Recipients: []snowflake.ID{djsID(t, a), djsID(t, b)}, CreatedAt: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.ID.String()
+}
+
+func djsID(t *testing.T, s string) snowflake.ID {
+	t.Helper()
+	id, err := snowflake.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// deref is *p, or nil.
+func deref[T any](p *T) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
