@@ -241,8 +241,9 @@ func (s *Server) newPayload(ctx context.Context, view memberView, ch guild.Chann
 		AttachmentSizeLimit:          attachmentSizeLimit,
 	}
 	if view.private != nil {
-		p.User, p.Channel = &user, view.private.payload(userPerms)
-		return p, nil
+		p.User = &user
+		p.Channel, err = s.privatePayload(ctx, view.private, app.ID, userPerms)
+		return p, err
 	}
 	member := interaction.NewMember(view.member, &user, userPerms)
 	chp := interaction.NewChannel(ch, userPerms)
@@ -265,18 +266,26 @@ func integrationOwners(o access.Owners, view memberView, ch guild.Channel) map[s
 	return out
 }
 
-// payload is the channel as an interaction in it carries it.
-func (p *privateChannel) payload(perms guild.Permissions) *interaction.PrivateChannel {
-	out := &interaction.PrivateChannel{ID: p.channel.ID, Type: p.channel.Type, Permissions: perms,
-		Recipients: make([]wire.User, 0, len(p.recipients))}
+// privatePayload is a DM or group DM as an interaction of app in it
+// carries it: the channel object the API serves, its recipients being the
+// participants other than the app's bot, with the invoker's permissions.
+func (s *Server) privatePayload(ctx context.Context, p *privateChannel, appID snowflake.ID, perms guild.Permissions) (any, error) {
+	last, err := s.lastMessageID(ctx, p.channel.ID)
+	if err != nil {
+		return nil, err
+	}
+	users := make([]wire.User, 0, len(p.recipients))
 	for _, u := range p.recipients {
-		out.Recipients = append(out.Recipients, wireUser(u))
+		if u.ID != appID {
+			users = append(users, wireUser(u))
+		}
 	}
+	dm := wire.NewDMChannel(p.channel.ID, p.channel.Type, last, users)
 	if p.channel.Type == guild.ChannelGroupDM {
-		name := p.channel.Name
-		out.Name, out.OwnerID = &name, p.ownerID
+		return &interaction.PrivateGroupChannel{GroupDMChannel: wire.NewGroupDMChannel(dm, p.channel.Name, p.ownerID),
+			Permissions: perms}, nil
 	}
-	return out
+	return &interaction.PrivateChannel{DMChannel: dm, Permissions: perms}, nil
 }
 
 // inheritedOwners is who authorizes a component or modal interaction:

@@ -21,7 +21,7 @@ type Payload struct {
 	Data                         any                     `json:"data,omitempty"` // *PayloadData or ComponentData
 	Guild                        *PartialGuild           `json:"guild,omitempty"`
 	GuildID                      snowflake.ID            `json:"guild_id,omitempty"`
-	Channel                      any                     `json:"channel,omitempty"` // *Channel, or *PrivateChannel outside guilds
+	Channel                      any                     `json:"channel,omitempty"` // *Channel; outside guilds *PrivateChannel or *PrivateGroupChannel
 	ChannelID                    snowflake.ID            `json:"channel_id,omitempty"`
 	Member                       *Member                 `json:"member,omitempty"`
 	User                         *wire.User              `json:"user,omitempty"`
@@ -49,19 +49,17 @@ func (p *Payload) Invoker() wire.User {
 	return wire.User{}
 }
 
-// PrivateChannel is a DM (type 1) or group DM (type 3) as an interaction
-// carries it: the channel object's DM fields with the invoker's
-// permissions there.
+// PrivateChannel is a DM as an interaction carries it: the DM channel
+// object the API serves, with the invoker's permissions there.
 type PrivateChannel struct {
-	ID            snowflake.ID      `json:"id"`
-	Type          int               `json:"type"`
-	LastMessageID *snowflake.ID     `json:"last_message_id"`
-	Flags         int               `json:"flags"`
-	Recipients    []wire.User       `json:"recipients"`
-	Name          *string           `json:"name,omitempty"`     // group DMs
-	Icon          *string           `json:"icon,omitempty"`     // group DMs (null)
-	OwnerID       snowflake.ID      `json:"owner_id,omitempty"` // group DMs
-	Permissions   guild.Permissions `json:"permissions"`
+	wire.DMChannel
+	Permissions guild.Permissions `json:"permissions"`
+}
+
+// PrivateGroupChannel is a group DM as an interaction carries it.
+type PrivateGroupChannel struct {
+	wire.GroupDMChannel
+	Permissions guild.Permissions `json:"permissions"`
 }
 
 // PayloadData is the data object of an application command or
