@@ -35,7 +35,7 @@ func TestParse(t *testing.T) {
 		{"/a b c d", []string{"a", "b", "c", "d"}, nil},
 		{"//x", []string{"/x"}, nil},
 		{"/x a:1 a:2", []string{"x"}, []A{{"a", "1"}, {"a", "2"}}}, // duplicates are Resolve's to refuse
-		{"/x\u00a0a:1", []string{"x"}, []A{{"a", "1"}}},        // any Unicode space separates
+		{"/x\u00a0a:1", []string{"x"}, []A{{"a", "1"}}},            // any Unicode space separates
 	}
 	for _, tc := range cases {
 		l, err := Parse(tc.in)
