@@ -41,7 +41,10 @@
 //	  -H "Authorization: Admin $(jq -r .admin_token $D)" -H 'Content-Type: application/json' \
 //	  -d '{"interactions_endpoint_url":"http://127.0.0.1:8090/interactions"}'
 //
-// Members of the guild now reach the bot through POST /api/v10/interactions.
+// Members of the guild now reach the bot through POST /api/v10/interactions;
+// slashd invoke runs a command as the demo guild's owner in its #general:
+//
+//	go run ./cmd/slashd invoke '/pick fruit:mango amount:3'
 //
 // The entry point needs Activities. Turning the app's EMBEDDED flag on
 // creates the global entry point command "Launch" with handler 2, which
