@@ -8,6 +8,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"net/http"
 	"os"
@@ -246,6 +247,25 @@ func TestInvokeEndToEnd(t *testing.T) {
 			t.Fatalf("--as alice: %+v", a)
 		}
 		refused(t, 1, "invoke: --as 1: a client token: Unknown User", "--as", "1", "/echo text:hi")
+		// A command alice may not use is not in her picker: none to run.
+		var cmds []struct {
+			ID   string `json:"id"`
+			Name string `json:"name"`
+		}
+		path := srv.base + "/api/v10/applications/" + creds["application_id"] + "/guilds/" + creds["guild_id"] + "/commands"
+		status, body = call(t, "GET", path, "Bot "+creds["bot_token"], "")
+		if status != http.StatusOK || json.Unmarshal(body, &cmds) != nil {
+			t.Fatalf("the bot's commands: %d %s", status, body)
+		}
+		for _, c := range cmds {
+			if c.Name == "ping" {
+				if status, body := call(t, "PATCH", path+"/"+c.ID, "Bot "+creds["bot_token"], `{"default_member_permissions":"0"}`); status != http.StatusOK {
+					t.Fatalf("restrict /ping: %d %s", status, body)
+				}
+			}
+		}
+		refused(t, 1, "invoke: no command /ping here (there are /echo, /feedback, /multi, /pick, /slow)", "--as", alice.ID, "/ping")
+		ok(t, "pong\n(only you can see this)\n", "/ping") // the owner may
 	})
 
 	t.Run("refused", func(t *testing.T) {
@@ -254,6 +274,7 @@ func TestInvokeEndToEnd(t *testing.T) {
 		refused(t, 1, "invoke: /pick fruit:mango amount:20: Invalid Form Body: amount: int value should be less than or equal to 12. (NUMBER_TYPE_MAX)",
 			"/pick fruit:mango amount:20")
 		refused(t, 1, "invoke: the commands in channel 1: Unknown Channel", "--channel", "1", "/ping")
+		refused(t, 1, "invoke: /slow: the application did not fill in its deferred answer in 1ms", "--wait", "1ms", "/slow")
 		// Before anything is sent.
 		refused(t, 1, "invoke: no command /nope here (there are /echo, /feedback, /multi, /pick, /ping, /slow)", "/nope")
 		refused(t, 1, "invoke: /echo has no option words (it has text)", "/echo words:hi")
@@ -284,6 +305,35 @@ func TestInvokeEndToEnd(t *testing.T) {
 		bot.cmd.Wait()
 		refused(t, 1, "invoke: /echo text:hi: This interaction failed", "/echo text:hi")
 	})
+}
+
+// TestInvokeReadme: the README's table of invoke's flags is the help's.
+func TestInvokeReadme(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(raw), "### `slashd invoke`\n")
+	if !ok {
+		t.Fatal("the README has no slashd invoke section")
+	}
+	rows := map[string]string{} // flag → environment variable
+	for _, m := range regexp.MustCompile("(?m)^\\| `--([a-z-]+)` \\| `([A-Z_]+)` \\|").FindAllStringSubmatch(section, -1) {
+		rows[m[1]] = m[2]
+	}
+	fs := newFlagSet("invoke", envMap(nil))
+	defineInvoke(fs)
+	n := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		n++
+		if env := rows[f.Name]; env != envName(f.Name) {
+			t.Errorf("README: --%s has environment %q, want %s", f.Name, env, envName(f.Name))
+		}
+	})
+	if len(rows) != n {
+		t.Errorf("README lists %d flags (%v), invoke has %d", len(rows), rows, n)
+	}
 }
 
 // TestInvokeText: how answers are printed.
