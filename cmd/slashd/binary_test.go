@@ -33,6 +33,9 @@ func TestMain(m *testing.M) {
 	if testBinary.dir != "" {
 		os.RemoveAll(testBinary.dir)
 	}
+	if botBinary.dir != "" {
+		os.RemoveAll(botBinary.dir)
+	}
 	os.Exit(code)
 }
 

@@ -12,6 +12,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 )
 
 // A cliCommand is one thing slashd does: `serve`, or a verb of a group such
@@ -20,6 +21,11 @@ type cliCommand struct {
 	name    string // as typed after "slashd": "serve", "app create"
 	summary string // one line, for the command list
 	about   string // what --help says beyond the summary (may be empty)
+	// args names the arguments the command takes after its flags, for
+	// the usage line ("" for none: an argument is then a usage error).
+	// Flags may come before and after them; the run function reads them
+	// with fs.Args().
+	args string
 	// define registers the command's flags on fs and returns what runs
 	// the command once they are parsed.
 	define func(fs *flagSet) runFunc
@@ -49,6 +55,8 @@ func commands() []cliCommand {
 			define: worldCommand(defineChannelCreate)},
 		{name: "token mint", summary: "mint a user's client token, or a Bearer token they granted an app",
 			define: worldCommand(defineTokenMint)},
+		{name: "invoke", summary: "run a command as a member of a guild, as the chat client does, and print the answer",
+			args: "'/COMMAND [SUBCOMMAND] [NAME:VALUE …]'", about: invokeAbout, define: defineInvoke},
 		{name: "version", summary: "print the version and the revision slashd was built from", define: defineVersion},
 		{name: "healthcheck", summary: "check that a server answers GET /healthz (exit 0 healthy, 1 not)",
 			about:  "For container health checks: the image has no curl.",
@@ -100,6 +108,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	fs := newFlagSet(cmd.name, getenv)
+	fs.takesArgs = cmd.args != ""
 	runCmd := cmd.define(fs)
 	switch err := fs.parse(rest); {
 	case errors.Is(err, flag.ErrHelp):
@@ -214,7 +223,11 @@ func groupUsage(group string, verbs []*cliCommand) string {
 // variable and default.
 func commandHelp(c cliCommand, fs *flagSet) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "usage: slashd %s [flags]\n\n%s.\n", c.name, upperFirst(c.summary))
+	args := ""
+	if c.args != "" {
+		args = " " + c.args
+	}
+	fmt.Fprintf(&b, "usage: slashd %s [flags]%s\n\n%s.\n", c.name, args, upperFirst(c.summary))
 	if c.about != "" {
 		fmt.Fprintf(&b, "%s\n", c.about)
 	}
@@ -260,6 +273,10 @@ type flagSet struct {
 	*flag.FlagSet
 	getenv  func(string) string
 	envErrs map[string]error // flag name → its environment variable's bad value
+	// takesArgs lets the command line hold arguments among the flags;
+	// parse gathers them into args.
+	takesArgs bool
+	args      []string
 }
 
 func newFlagSet(name string, getenv func(string) string) *flagSet {
@@ -318,6 +335,11 @@ func (fs *flagSet) envInt(p *int, name string, def int, usage string) {
 	fs.bindEnv(name)
 }
 
+func (fs *flagSet) envDuration(p *time.Duration, name string, def time.Duration, usage string) {
+	fs.DurationVar(p, name, def, usage)
+	fs.bindEnv(name)
+}
+
 func (fs *flagSet) envText(p encoding.TextUnmarshaler, name string, def encoding.TextMarshaler, usage string) {
 	fs.TextVar(p, name, def, usage)
 	fs.bindEnv(name)
@@ -333,6 +355,9 @@ func (fs *flagSet) hasEnv() bool {
 	return found
 }
 
+// commandArgs are the arguments among the flags (see takesArgs).
+func (fs *flagSet) commandArgs() []string { return fs.args }
+
 // isSet reports whether the flag name was given on the command line.
 func (fs *flagSet) isSet(name string) bool {
 	set := false
@@ -344,14 +369,28 @@ func (fs *flagSet) isSet(name string) bool {
 // usage error for an unknown or malformed flag, a stray argument, or a
 // bad environment value of a flag the command line leaves unset.
 func (fs *flagSet) parse(args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return err
+			}
+			return usageErrorf("%s: %v (see slashd %s --help)", fs.Name(), err, fs.Name())
 		}
-		return usageErrorf("%s: %v (see slashd %s --help)", fs.Name(), err, fs.Name())
-	}
-	if fs.NArg() > 0 {
-		return usageErrorf("%s: unexpected argument %q (see slashd %s --help)", fs.Name(), fs.Arg(0), fs.Name())
+		if fs.NArg() == 0 {
+			break
+		}
+		if !fs.takesArgs {
+			return usageErrorf("%s: unexpected argument %q (see slashd %s --help)", fs.Name(), fs.Arg(0), fs.Name())
+		}
+		// An argument: flags may follow it (after "--", only
+		// arguments do).
+		rest := fs.Args()
+		if len(args) > len(rest) && args[len(args)-len(rest)-1] == "--" {
+			fs.args = append(fs.args, rest...)
+			break
+		}
+		fs.args = append(fs.args, rest[0])
+		args = rest[1:]
 	}
 	names := make([]string, 0, len(fs.envErrs))
 	for name := range fs.envErrs {

@@ -43,7 +43,11 @@ func TestHelpEveryCommand(t *testing.T) {
 					t.Errorf("%q printed another help:\n%s\nthan\n%s", args, stdout, first)
 				}
 			}
-			if !strings.HasPrefix(first, "usage: slashd "+c.name+" [flags]\n") {
+			usage := "usage: slashd " + c.name + " [flags]"
+			if c.args != "" {
+				usage += " " + c.args
+			}
+			if !strings.HasPrefix(first, usage+"\n") {
 				t.Errorf("help does not start with the usage line:\n%s", first)
 			}
 			fs := newFlagSet(c.name, envMap(nil))

@@ -7,6 +7,7 @@
 //	slashd app create --name NAME [--data DIR] [--init] [--json]
 //	slashd guild create --name NAME [--install APP_ID]
 //	slashd user create | role create | member add | channel create | token mint …
+//	slashd invoke [--data DIR] [--as USER_ID] [--channel ID] [--app ID] [--json] '/group sub name:value'
 //	slashd version
 //	slashd healthcheck [--addr ADDR]
 package main

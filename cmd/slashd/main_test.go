@@ -131,8 +131,8 @@ func call(t *testing.T, method, url, auth, body string) (int, []byte) {
 var credentialKeys = []string{"application_id", "base_url", "bot_token", "client_id", "client_secret",
 	"guild_id", "owner_bearer_token", "owner_user_id", "public_key"}
 
-var bootstrapKeys = []string{"admin_token", "application_id", "base_url", "bot_token", "client_id", "client_secret",
-	"guild_id", "owner_bearer_token", "owner_user_id", "public_key"}
+var bootstrapKeys = []string{"admin_token", "application_id", "base_url", "bot_token", "channel_id", "client_id", "client_secret",
+	"guild_id", "owner_bearer_token", "owner_client_token", "owner_user_id", "public_key"}
 
 // checkCredentials asserts raw is a JSON object with exactly the
 // credential keys (bootstrap.json's when what names it), all non-empty
@@ -251,6 +251,10 @@ func TestServeEndToEnd(t *testing.T) {
 		t.Errorf("edit permissions with the owner's token: %d %s", status, body)
 	}
 
+	// The demo guild's #general, where the owner's client token sees the
+	// command picker (with /ping in it).
+	checkDemoChannel(t, srv.base, creds, "ping")
+
 	// app create while the server runs: the new app works at once.
 	getenv := envMap(map[string]string{"SLASHD_ADDR": srv.addr})
 	var out, errOut bytes.Buffer
@@ -333,6 +337,41 @@ func TestServeEndToEnd(t *testing.T) {
 		t.Errorf("permissions after restart: %d %s", status, body)
 	}
 	again.stop(t)
+}
+
+// checkDemoChannel checks the demo guild has a text channel #general,
+// the one bootstrap.json names, and that the owner's client token sees
+// the command picker there, listing the commands named.
+func checkDemoChannel(t *testing.T, base string, creds map[string]string, commands ...string) {
+	t.Helper()
+	status, body := call(t, "GET", base+"/admin/v1/guilds/"+creds["guild_id"]+"/channels", "Admin "+creds["admin_token"], "")
+	var chs []struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+		Type int    `json:"type"`
+	}
+	if err := json.Unmarshal(body, &chs); status != http.StatusOK || err != nil {
+		t.Fatalf("channels of the demo guild: %d %s", status, body)
+	}
+	if len(chs) != 1 || chs[0].ID != creds["channel_id"] || chs[0].Name != "general" || chs[0].Type != 0 {
+		t.Errorf("the demo guild's channels: %s, want #general (%s) alone", body, creds["channel_id"])
+	}
+	status, body = call(t, "GET", base+"/api/v10/channels/"+creds["channel_id"]+"/application-command-index", creds["owner_client_token"], "")
+	var index struct {
+		Commands []struct {
+			Name string `json:"name"`
+		} `json:"application_commands"`
+	}
+	if err := json.Unmarshal(body, &index); status != http.StatusOK || err != nil {
+		t.Fatalf("the owner's command picker in #general: %d %s", status, body)
+	}
+	var names []string
+	for _, c := range index.Commands {
+		names = append(names, c.Name)
+	}
+	if strings.Join(names, ",") != strings.Join(commands, ",") {
+		t.Errorf("the owner's command picker in #general: %v, want %v", names, commands)
+	}
 }
 
 func TestServeAddressInUse(t *testing.T) {

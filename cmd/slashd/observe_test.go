@@ -127,7 +127,7 @@ func TestServeJSONLogsMetricsAddrAndPprof(t *testing.T) {
 		t.Errorf("the log ends with %v, want the shutdown lines", last)
 	}
 	// JSON logs carry no secret (the first run's are in the file only).
-	for _, k := range []string{"bot_token", "client_secret", "owner_bearer_token", "admin_token"} {
+	for _, k := range []string{"bot_token", "client_secret", "owner_bearer_token", "owner_client_token", "admin_token"} {
 		if strings.Contains(srv.out.String(), creds[k]) {
 			t.Errorf("%s is on stdout", k)
 		}

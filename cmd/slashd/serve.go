@@ -155,6 +155,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 		ln.Close()
 		return err
 	}
+	upgradeBootstrap(ctx, env, cfg.dataDir, log)
 	followAddress(cfg.dataDir, baseURL, log)
 
 	var events event.Bus // nil: the API's in-process bus
@@ -279,6 +280,20 @@ func followAddress(dataDir, baseURL string, log *slog.Logger) {
 	}
 }
 
+// upgradeBootstrap completes a bootstrap.json written before the demo
+// guild had its #general and the owner a client token (see
+// bootstrap.Upgrade). Like followAddress, a failure is logged, never
+// fatal: the file is a convenience.
+func upgradeBootstrap(ctx context.Context, env bootstrap.Env, dataDir string, log *slog.Logger) {
+	added, err := bootstrap.Upgrade(ctx, env, dataDir)
+	switch {
+	case err != nil:
+		log.Warn("could not complete bootstrap.json", "err", err)
+	case len(added) > 0:
+		log.Info("bootstrap.json completed", "added", strings.Join(added, ","))
+	}
+}
+
 // connectNATS connects the node listening on addr to the event bus at
 // url (see natsbus.Connect: it reconnects forever once connected).
 func connectNATS(url, prefix, addr string, log *slog.Logger) (*natsbus.Bus, error) {
@@ -337,6 +352,9 @@ func firstRun(ctx context.Context, env bootstrap.Env, dataDir, baseURL string, o
 	creds, err := bootstrap.CreateApp(ctx, env, bootstrap.AppOptions{Name: "demo", GuildName: "demo guild", BaseURL: baseURL})
 	if err != nil {
 		return fmt.Errorf("bootstrap demo app: %w", err)
+	}
+	if _, err := bootstrap.Furnish(ctx, env, &creds); err != nil {
+		return fmt.Errorf("bootstrap demo channel: %w", err)
 	}
 	if creds.AdminToken, err = bootstrap.CreateAdminToken(ctx, env); err != nil {
 		return err

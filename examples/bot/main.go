@@ -41,7 +41,10 @@
 //	  -H "Authorization: Admin $(jq -r .admin_token $D)" -H 'Content-Type: application/json' \
 //	  -d '{"interactions_endpoint_url":"http://127.0.0.1:8090/interactions"}'
 //
-// Members of the guild now reach the bot through POST /api/v10/interactions.
+// Members of the guild now reach the bot through POST /api/v10/interactions;
+// slashd invoke runs a command as the demo guild's owner in its #general:
+//
+//	go run ./cmd/slashd invoke '/pick fruit:mango amount:3'
 //
 // The entry point needs Activities. Turning the app's EMBEDDED flag on
 // creates the global entry point command "Launch" with handler 2, which
@@ -57,7 +60,8 @@
 //
 // Flags and environment:
 //
-//	-addr HOST:PORT     listen address (default 127.0.0.1:8090)
+//	-addr HOST:PORT     listen address (default 127.0.0.1:8090; port 0 picks a free one, which the
+//	                    start line "bot: receiving interactions on http://…" tells)
 //	-commands           print the guild commands' JSON and exit
 //	SLASHD_URL          the service's base URL, such as http://127.0.0.1:8080 (required)
 //	SLASHD_PUBLIC_KEY   the application's public key, 64 hex characters (required)
@@ -69,6 +73,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -141,8 +146,14 @@ func main() {
 		defer cancel()
 		srv.Shutdown(shutdown)
 	}()
-	log.Printf("bot: receiving interactions on http://%s%s, answering through %s", *addr, InteractionsPath, baseURL)
-	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		log.Fatalf("bot: %v", err)
+	}
+	// Said once it listens (with the port a ":0" address got), so that
+	// whoever started it can go on.
+	log.Printf("bot: receiving interactions on http://%s%s, answering through %s", ln.Addr(), InteractionsPath, baseURL)
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		log.Fatalf("bot: %v", err)
 	}
 	b.wait() // let /slow and /multi finish

@@ -31,15 +31,22 @@ const FileName = "bootstrap.json"
 // Credentials are what a developer needs to talk to an app; the JSON keys
 // are a contract (scripts read bootstrap.json).
 type Credentials struct {
-	BaseURL          string `json:"base_url"`
-	ApplicationID    string `json:"application_id"`
-	BotToken         string `json:"bot_token"`
-	ClientID         string `json:"client_id"`
-	ClientSecret     string `json:"client_secret"`
-	PublicKey        string `json:"public_key"`
-	GuildID          string `json:"guild_id"`
+	BaseURL       string `json:"base_url"`
+	ApplicationID string `json:"application_id"`
+	BotToken      string `json:"bot_token"`
+	ClientID      string `json:"client_id"`
+	ClientSecret  string `json:"client_secret"`
+	PublicKey     string `json:"public_key"`
+	GuildID       string `json:"guild_id"`
+	// ChannelID is the demo guild's text channel #general, a place to
+	// invoke commands; only the first-run credentials carry one.
+	ChannelID        string `json:"channel_id,omitempty"`
 	OwnerUserID      string `json:"owner_user_id"`
 	OwnerBearerToken string `json:"owner_bearer_token"`
+	// OwnerClientToken is the owner's client token (the bare
+	// Authorization a chat client sends), to invoke commands as them;
+	// only the first-run credentials carry one.
+	OwnerClientToken string `json:"owner_client_token,omitempty"`
 	// AdminToken authorizes the admin API (Authorization: Admin …); only
 	// the first-run credentials carry one.
 	AdminToken string `json:"admin_token,omitempty"`
@@ -215,6 +222,106 @@ func CreateAdminToken(ctx context.Context, env Env) (string, error) {
 		return "", fmt.Errorf("store admin token: %w", err)
 	}
 	return tok, nil
+}
+
+// DemoChannelName is the name of the demo guild's text channel.
+const DemoChannelName = "general"
+
+// Furnish gives the first-run credentials what they lack of a place to
+// talk: a text channel #general in their guild (an existing text
+// channel of that name is taken as it is) and a client token of their
+// owner (only its hash is stored). It fills c.ChannelID and
+// c.OwnerClientToken where they are empty and returns the JSON keys it
+// filled.
+func Furnish(ctx context.Context, env Env, c *Credentials) ([]string, error) {
+	var added []string
+	if c.ChannelID == "" {
+		id, err := demoChannel(ctx, env, c.GuildID)
+		if err != nil {
+			return nil, err
+		}
+		c.ChannelID = id.String()
+		added = append(added, "channel_id")
+	}
+	if c.OwnerClientToken == "" {
+		owner, err := snowflake.Parse(c.OwnerUserID)
+		if err != nil {
+			return nil, fmt.Errorf("owner_user_id %q: %w", c.OwnerUserID, err)
+		}
+		if _, err := env.Store.User(ctx, owner); err != nil {
+			return nil, fmt.Errorf("owner %d: %w", owner, err)
+		}
+		tok, err := auth.NewClientToken(env.Rand)
+		if err != nil {
+			return nil, err
+		}
+		if err := env.Store.CreateClientToken(ctx, auth.Hash(tok), owner, env.Now().UTC()); err != nil {
+			return nil, fmt.Errorf("store the owner's client token: %w", err)
+		}
+		c.OwnerClientToken = tok
+		added = append(added, "owner_client_token")
+	}
+	return added, nil
+}
+
+// demoChannel returns the text channel #general of the guild guildID,
+// creating it when there is none.
+func demoChannel(ctx context.Context, env Env, guildID string) (snowflake.ID, error) {
+	gid, err := snowflake.Parse(guildID)
+	if err != nil {
+		return 0, fmt.Errorf("guild_id %q: %w", guildID, err)
+	}
+	chs, err := env.Store.Channels(ctx, gid)
+	if err != nil {
+		return 0, fmt.Errorf("channels of guild %d: %w", gid, err)
+	}
+	for _, ch := range chs {
+		if ch.Type == guild.ChannelText && ch.Name == DemoChannelName {
+			return ch.ID, nil
+		}
+	}
+	if _, err := env.Store.Guild(ctx, gid); err != nil {
+		return 0, fmt.Errorf("guild %d: %w", gid, err)
+	}
+	ch := guild.Channel{ID: env.IDs.Next(), GuildID: gid, Type: guild.ChannelText, Name: DemoChannelName}
+	if err := env.Store.CreateChannel(ctx, ch); err != nil {
+		return 0, fmt.Errorf("create #%s in guild %d: %w", DemoChannelName, gid, err)
+	}
+	return ch.ID, nil
+}
+
+// Upgrade brings dir/bootstrap.json, written by a slashd from before
+// the demo guild had a channel, up to date: it furnishes the credentials
+// (see Furnish) and rewrites the file, every other key kept. It returns
+// the keys it added: none when there is no file or it lacks nothing.
+func Upgrade(ctx context.Context, env Env, dir string) ([]string, error) {
+	path := filepath.Join(dir, FileName)
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var c Credentials
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if c.ChannelID != "" && c.OwnerClientToken != "" {
+		return nil, nil
+	}
+	added, err := Furnish(ctx, env, &c)
+	if err != nil {
+		return nil, fmt.Errorf("complete %s: %w", path, err)
+	}
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := replaceFile(path, append(b, '\n')); err != nil {
+		return nil, err
+	}
+	return added, nil
 }
 
 // WriteFile writes credentials to dir/bootstrap.json, readable by the

@@ -1,0 +1,235 @@
+package readmetest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/slashd/slashd/internal/testtool"
+)
+
+// tools are the programs the README's examples use.
+var tools = []string{"bash", "curl", "jq"}
+
+// TestMain runs the tests where bash, curl and jq are installed (.ci/run
+// installs them). Elsewhere it runs none, and `go test` says "[no tests
+// to run]" for the package; under CI it fails.
+func TestMain(m *testing.M) {
+	os.Exit(testtool.Main(m, "TestToolsInstalled", findTools, "apt-get install bash curl jq"))
+}
+
+func findTools() error {
+	for _, name := range tools {
+		if _, err := testtool.LookPath(name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TestToolsInstalled is the check TestMain relies on, made where go
+// test's cache sees it.
+func TestToolsInstalled(t *testing.T) { testtool.Probe(t, findTools) }
+
+// readmeBlocks returns the README's shell blocks marked for this test,
+// by name: the block after each "<!-- README test: NAME -->" line.
+func readmeBlocks(t *testing.T) map[string]string {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := regexp.MustCompile(`^<!-- README test: (.+) -->$`)
+	blocks := map[string]string{}
+	lines := strings.Split(string(raw), "\n")
+	for i := 0; i < len(lines); i++ {
+		m := marker.FindStringSubmatch(lines[i])
+		if m == nil {
+			continue
+		}
+		if i+1 >= len(lines) || lines[i+1] != "```sh" {
+			t.Fatalf("README line %d: the marker %q is not followed by a sh block", i+1, m[1])
+		}
+		var block []string
+		for i += 2; i < len(lines) && lines[i] != "```"; i++ {
+			block = append(block, lines[i])
+		}
+		blocks[m[1]] = strings.Join(block, "\n") + "\n"
+	}
+	return blocks
+}
+
+// build builds a package of the module into dir.
+func build(t *testing.T, dir, pkg string) string {
+	t.Helper()
+	path := filepath.Join(dir, filepath.Base(pkg))
+	out, err := exec.Command("go", "build", "-o", path, "github.com/slashd/slashd/"+pkg).CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+	return path
+}
+
+// shim makes the blocks' `go run ./examples/bot` and `go run
+// ./cmd/slashd` run the binaries this test built from the same sources
+// (a go run each time would compile them again); any other go command
+// is an error. Errors stop a block.
+const shim = `go() {
+  case "$1 $2" in
+  "run ./examples/bot") shift 2; "$README_BOT" "$@" ;;
+  "run ./cmd/slashd") shift 2; "$README_SLASHD" "$@" ;;
+  *) echo "the README test runs go run ./examples/bot and ./cmd/slashd only, not: go $*" >&2; return 127 ;;
+  esac
+}
+set -eo pipefail
+`
+
+// process is a program the test started, with its output as it comes.
+type process struct {
+	cmd *exec.Cmd
+	mu  sync.Mutex
+	out strings.Builder
+}
+
+// start starts cmd in its own process group and returns once a line of
+// its output matches ready, with the line's submatches.
+func start(t *testing.T, cmd *exec.Cmd, ready *regexp.Regexp) (*process, []string) {
+	t.Helper()
+	p := &process{cmd: cmd}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	t.Cleanup(func() {
+		// The group: a shell and what it started.
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+		r.Close()
+	})
+	found := make(chan []string, 1)
+	go func() {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			p.mu.Lock()
+			p.out.WriteString(sc.Text() + "\n")
+			p.mu.Unlock()
+			if m := ready.FindStringSubmatch(sc.Text()); m != nil {
+				select {
+				case found <- m:
+				default:
+				}
+			}
+		}
+		close(found)
+	}()
+	select {
+	case m, ok := <-found:
+		if !ok {
+			t.Fatalf("%s ended before it was ready:\n%s", cmd.Args, p.output())
+		}
+		return p, m
+	case <-time.After(time.Minute):
+		t.Fatalf("%s was not ready within a minute:\n%s", cmd.Args, p.output())
+		return nil, nil
+	}
+}
+
+func (p *process) output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.String()
+}
+
+// env is the test's environment without SLASHD_ variables, plus add.
+func env(add ...string) []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "SLASHD_") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, add...)
+}
+
+// TestInteractionExample runs the README's interaction example as
+// written: slashd serve on its first start (in a fresh directory, as
+// slashd-data there), examples/bot started first from the README's
+// block, then the README's block registering its commands, setting the
+// endpoint and invoking /echo with curl and with slashd invoke. The only
+// change: the bot listens on a free port rather than 8090 (other tests
+// run at once), which the blocks' 127.0.0.1:8090 is replaced by.
+func TestInteractionExample(t *testing.T) {
+	blocks := readmeBlocks(t)
+	botBlock, interaction := blocks["the bot"], blocks["the interaction"]
+	if botBlock == "" || interaction == "" {
+		t.Fatalf("the README lacks the marked blocks \"the bot\" and \"the interaction\": %q", blocks)
+	}
+	bin := t.TempDir()
+	slashd, bot := build(t, bin, "cmd/slashd"), build(t, bin, "examples/bot")
+	work := t.TempDir()
+
+	// go run ./cmd/slashd serve, on another port than 8080 for the same
+	// reason; the blocks read base_url from bootstrap.json.
+	serve := exec.Command(slashd, "serve", "--addr", "127.0.0.1:0", "--ratelimit=false")
+	serve.Dir, serve.Env = work, env()
+	srv, _ := start(t, serve, regexp.MustCompile(`slashd listening`))
+
+	const readmeAddr = "127.0.0.1:8090"
+	if !strings.Contains(botBlock, "-addr "+readmeAddr) || !strings.Contains(interaction, readmeAddr) {
+		t.Fatalf("the blocks do not use the bot address %s:\n%s\n%s", readmeAddr, botBlock, interaction)
+	}
+	shellEnv := env("README_BOT="+bot, "README_SLASHD="+slashd)
+	runBot := exec.Command("bash", "-c", shim+strings.Replace(botBlock, "-addr "+readmeAddr, "-addr 127.0.0.1:0", 1))
+	runBot.Dir, runBot.Env = work, shellEnv
+	botProc, m := start(t, runBot, regexp.MustCompile(`bot: receiving interactions on http://(\S+)/interactions`))
+	botAddr := m[1]
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	script := exec.CommandContext(ctx, "bash", "-c", shim+strings.ReplaceAll(interaction, readmeAddr, botAddr))
+	script.Dir, script.Env = work, shellEnv
+	var stdout, stderr bytes.Buffer
+	script.Stdout, script.Stderr = &stdout, &stderr
+	if err := script.Run(); err != nil {
+		t.Fatalf("the interaction block: %v\nstdout:\n%s\nstderr:\n%s\nserver:\n%s\nbot:\n%s", err, &stdout, &stderr, srv.output(), botProc.output())
+	}
+	out := stdout.String()
+	// The curl invocation's answer, as the comment under it shows it.
+	first, rest, _ := strings.Cut(out, "\n")
+	for _, want := range []string{`{"interaction":{"id":"`, `"type":2,"response_message_id":"`, `"resource":{"type":4,"message":{`, `"content":"hi"`} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the curl invocation printed %s\nwant %s in it", first, want)
+		}
+	}
+	// Then each slashd invoke line prints what its comment says.
+	var want []string
+	for _, line := range strings.Split(interaction, "\n") {
+		if cmd, comment, ok := strings.Cut(line, "# "); ok && strings.HasPrefix(cmd, "go run ./cmd/slashd invoke ") {
+			want = append(want, comment)
+		}
+	}
+	if len(want) == 0 {
+		t.Fatal("the block has no slashd invoke line with the answer in a comment")
+	}
+	if rest != strings.Join(want, "\n")+"\n" {
+		t.Errorf("the slashd invoke lines printed\n%s\nwant\n%s", rest, strings.Join(want, "\n"))
+	}
+	if stderr.Len() > 0 {
+		t.Errorf("stderr: %s", &stderr)
+	}
+}
