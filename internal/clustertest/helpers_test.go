@@ -12,7 +12,7 @@ import (
 
 // waitTimeout bounds every wait in these tests: a test fails rather
 // than hangs.
-const waitTimeout = 10 * time.Second
+const waitTimeout = 30 * time.Second
 
 type jsonObj = map[string]any
 

@@ -45,7 +45,7 @@ const (
 )
 
 // djsWait bounds every wait for something discord.js should do.
-const djsWait = 10 * time.Second
+const djsWait = 30 * time.Second
 
 // TestMain runs the tests where Node and the guide's npm packages are
 // installed (.ci/run installs both). Elsewhere it runs none, and `go
