@@ -399,6 +399,10 @@ func TestUserInstallOnlyAnswers(t *testing.T) {
 		return a.Resource.Message.Flags, token
 	}
 
+	got := adminObj(t, e, "GET", accessPath(bare.guild, str(w.cmds["i1-c012"], "id"), w.member, bare.channel), nil, 200)
+	if got["allowed"] != true || got["rule"] != "user_install" || fmt.Sprint(got["authorizing_integration_owners"]) != "[1]" {
+		t.Errorf("explainer in the guild without the app: %v", got)
+	}
 	if flags, _ := run(bare, "i1-c012"); flags&64 != 0 {
 		t.Errorf("with USE_EXTERNAL_APPS the answer is ephemeral (flags %d)", flags)
 	}

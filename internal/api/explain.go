@@ -55,6 +55,9 @@ func (s *Server) explainAccess(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if view.userApps, err = s.userApps(ctx, userID); err != nil {
+		return err
+	}
 	cmd, err := s.findCommand(r, view, guildID, commandID)
 	if err != nil {
 		return err
@@ -72,7 +75,8 @@ func (s *Server) explainAccess(w http.ResponseWriter, r *http.Request) error {
 		d = access.Decision{Allowed: false, Rule: "shadowed_by_guild_command",
 			Reason: "a guild command of the same type and name replaces this global command in this guild"}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"allowed": d.Allowed, "reason": d.Reason, "rule": d.Rule})
+	writeJSON(w, http.StatusOK, map[string]any{"allowed": d.Allowed, "reason": d.Reason, "rule": d.Rule,
+		"authorizing_integration_owners": ownerKeys(d.Owners)})
 	return nil
 }
 
@@ -138,4 +142,17 @@ func queryID(r *http.Request, name string) (snowflake.ID, error) {
 		return 0, apierr.Invalid("NUMBER_TYPE_COERCE", `Value "`+raw+`" is not snowflake.`, name)
 	}
 	return id, nil
+}
+
+// ownerKeys lists the installation types that authorize a use, as the
+// keys of authorizing_integration_owners ("0" guild, "1" user).
+func ownerKeys(o access.Owners) []string {
+	out := []string{}
+	if o.Has(access.OwnerGuild) {
+		out = append(out, "0")
+	}
+	if o.Has(access.OwnerUser) {
+		out = append(out, "1")
+	}
+	return out
 }

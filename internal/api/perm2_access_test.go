@@ -144,7 +144,9 @@ func TestPerm2AccessDecision(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			got := adminObj(t, e, "GET", accessPath(w.guild, c.cmd, c.user, c.channel), nil, 200)
-			if len(got) != 3 || got["allowed"] != c.allowed || got["rule"] != c.rule || str(got, "reason") == "" {
+			owners, _ := got["authorizing_integration_owners"].([]any)
+			if len(got) != 4 || got["allowed"] != c.allowed || got["rule"] != c.rule || str(got, "reason") == "" ||
+				owners == nil || (c.allowed && len(owners) != 1) {
 				t.Fatalf("got %v, want allowed %v rule %s", got, c.allowed, c.rule)
 			}
 		})
