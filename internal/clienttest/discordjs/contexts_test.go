@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 	"github.com/slashd/slashd/internal/testenv"
@@ -129,6 +128,54 @@ func TestDiscordJSContexts(t *testing.T) {
 		}
 	})
 
+	t.Run("user.send opens the DM and posts there", func(t *testing.T) {
+		dmMe := byName(deployed.Commands)["dm-me"]
+		body := invocation(w.channel, w.guild)
+		body["data"] = map[string]any{"id": dmMe.ID, "name": dmMe.Name, "type": dmMe.Type, "version": dmMe.Version}
+		a := w.invokeAs(t, w.client, body)
+		if reply := a.message(t); reply.Content != "Check your DMs." || reply.Flags&64 == 0 {
+			t.Errorf("dm-me answered %+v, want the ephemeral reply", reply)
+		}
+		var got struct {
+			djsReported
+			DMChannelID   string  `json:"dmChannelId"`
+			DMMessageID   string  `json:"dmMessageId"`
+			DMChannelType *int    `json:"dmChannelType"`
+			DMRecipientID *string `json:"dmRecipientId"`
+		}
+		bot.waitID(t, "done", a.Interaction.ID, &got)
+		bot.wantREST(t, "POST", "/users/@me/channels", 200)
+		if got.DMChannelType == nil || *got.DMChannelType != 1 || deref(got.DMRecipientID) != w.member {
+			t.Errorf("discord.js's DM: type %v, recipient %v", deref(got.DMChannelType), deref(got.DMRecipientID))
+		}
+		// alice finds the DM in her channel list, the bot's message in it.
+		var channels []struct {
+			ID         string `json:"id"`
+			Type       int    `json:"type"`
+			Recipients []struct {
+				ID string `json:"id"`
+			} `json:"recipients"`
+		}
+		e.Do("GET", "/api/v10/users/@me/channels", w.client, nil).JSON(t, &channels)
+		i := slices.IndexFunc(channels, func(c struct {
+			ID         string `json:"id"`
+			Type       int    `json:"type"`
+			Recipients []struct {
+				ID string `json:"id"`
+			} `json:"recipients"`
+		}) bool {
+			return c.ID == got.DMChannelID
+		})
+		if i < 0 || channels[i].Type != 1 || len(channels[i].Recipients) != 1 || channels[i].Recipients[0].ID != w.app {
+			t.Fatalf("alice's channels %+v lack the DM %s with the bot", channels, got.DMChannelID)
+		}
+		var msgs []djsMessage
+		e.Do("GET", "/api/v10/channels/"+got.DMChannelID+"/messages", w.client, nil).JSON(t, &msgs)
+		if len(msgs) == 0 || msgs[0].ID != got.DMMessageID || msgs[0].Content != "Hello from your DMs!" || msgs[0].Author.ID != w.app {
+			t.Errorf("alice reads %+v in the DM, want the bot's message %s", msgs, got.DMMessageID)
+		}
+	})
+
 	// Nothing went wrong anywhere: no error reported, every REST request
 	// answered 2xx the first time; the bot still answers in its guild.
 	ping := w.invokeAs(t, w.client, invocation(w.channel, w.guild)).message(t)
@@ -142,16 +189,17 @@ func TestDiscordJSContexts(t *testing.T) {
 	bot.stop(t, djsWait)
 }
 
-// djsOpenDM opens the DM of two users through the store (the admin route
-// for it is not on main yet) and returns its id.
+// djsOpenDM opens the DM of two users through the admin API and returns
+// its id.
 func djsOpenDM(t *testing.T, e *testenv.Env, a, b string) string {
 	t.Helper()
-	c, _, err := e.Store.OpenDM(context.Background(), store.PrivateChannel{ID: e.IDs.Next(), Type: guild.ChannelDM,
-		Recipients: []snowflake.ID{djsID(t, a), djsID(t, b)}, CreatedAt: time.Now()})
-	if err != nil {
-		t.Fatal(err)
+	var dm map[string]any
+	djsAdmin(t, e, "POST", "/users/"+a+"/channels", map[string]any{"recipient_id": b}, -1, &dm)
+	id, _ := dm["id"].(string)
+	if id == "" {
+		t.Fatalf("open the DM of %s and %s: %v", a, b, dm)
 	}
-	return c.ID.String()
+	return id
 }
 
 func djsID(t *testing.T, s string) snowflake.ID {
