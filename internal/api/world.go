@@ -188,8 +188,8 @@ type appCommands struct {
 func (ac appCommands) embedded() bool { return ac.app.Flags&command.ApplicationFlagEmbedded != 0 }
 
 // loadAppCommands reads an app's guild and global commands and its
-// permission lists in the guild (guildID 0: its global commands only). A guild command shadows a global one of
-// the same type and name.
+// permission lists in the guild (guildID 0: its global commands only). A
+// guild command shadows a global one of the same type and name.
 func (s *Server) loadAppCommands(ctx context.Context, appID, guildID snowflake.ID) (appCommands, error) {
 	app, err := s.store.Application(ctx, appID)
 	if err != nil {
