@@ -49,6 +49,100 @@ var decideCases = []decideCase{
 	{name: "admin does not bypass integration_types", rule: RuleIntegrationNotGuildInstall, user: uAdmin, channel: chGeneral,
 		setup: func(in *Input) { in.Command.IntegrationTypes = []int{1} }},
 
+	// Installations: the user's own install (spec §2.6; the real service's
+	// "developing a user-installable app" tutorial).
+	{name: "user install only, command [0,1]: the guild's lists do not apply", rule: RuleUserInstall, allowed: true, user: uPlain, channel: chRestricted,
+		reason: "user 10 installed application 7000",
+		setup: func(in *Input) {
+			in.Installed, in.UserInstalled = false, true
+			in.Command.IntegrationTypes = []int{0, 1}
+			in.Command.DefaultMemberPermissions = dmp("0")
+			in.CommandPermissions = perms(chanP(chRestricted, false), userP(uPlain, false))
+		}},
+	{name: "user install only, command [0]", rule: RuleIntegrationNotUserInstall, user: uPlain, channel: chGeneral, reason: "lack USER_INSTALL (1)",
+		setup: func(in *Input) { in.Installed, in.UserInstalled = false, true }},
+	{name: "user install only, guild command", rule: RuleIntegrationNotGuildInstall, user: uPlain, channel: chGeneral, reason: "its guild's installation only",
+		setup: func(in *Input) {
+			in.Installed, in.UserInstalled = false, true
+			in.Command.GuildID, in.Command.IntegrationTypes = gID, []int{1}
+		}},
+	{name: "guild install, command [1], no user install", rule: RuleIntegrationNotGuildInstall, user: uPlain, channel: chGeneral, reason: "has not installed the app",
+		setup: func(in *Input) { in.Command.IntegrationTypes = []int{1} }},
+	{name: "both installs, command [1]: the user's install serves it", rule: RuleUserInstall, allowed: true, user: uPlain, channel: chRestricted,
+		setup: func(in *Input) {
+			in.UserInstalled = true
+			in.Command.IntegrationTypes = []int{1}
+			in.CommandPermissions = perms(userP(uPlain, false))
+		}},
+	{name: "both installs, command [0,1]: the guild's lists decide", rule: RuleCommandUserDeny, user: uPlain, channel: chGeneral,
+		setup: func(in *Input) {
+			in.UserInstalled = true
+			in.Command.IntegrationTypes = []int{0, 1}
+			in.CommandPermissions = perms(userP(uPlain, false))
+		}},
+	{name: "user install, nsfw, plain channel", rule: RuleNSFWChannelNotAgeRestricted, user: uPlain, channel: chGeneral,
+		setup: func(in *Input) {
+			in.Installed, in.UserInstalled = false, true
+			in.Command.IntegrationTypes, in.Command.NSFW = []int{1}, true
+		}},
+
+	// Outside guilds: the app's DM (BOT_DM) and other DMs and group DMs
+	// (PRIVATE_CHANNEL).
+	{name: "bot DM, guild install with a shared guild", rule: RuleBotDM, allowed: true, user: uPlain, reason: "shares a guild with user 10",
+		setup: func(in *Input) { in.Where = command.ContextBotDM; in.Command.DefaultMemberPermissions = dmp("0") }},
+	{name: "bot DM, no shared guild, no user install", rule: RuleNotInstalled, user: uPlain, reason: "shares no guild",
+		setup: func(in *Input) { in.Where, in.Installed = command.ContextBotDM, false }},
+	{name: "bot DM, user install, no shared guild", rule: RuleUserInstall, allowed: true, user: uPlain,
+		setup: func(in *Input) {
+			in.Where, in.Installed, in.UserInstalled = command.ContextBotDM, false, true
+			in.Command.IntegrationTypes = []int{1}
+		}},
+	{name: "bot DM, dm_permission false (contexts null)", rule: RuleContextNotBotDM, user: uPlain, reason: "default contexts [0]",
+		setup: func(in *Input) { f := false; in.Where, in.Command.DMPermission = command.ContextBotDM, &f }},
+	{name: "bot DM, contexts [0,2]", rule: RuleContextNotBotDM, user: uPlain, reason: "contexts [0 2] lack BOT_DM (1)",
+		setup: func(in *Input) {
+			in.Where, in.UserInstalled, in.Command.Contexts = command.ContextBotDM, true, []int{0, 2}
+		}},
+	{name: "bot DM, contexts set: dm_permission false is not read", rule: RuleBotDM, allowed: true, user: uPlain,
+		setup: func(in *Input) {
+			f := false
+			in.Where, in.Command.DMPermission, in.Command.Contexts = command.ContextBotDM, &f, []int{1}
+		}},
+	{name: "bot DM, guild command never", rule: RuleNotInstalled, user: uPlain, reason: "not available outside guild",
+		setup: func(in *Input) { in.Where, in.UserInstalled, in.Command.GuildID = command.ContextBotDM, true, gID }},
+	{name: "bot DM, shared guild, command [1] without user install", rule: RuleIntegrationNotGuildInstall, user: uPlain,
+		setup: func(in *Input) {
+			in.Where, in.Command.IntegrationTypes, in.Command.Contexts = command.ContextBotDM, []int{1}, []int{0, 1, 2}
+		}},
+	{name: "bot DM, nsfw, adult", rule: RuleBotDM, allowed: true, user: uPlain,
+		setup: func(in *Input) { in.Where, in.Command.NSFW = command.ContextBotDM, true }},
+	{name: "bot DM, nsfw, minor", rule: RuleNSFWUserNotAdult, user: uPlain,
+		setup: func(in *Input) { in.Where, in.Command.NSFW, in.Adult = command.ContextBotDM, true, false }},
+	{name: "private channel, user install", rule: RuleUserInstall, allowed: true, user: uPlain,
+		setup: func(in *Input) {
+			in.Where, in.Installed, in.UserInstalled = command.ContextPrivateChannel, false, true
+			in.Command.IntegrationTypes = []int{0, 1}
+		}},
+	{name: "private channel, guild install only", rule: RuleNotInstalled, user: uPlain, reason: "only a user's install",
+		setup: func(in *Input) { in.Where = command.ContextPrivateChannel; in.Command.IntegrationTypes = []int{0, 1} }},
+	{name: "private channel, contexts null, command [0] of a user-installed app", rule: RuleContextNotPrivateChannel, user: uPlain,
+		reason: "default contexts [0 1] lack PRIVATE_CHANNEL (2)",
+		setup:  func(in *Input) { in.Where, in.UserInstalled = command.ContextPrivateChannel, true }},
+	{name: "private channel, contexts [2], command [0]", rule: RuleIntegrationNotUserInstall, user: uPlain,
+		setup: func(in *Input) {
+			in.Where, in.UserInstalled, in.Command.Contexts = command.ContextPrivateChannel, true, []int{2}
+		}},
+	{name: "private channel, contexts [0,1]", rule: RuleContextNotPrivateChannel, user: uPlain,
+		setup: func(in *Input) {
+			in.Where, in.UserInstalled = command.ContextPrivateChannel, true
+			in.Command.IntegrationTypes, in.Command.Contexts = []int{1}, []int{0, 1}
+		}},
+	{name: "private channel, nsfw, adult", rule: RuleNSFWPrivateChannel, user: uPlain,
+		setup: func(in *Input) {
+			in.Where, in.UserInstalled = command.ContextPrivateChannel, true
+			in.Command.IntegrationTypes, in.Command.NSFW = []int{1}, true
+		}},
+
 	// 3. Age restriction.
 	{name: "nsfw: adult in nsfw channel", rule: RuleDefaultPermissionsUnset, allowed: true, user: uPlain, channel: chNSFW,
 		setup: func(in *Input) { in.Command.NSFW = true }},
@@ -343,7 +437,7 @@ func TestDecideAll(t *testing.T) {
 		if tc.setup != nil {
 			tc.setup(&in)
 		}
-		if in.Installed != base.Installed || in.Adult != base.Adult || in.AppPermissions != nil {
+		if in.Installed != base.Installed || in.UserInstalled || in.Where != 0 || in.Adult != base.Adult || in.AppPermissions != nil {
 			continue // not per command
 		}
 		// Keep only the per-command part of the case.
@@ -444,14 +538,26 @@ func reference(in Input) (bool, Rule) {
 		}
 		return false
 	}
-	if !in.Installed {
+	its := c.IntegrationTypes
+	if its == nil {
+		its = []int{0}
+	}
+	if in.Where != 0 {
+		return referencePrivate(in, its, contains)
+	}
+	if !in.Installed && !in.UserInstalled {
 		return false, RuleNotInstalled
 	}
 	if c.Contexts != nil && !contains(c.Contexts, 0) {
 		return false, RuleContextNotGuild
 	}
-	if c.GuildID == 0 && c.IntegrationTypes != nil && !contains(c.IntegrationTypes, 0) {
-		return false, RuleIntegrationNotGuildInstall
+	guildOwner := in.Installed && (c.GuildID != 0 || contains(its, 0))
+	userOwner := in.UserInstalled && c.GuildID == 0 && contains(its, 1)
+	if !guildOwner && !userOwner {
+		if in.Installed || c.GuildID != 0 {
+			return false, RuleIntegrationNotGuildInstall
+		}
+		return false, RuleIntegrationNotUserInstall
 	}
 	ch := in.Channel
 	scope, nsfw := ch.ID, ch.NSFW
@@ -469,6 +575,9 @@ func reference(in Input) (bool, Rule) {
 	}
 	if c.NSFW && !nsfw {
 		return false, RuleNSFWChannelNotAgeRestricted
+	}
+	if !guildOwner {
+		return true, RuleUserInstall
 	}
 	if in.Member.UserID == in.Guild.OwnerID {
 		return true, RuleOwner
@@ -546,4 +655,47 @@ func reference(in Input) (bool, Rule) {
 		return false, RuleDefaultPermissionsMissing
 	}
 	return true, RuleDefaultPermissionsGranted
+}
+
+// referencePrivate is reference outside guilds.
+func referencePrivate(in Input, its []int, contains func([]int, int) bool) (bool, Rule) {
+	c := in.Command
+	guildReach := in.Installed && in.Where == command.ContextBotDM
+	if c.GuildID != 0 || (!guildReach && !in.UserInstalled) {
+		return false, RuleNotInstalled
+	}
+	ctxs := c.Contexts
+	if ctxs == nil {
+		ctxs = []int{0}
+		if c.DMPermission == nil || *c.DMPermission {
+			ctxs = append(ctxs, 1)
+		}
+		if contains(its, 1) {
+			ctxs = append(ctxs, 2)
+		}
+	}
+	if !contains(ctxs, in.Where) {
+		if in.Where == command.ContextBotDM {
+			return false, RuleContextNotBotDM
+		}
+		return false, RuleContextNotPrivateChannel
+	}
+	guildOwner := guildReach && contains(its, 0)
+	userOwner := in.UserInstalled && contains(its, 1)
+	if !guildOwner && !userOwner {
+		if guildReach {
+			return false, RuleIntegrationNotGuildInstall
+		}
+		return false, RuleIntegrationNotUserInstall
+	}
+	if c.NSFW && !in.Adult {
+		return false, RuleNSFWUserNotAdult
+	}
+	if c.NSFW && in.Where == command.ContextPrivateChannel {
+		return false, RuleNSFWPrivateChannel
+	}
+	if userOwner {
+		return true, RuleUserInstall
+	}
+	return true, RuleBotDM
 }

@@ -114,12 +114,20 @@ func fuzzInput(data []byte) Input {
 	in.Command = c
 	in.CommandPermissions = f.list()
 	in.AppPermissions = f.list()
+	in.Where = []int{0, 0, 0, 1, 2}[f.n(4)]
+	in.UserInstalled = f.byte()%3 == 0
+	if f.bool() {
+		dm := f.bool()
+		in.Command.DMPermission = &dm
+	}
 	return in
 }
 
 var earlyRules = map[Rule]bool{
-	RuleNotInstalled: true, RuleContextNotGuild: true, RuleIntegrationNotGuildInstall: true,
-	RuleNSFWUserNotAdult: true, RuleNSFWChannelNotAgeRestricted: true,
+	RuleNotInstalled: true, RuleContextNotGuild: true, RuleContextNotBotDM: true, RuleContextNotPrivateChannel: true,
+	RuleIntegrationNotGuildInstall: true, RuleIntegrationNotUserInstall: true,
+	RuleNSFWUserNotAdult: true, RuleNSFWChannelNotAgeRestricted: true, RuleNSFWPrivateChannel: true,
+	RuleUserInstall: true, RuleBotDM: true,
 }
 
 func FuzzDecide(f *testing.F) {

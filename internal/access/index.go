@@ -177,15 +177,19 @@ func (x *Index) appList() *Overwrites {
 	return &x.app
 }
 
-// Context is who uses commands where: the member's part of Input.
+// Context is who uses commands where: the member's part of Input. Where,
+// Installed and UserInstalled mean what they mean in Input; outside
+// guilds only Member.UserID and Adult of the guild fields count.
 type Context struct {
-	Guild     guild.Guild
-	Roles     guild.Roles
-	Member    guild.Member
-	Adult     bool
-	Channel   guild.Channel
-	Parent    *guild.Channel // when Channel is a thread
-	Installed bool
+	Guild         guild.Guild
+	Roles         guild.Roles
+	Member        guild.Member
+	Adult         bool
+	Channel       guild.Channel
+	Parent        *guild.Channel // when Channel is a thread
+	Where         int
+	Installed     bool
+	UserInstalled bool
 }
 
 // Viewer is a Context compiled once for deciding many commands: the
@@ -197,7 +201,9 @@ type Viewer struct {
 	channelID       snowflake.ID // where the command is used
 	scopeID         snowflake.ID // the channel whose entries and overwrites apply
 	allChannelsID   snowflake.ID
+	where           int // the interaction context
 	installed       bool
+	userInstalled   bool
 	adult           bool
 	ageRestricted   bool
 	owner, admin    bool
@@ -213,6 +219,10 @@ type Viewer struct {
 // overwrites. Parent is ignored when Channel is not a thread: a category's
 // entries and overwrites do not reach the channels in it.
 func NewViewer(ctx Context) *Viewer {
+	if ctx.Where != command.ContextGuild {
+		return &Viewer{where: ctx.Where, userID: ctx.Member.UserID, adult: ctx.Adult,
+			installed: ctx.Installed, userInstalled: ctx.UserInstalled}
+	}
 	g := ctx.Guild
 	v := &Viewer{
 		guildID:       g.ID,
@@ -221,6 +231,7 @@ func NewViewer(ctx Context) *Viewer {
 		scopeID:       ctx.Channel.ID,
 		allChannelsID: command.AllChannelsID(g.ID),
 		installed:     ctx.Installed,
+		userInstalled: ctx.UserInstalled,
 		adult:         ctx.Adult,
 		ageRestricted: ctx.Channel.NSFW,
 		owner:         ctx.Member.UserID == g.OwnerID,

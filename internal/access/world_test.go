@@ -150,6 +150,6 @@ func viaIndex(in Input) Decision {
 	}
 	x := NewIndex(appID, lists)
 	v := NewViewer(Context{Guild: in.Guild, Roles: in.Roles, Member: in.Member, Adult: in.Adult,
-		Channel: in.Channel, Parent: in.Parent, Installed: in.Installed})
+		Channel: in.Channel, Parent: in.Parent, Where: in.Where, Installed: in.Installed, UserInstalled: in.UserInstalled})
 	return v.Decide(x, in.Command)
 }

@@ -15,7 +15,8 @@ const adminPrefix = "/admin/v1"
 
 // adminRoutes registers the admin API under /admin/v1: the world (users
 // with the apps installed to their accounts, applications, guilds with
-// their roles, members, channels and installations) and users' tokens. The README's "Admin API" table
+// their roles, members, channels and installations, DMs and group DMs)
+// and users' tokens. The README's "Admin API" table
 // mirrors this list.
 func (s *Server) adminRoutes() {
 	const (
@@ -33,6 +34,12 @@ func (s *Server) adminRoutes() {
 	s.adminHandle("GET", user+"/installations", s.adminListUserInstallations)
 	s.adminHandle("GET", user+"/installations/{application_id}", s.adminGetUserInstallation)
 	s.adminHandle("DELETE", user+"/installations/{application_id}", s.adminUserUninstall)
+	s.adminHandle("GET", user+"/channels", s.adminListUserChannels)
+	s.adminHandle("POST", user+"/channels", s.adminOpenDM)
+
+	s.adminHandle("POST", "/group-dms", s.adminCreateGroupDM)
+	s.adminHandle("GET", "/group-dms/{channel_id}", s.adminGetGroupDM)
+	s.adminHandle("DELETE", "/group-dms/{channel_id}", s.adminDeleteGroupDM)
 
 	s.adminHandle("POST", "/applications", s.adminCreateApp)
 	s.adminHandle("GET", "/applications", s.adminListApps)

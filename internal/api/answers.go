@@ -11,6 +11,7 @@ import (
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/event"
+	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/interaction"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
@@ -208,6 +209,15 @@ func (s *Server) interactionMessage(ctx context.Context, rec store.Interaction, 
 	m.Interaction = &interaction.MessageInteraction{ID: rec.ID, Type: meta.Type, Name: meta.Name, User: meta.User}
 	m.Flags = d.Flags & interaction.FlagEphemeral
 	s.applyMessage(&m, d)
+	if m.Flags&interaction.FlagEphemeral == 0 && rec.GuildID != 0 && userInstallOnly(rec) {
+		public, err := s.externalAppsAllowed(ctx, rec)
+		if err != nil {
+			return store.Message{}, err
+		}
+		if !public {
+			m.Flags |= interaction.FlagEphemeral
+		}
+	}
 	if loading {
 		m.Flags |= interaction.FlagLoading
 	}
@@ -218,6 +228,29 @@ func (s *Server) interactionMessage(ctx context.Context, rec store.Interaction, 
 	}
 	out.Body, err = json.Marshal(m)
 	return out, err
+}
+
+// externalAppsAllowed reports whether an app the guild did not install
+// may answer the invoker publicly in the interaction's channel: the real
+// service's USE_EXTERNAL_APPS, without which "users will still be allowed
+// to use their apps but the responses will be ephemeral". An invoker who
+// has left the guild or the channel gets ephemeral answers.
+func (s *Server) externalAppsAllowed(ctx context.Context, rec store.Interaction) (bool, error) {
+	ch, err := s.store.Channel(ctx, rec.ChannelID)
+	if errors.Is(err, store.ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	view, err := s.loadMemberView(ctx, rec.GuildID, rec.UserID)
+	if errors.Is(err, errNotMember) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return view.permissionsIn(ch).Has(guild.UseExternalApps), nil
 }
 
 // answerWaiters wakes invocations waiting for their answer. It only

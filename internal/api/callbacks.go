@@ -131,11 +131,39 @@ func (s *Server) createFollowup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := s.store.CreateMessage(ctx, m); err != nil {
+	limit := 0
+	if userInstallOnly(rec) {
+		limit = userInstallFollowups
+	}
+	if err := s.store.CreateFollowup(ctx, rec.ID, limit, m); err != nil {
+		if errors.Is(err, store.ErrConflict) {
+			return errMaxFollowups
+		}
 		return notFoundAs(err, errUnknownChannel)
 	}
 	writeRaw(w, http.StatusOK, m.Body)
 	return nil
+}
+
+// userInstallFollowups is how many follow-ups an interaction authorized
+// by a user's install alone may create (the real service's limit).
+const userInstallFollowups = 5
+
+var errMaxFollowups = apierr.New(http.StatusBadRequest, 40094, "This interaction has hit the maximum number of follow up messages")
+
+// userInstallOnly reports whether only a user's install authorized the
+// interaction (its owners hold USER_INSTALL and not GUILD_INSTALL): the
+// app is not installed where it was used.
+func userInstallOnly(rec store.Interaction) bool {
+	var meta struct {
+		Owners map[string]json.RawMessage `json:"authorizing_integration_owners"`
+	}
+	if json.Unmarshal(rec.Metadata, &meta) != nil {
+		return false
+	}
+	_, guild := meta.Owners["0"]
+	_, user := meta.Owners["1"]
+	return user && !guild
 }
 
 // loadingOriginal returns the deferred answer's placeholder while it is

@@ -41,12 +41,17 @@ func (s *Server) prepareComponentInvocation(ctx context.Context, user snowflake.
 	if err := interaction.CheckComponent(inv, msg.Components); err != nil {
 		return invocation{}, err
 	}
-	p, err := s.newPayload(ctx, view, ch, app, interaction.MessageComponent, view.permissionsIn(ch))
+	var from map[string]snowflake.ID
+	if msg.InteractionMetadata != nil {
+		from = msg.InteractionMetadata.AuthorizingIntegrationOwners
+	}
+	p, err := s.newPayload(ctx, view, ch, app, interaction.MessageComponent, view.permissionsIn(ch),
+		inheritedOwners(from, view, ch, app.ID))
 	if err != nil {
 		return invocation{}, err
 	}
 	p.Data, p.Message = inv.Data, stored.Body
-	meta := interaction.InteractionMetadata{ID: p.ID, Type: p.Type, User: *p.Member.User,
+	meta := interaction.InteractionMetadata{ID: p.ID, Type: p.Type, User: p.Invoker(),
 		AuthorizingIntegrationOwners: p.AuthorizingIntegrationOwners, InteractedMessageID: stored.ID}
 	in, err := s.sealInvocation(p, meta, app)
 	if err != nil {

@@ -22,10 +22,12 @@ type indexApplication struct {
 }
 
 // commandIndex is GET /channels/{channel.id}/application-command-index:
-// what the command picker shows a user in a channel. Every installed
-// app's guild commands and global commands (a guild command shadows a
-// global one of the same type and name), kept only where the
-// permissions-v2 decision allows the user, localized for the user.
+// what the command picker shows a user in a channel (a guild's, a DM or a
+// group DM). Every app that reaches the user there (installed in the
+// guild, its bot's DM, or installed by the user): its guild commands and
+// global commands (a guild command shadows a global one of the same type
+// and name), kept only where the access decision allows the user,
+// localized for the user.
 func (s *Server) commandIndex(w http.ResponseWriter, r *http.Request) error {
 	// The real client shows no picker where the user cannot see.
 	ch, view, err := s.channelForUser(r)
@@ -41,15 +43,12 @@ func (s *Server) commandIndex(w http.ResponseWriter, r *http.Request) error {
 		decided  []access.Decision
 		itemSize int
 	)
-	for _, inst := range view.snap.Installations {
-		if !view.installed(inst.ApplicationID) {
-			continue
-		}
-		ac, err := s.loadAppCommands(ctx, inst.ApplicationID, ch.GuildID)
+	for _, appID := range view.apps() {
+		ac, err := s.loadAppCommands(ctx, appID, ch.GuildID)
 		if err != nil {
 			return err
 		}
-		viewer := access.NewViewer(view.context(ch, inst.ApplicationID))
+		viewer := access.NewViewer(view.context(ch, appID))
 		decided = viewer.DecideAll(ac.index, ac.commands, decided[:0])
 		shown := 0
 		for i := range ac.commands {

@@ -23,6 +23,7 @@ import (
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 	"github.com/slashd/slashd/internal/webhook"
+	"github.com/slashd/slashd/internal/wire"
 )
 
 // Interaction errors, with the real service's codes.
@@ -150,7 +151,8 @@ func (s *Server) prepareInvocation(ctx context.Context, user snowflake.ID, inv i
 	if err != nil {
 		return invocation{}, err
 	}
-	if !access.NewViewer(view.context(ch, ac.app.ID)).Decide(ac.index, cmd).Allowed {
+	decision := access.NewViewer(view.context(ch, ac.app.ID)).Decide(ac.index, cmd)
+	if !decision.Allowed {
 		return invocation{}, errMissingPerms
 	}
 	userPerms := view.permissionsIn(ch)
@@ -161,13 +163,14 @@ func (s *Server) prepareInvocation(ctx context.Context, user snowflake.ID, inv i
 	if err != nil {
 		return invocation{}, err
 	}
-	return s.buildInvocation(ctx, view, ch, ac.app, cmd, inv, res, resolved, userPerms)
+	return s.buildInvocation(ctx, view, ch, ac.app, cmd, inv, res, resolved, userPerms, decision.Owners)
 }
 
 // invokedCommand finds the command data.id names among those the app has
-// in the guild (a guild command hides a global one of its type and name).
+// where the user is (in a guild, a guild command hides a global one of
+// its type and name; outside guilds, global commands only).
 func (s *Server) invokedCommand(ctx context.Context, view memberView, inv interaction.Invocation) (command.Command, appCommands, error) {
-	if !view.installed(inv.ApplicationID) {
+	if !view.installed(inv.ApplicationID) && !view.userApps[inv.ApplicationID] {
 		if _, err := s.store.Application(ctx, inv.ApplicationID); errors.Is(err, store.ErrNotFound) {
 			return command.Command{}, appCommands{}, errUnknownApp
 		}
@@ -192,8 +195,8 @@ func (s *Server) invokedCommand(ctx context.Context, view memberView, inv intera
 // record.
 func (s *Server) buildInvocation(ctx context.Context, view memberView, ch guild.Channel, app store.Application,
 	cmd command.Command, inv interaction.Invocation, res interaction.Resolved, resolved *interaction.ResolvedData,
-	userPerms guild.Permissions) (invocation, error) {
-	p, err := s.newPayload(ctx, view, ch, app, inv.Type, userPerms)
+	userPerms guild.Permissions, owners access.Owners) (invocation, error) {
+	p, err := s.newPayload(ctx, view, ch, app, inv.Type, userPerms, integrationOwners(owners, view, ch))
 	if err != nil {
 		return invocation{}, err
 	}
@@ -211,9 +214,10 @@ func (s *Server) buildInvocation(ctx context.Context, view memberView, ch guild.
 }
 
 // newPayload is the part of an interaction object every type shares: who
-// invokes where, with a fresh id and token.
+// invokes where, with a fresh id and token, and the installations that
+// authorize it (authorizing_integration_owners).
 func (s *Server) newPayload(ctx context.Context, view memberView, ch guild.Channel, app store.Application,
-	it interaction.Type, userPerms guild.Permissions) (interaction.Payload, error) {
+	it interaction.Type, userPerms guild.Permissions, owners map[string]snowflake.ID) (interaction.Payload, error) {
 	id := s.ids.Next()
 	token, err := s.newInteractionToken(id)
 	if err != nil {
@@ -224,22 +228,74 @@ func (s *Server) newPayload(ctx context.Context, view memberView, ch guild.Chann
 		return interaction.Payload{}, err
 	}
 	user := wireUser(view.user)
-	member := interaction.NewMember(view.member, &user, userPerms)
-	chp := interaction.NewChannel(ch, userPerms)
 	locale := view.user.Locale
 	if locale == "" {
 		locale = defaultLocale
 	}
-	return interaction.Payload{
-		ID: id, ApplicationID: app.ID, Type: it,
-		Guild:   &interaction.PartialGuild{ID: ch.GuildID, Locale: defaultLocale, Features: []string{}},
-		GuildID: ch.GuildID, Channel: &chp, ChannelID: ch.ID, Member: &member,
-		Token: token, Version: 1, AppPermissions: appPerms, Locale: locale, GuildLocale: defaultLocale,
+	p := interaction.Payload{
+		ID: id, ApplicationID: app.ID, Type: it, ChannelID: ch.ID,
+		Token: token, Version: 1, AppPermissions: appPerms, Locale: locale,
 		Entitlements:                 []json.RawMessage{},
-		AuthorizingIntegrationOwners: map[string]snowflake.ID{"0": ch.GuildID},
-		Context:                      0, // GUILD: slashd has no DMs yet
+		AuthorizingIntegrationOwners: owners,
+		Context:                      view.where(app.ID),
 		AttachmentSizeLimit:          attachmentSizeLimit,
-	}, nil
+	}
+	if view.private != nil {
+		p.User, p.Channel = &user, view.private.payload(userPerms)
+		return p, nil
+	}
+	member := interaction.NewMember(view.member, &user, userPerms)
+	chp := interaction.NewChannel(ch, userPerms)
+	p.Guild = &interaction.PartialGuild{ID: ch.GuildID, Locale: defaultLocale, Features: []string{}}
+	p.GuildID, p.Channel, p.Member, p.GuildLocale = ch.GuildID, &chp, &member, defaultLocale
+	return p, nil
+}
+
+// integrationOwners is authorizing_integration_owners: for a guild
+// install the guild's id ("0" in the DM with the app's bot), for the
+// user's own install the user's id.
+func integrationOwners(o access.Owners, view memberView, ch guild.Channel) map[string]snowflake.ID {
+	out := make(map[string]snowflake.ID, 2)
+	if o.Has(access.OwnerGuild) {
+		out["0"] = ch.GuildID // 0 outside guilds
+	}
+	if o.Has(access.OwnerUser) {
+		out["1"] = view.user.ID
+	}
+	return out
+}
+
+// payload is the channel as an interaction in it carries it.
+func (p *privateChannel) payload(perms guild.Permissions) *interaction.PrivateChannel {
+	out := &interaction.PrivateChannel{ID: p.channel.ID, Type: p.channel.Type, Permissions: perms,
+		Recipients: make([]wire.User, 0, len(p.recipients))}
+	for _, u := range p.recipients {
+		out.Recipients = append(out.Recipients, wireUser(u))
+	}
+	if p.channel.Type == guild.ChannelGroupDM {
+		name := p.channel.Name
+		out.Name, out.OwnerID = &name, p.ownerID
+	}
+	return out
+}
+
+// inheritedOwners is who authorizes a component or modal interaction:
+// the owners of the interaction it follows from (the one whose message
+// carries the component, or that opened the modal), as the real service
+// tells an app the authorizing user apart from the one who clicked; when
+// unknown, the installations of app that reach the viewer.
+func inheritedOwners(from map[string]snowflake.ID, view memberView, ch guild.Channel, appID snowflake.ID) map[string]snowflake.ID {
+	if from != nil {
+		return from
+	}
+	var o access.Owners
+	if view.installed(appID) {
+		o |= access.OwnerGuild
+	}
+	if view.userApps[appID] {
+		o |= access.OwnerUser
+	}
+	return integrationOwners(o, view, ch)
 }
 
 // sealInvocation encodes a finished payload and makes its stored record.
@@ -254,7 +310,7 @@ func (s *Server) sealInvocation(p interaction.Payload, meta interaction.Interact
 	}
 	rec := store.Interaction{
 		ID: p.ID, ApplicationID: app.ID, Type: int(p.Type), TokenHash: auth.Hash(p.Token),
-		GuildID: p.GuildID, ChannelID: p.ChannelID, UserID: p.Member.User.ID,
+		GuildID: p.GuildID, ChannelID: p.ChannelID, UserID: p.Invoker().ID,
 		CreatedAt: s.now().UTC(), Metadata: metaJSON,
 	}
 	return invocation{app: app, record: rec, payload: p, body: body}, nil
@@ -264,7 +320,7 @@ func (s *Server) sealInvocation(p interaction.Payload, meta interaction.Interact
 // about it.
 func interactionMetadata(p interaction.Payload, cmd command.Command, res interaction.Resolved,
 	resolved *interaction.ResolvedData) interaction.InteractionMetadata {
-	m := interaction.InteractionMetadata{ID: p.ID, Type: p.Type, User: *p.Member.User,
+	m := interaction.InteractionMetadata{ID: p.ID, Type: p.Type, User: p.Invoker(),
 		AuthorizingIntegrationOwners: p.AuthorizingIntegrationOwners, Name: cmd.Name, CommandType: cmd.Type}
 	switch cmd.Type {
 	case command.User:
@@ -278,8 +334,16 @@ func interactionMetadata(p interaction.Payload, cmd command.Command, res interac
 }
 
 // appPermissions is what the app's bot may do in the channel; an app
-// without a bot member gets what @everyone gets there.
+// without a bot member gets what @everyone gets there. Outside guilds
+// they are fixed: the real service's documented set for the bot's DM and
+// for other DMs and group DMs.
 func (s *Server) appPermissions(ctx context.Context, view memberView, ch guild.Channel, appID snowflake.ID) (guild.Permissions, error) {
+	switch view.where(appID) {
+	case command.ContextBotDM:
+		return guild.AppPermissionsBotDM, nil
+	case command.ContextPrivateChannel:
+		return guild.AppPermissionsPrivateChannel, nil
+	}
 	bot, err := s.store.Member(ctx, ch.GuildID, appID)
 	if errors.Is(err, store.ErrNotFound) {
 		bot = guild.Member{GuildID: ch.GuildID, UserID: appID}

@@ -26,13 +26,15 @@ func (s *Server) channelForUser(r *http.Request) (guild.Channel, memberView, err
 
 // channelMessages is GET /channels/{id}/messages with a client or bot
 // token: the channel's messages the user may see (ephemeral ones only their own),
-// newest first; ?limit (1-100, default 50) and ?before.
+// newest first; ?limit (1-100, default 50) and ?before. In a guild
+// channel it needs READ_MESSAGE_HISTORY (else the list is empty); in a
+// private channel, to take part in it.
 func (s *Server) channelMessages(w http.ResponseWriter, r *http.Request) error {
-	ch, view, err := s.channelForUser(r)
+	t, err := s.chatChannel(r)
 	if err != nil {
 		return err
 	}
-	if !view.permissionsIn(ch).Has(guild.ReadMessageHistory) {
+	if t.private == nil && !t.view.permissionsIn(t.channel).Has(guild.ReadMessageHistory) {
 		writeRaw(w, http.StatusOK, []byte("[]"))
 		return nil
 	}
@@ -46,7 +48,7 @@ func (s *Server) channelMessages(w http.ResponseWriter, r *http.Request) error {
 			return apierr.Invalid(form.CodeCoerce, form.MsgNotSnowflake(raw), "before")
 		}
 	}
-	msgs, err := s.store.ChannelMessages(r.Context(), ch.ID, view.user.ID, before, int(limit))
+	msgs, err := s.store.ChannelMessages(r.Context(), t.id(), t.user.ID, before, int(limit))
 	if err != nil {
 		return err
 	}
@@ -73,29 +75,37 @@ func joinJSON(msgs []store.Message) []byte {
 
 // postChannelMessage is POST /channels/{id}/messages with a client or bot
 // token: a user's or a bot's message (content, embeds…), which MESSAGE
-// commands can target. It needs SEND_MESSAGES there.
+// commands can target. It needs SEND_MESSAGES in a guild channel; in a
+// private channel, to take part in it (and mayPostPrivate).
 func (s *Server) postChannelMessage(w http.ResponseWriter, r *http.Request) error {
-	ch, view, err := s.channelForUser(r)
+	t, err := s.chatChannel(r)
 	if err != nil {
 		return err
 	}
-	if !view.permissionsIn(ch).Has(guild.SendMessages) {
-		return errMissingPerms
+	if t.private != nil {
+		err = s.mayPostPrivate(r.Context(), t)
+	} else if !t.view.permissionsIn(t.channel).Has(guild.SendMessages) {
+		err = errMissingPerms
 	}
-	d, err := s.readMessage(w, r, false, ch.ID)
+	if err != nil {
+		return err
+	}
+	chID := t.id()
+	d, err := s.readMessage(w, r, false, chID)
 	if err != nil {
 		return err
 	}
 	now := s.now().UTC()
-	u := view.user
-	msg := interaction.NewMessage(s.ids.Next(), ch.ID, wireUser(u), timestamp(now))
+	u := t.user
+	msg := interaction.NewMessage(s.ids.Next(), chID, wireUser(u), timestamp(now))
 	d.Flags &^= interaction.FlagEphemeral // only interactions make ephemeral messages
 	s.applyMessage(&msg, d)
 	body, err := json.Marshal(msg)
 	if err != nil {
 		return err
 	}
-	m := store.Message{ID: msg.ID, ChannelID: ch.ID, GuildID: ch.GuildID, AuthorID: u.ID, Body: body, CreatedAt: now}
+	// A private channel's messages have no guild (GuildID 0).
+	m := store.Message{ID: msg.ID, ChannelID: chID, GuildID: t.channel.GuildID, AuthorID: u.ID, Body: body, CreatedAt: now}
 	if err := s.store.CreateMessage(r.Context(), m); err != nil {
 		return notFoundAs(err, errUnknownChannel)
 	}

@@ -2,7 +2,9 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/interaction"
@@ -43,7 +45,12 @@ func (s *Server) prepareModalInvocation(ctx context.Context, user snowflake.ID, 
 	if err != nil {
 		return invocation{}, notFoundAs(err, errUnknownApp)
 	}
-	p, err := s.newPayload(ctx, view, ch, app, interaction.ModalSubmit, view.permissionsIn(ch))
+	var openerMeta interaction.InteractionMetadata
+	if err := json.Unmarshal(opener.Metadata, &openerMeta); err != nil {
+		return invocation{}, fmt.Errorf("metadata of interaction %d: %w", opener.ID, err)
+	}
+	p, err := s.newPayload(ctx, view, ch, app, interaction.ModalSubmit, view.permissionsIn(ch),
+		inheritedOwners(openerMeta.AuthorizingIntegrationOwners, view, ch, app.ID))
 	if err != nil {
 		return invocation{}, err
 	}
@@ -55,7 +62,7 @@ func (s *Server) prepareModalInvocation(ctx context.Context, user snowflake.ID, 
 	}
 	// The message a modal opened from a component came from is named in
 	// the triggering (component) interaction's metadata.
-	meta := interaction.InteractionMetadata{ID: p.ID, Type: p.Type, User: *p.Member.User,
+	meta := interaction.InteractionMetadata{ID: p.ID, Type: p.Type, User: p.Invoker(),
 		AuthorizingIntegrationOwners: p.AuthorizingIntegrationOwners, TriggeringInteractionMetadata: opener.Metadata}
 	in, err := s.sealInvocation(p, meta, app)
 	if err != nil {

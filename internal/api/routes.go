@@ -73,6 +73,11 @@ func (s *Server) routes() {
 		s.handle(p, "GET", "/gateway", publicRoute, s.getGateway)
 		s.handle(p, "GET", "/gateway/bot", readRoute, s.getGatewayBot)
 		s.handle(p, "POST", "/channels/{channel_id}/messages", chatRoute, s.postChannelMessage)
+		s.handle(p, "GET", "/channels/{channel_id}", chatRoute, s.getChannel)
+
+		// DMs: a bot or a user opens one; a user lists theirs.
+		s.handle(p, "POST", "/users/@me/channels", chatRoute, s.createDM)
+		s.handle(p, "GET", "/users/@me/channels", chatRoute, s.listPrivateChannels)
 
 		// Identity: what a bot (or a Bearer token with identify) reads
 		// about itself at start.

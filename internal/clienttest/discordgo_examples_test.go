@@ -966,9 +966,10 @@ func TestDiscordgoAutocompleteExample(t *testing.T) {
 // TestDiscordgoContextMenusExample runs examples/context_menus/main.go:
 // its USER and MESSAGE commands created before Open, each MESSAGE command
 // answering with a search link built from the target message's content
-// (resolved.messages), and the cleanup. The USER command "rickroll-em"
-// opens a DM with UserChannelCreate, which slashd does not serve (it has
-// no DMs), so it is registered but not run.
+// (resolved.messages), the USER command "rickroll-em" answering and then
+// opening a DM with its target (UserChannelCreate, POST
+// /users/@me/channels) to post there (ChannelMessageSend), which the
+// target reads with their client token, and the cleanup.
 func TestDiscordgoContextMenusExample(t *testing.T) {
 	t.Parallel()
 	e := testenv.New(t)
@@ -993,7 +994,42 @@ func TestDiscordgoContextMenusExample(t *testing.T) {
 		"discordjs-it":     "https://discord.js.org/#/docs/main/stable/search?query=%s",
 		"discordpy-it":     "https://discordpy.readthedocs.io/en/stable/search.html?q=%s",
 	}
-	commandsHandlers := map[string]func(s *discordgo.Session, i *discordgo.InteractionCreate){}
+	commandsHandlers := map[string]func(s *discordgo.Session, i *discordgo.InteractionCreate){
+		// As the example, but for its panics, which become failed steps
+		// (the example panics on each error; after a failed
+		// UserChannelCreate it sends a follow-up, then panics on the nil
+		// channel).
+		"rickroll-em": func(s *discordgo.Session, i *discordgo.InteractionCreate) {
+			err := s.InteractionRespond(i.Interaction, &discordgo.InteractionResponse{
+				Type: discordgo.InteractionResponseChannelMessageWithSource,
+				Data: &discordgo.InteractionResponseData{
+					Content: "Operation rickroll has begun",
+					Flags:   discordgo.MessageFlagsEphemeral,
+				},
+			})
+			l.did("rickroll-em", err)
+			if err != nil {
+				return
+			}
+			ch, err := s.UserChannelCreate(
+				i.ApplicationCommandData().TargetID,
+			)
+			if err != nil {
+				_, ferr := s.FollowupMessageCreate(i.Interaction, true, &discordgo.WebhookParams{
+					Content: fmt.Sprintf("Mission failed. Cannot send a message to this user: %q", err.Error()),
+					Flags:   discordgo.MessageFlagsEphemeral,
+				})
+				l.did("rickroll-em: UserChannelCreate", errors.Join(err, ferr))
+				return
+			}
+			l.did("rickroll-em: UserChannelCreate", nil)
+			_, err = s.ChannelMessageSend(
+				ch.ID,
+				fmt.Sprintf("%s sent you this: https://youtu.be/dQw4w9WgXcQ", i.Member.Mention()),
+			)
+			l.did("rickroll-em: ChannelMessageSend", err)
+		},
+	}
 	for name, format := range formats {
 		commandsHandlers[name] = func(s *discordgo.Session, i *discordgo.InteractionCreate) {
 			l.did(name, s.InteractionRespond(i.Interaction, &discordgo.InteractionResponse{
@@ -1028,8 +1064,55 @@ func TestDiscordgoContextMenusExample(t *testing.T) {
 			t.Errorf("%s: type %d flags %d, want an ephemeral CONTEXT_MENU_COMMAND message", name, m.Type, m.Flags)
 		}
 	}
-	if c := w.pick(t, "rickroll-em"); c.Type != int(discordgo.UserApplicationCommand) {
-		t.Errorf("rickroll-em: type %d", c.Type)
+	// bob, another member, is rickrolled: the answer is ephemeral, and
+	// the bot's DM reaches him. slashd, as the real gateway, sends the
+	// bot no CHANNEL_CREATE for the DM.
+	channelCreates := make(chan *discordgo.ChannelCreate, 4)
+	s.AddHandler(func(_ *discordgo.Session, c *discordgo.ChannelCreate) { channelCreates <- c })
+	bob := adminID(t, e, "POST", "/users", map[string]any{"username": "bob"}, "id")
+	if r := e.Do("PUT", "/admin/v1/guilds/"+w.guild+"/members/"+bob, e.AdminAuth(), map[string]any{}); r.Status/100 != 2 {
+		t.Fatalf("add bob: %d %s", r.Status, r.Body)
+	}
+	bobClient := adminID(t, e, "POST", "/users/"+bob+"/tokens", map[string]any{"type": "client"}, "token")
+	rick := w.pick(t, "rickroll-em")
+	if rick.Type != int(discordgo.UserApplicationCommand) {
+		t.Errorf("rickroll-em: type %d", rick.Type)
+	}
+	if m := w.reply(t, w.runOn(rick, bob), "Operation rickroll has begun"); m.Flags&flagEphemeral == 0 || m.Type != 23 {
+		t.Errorf("rickroll-em: type %d flags %d, want an ephemeral CONTEXT_MENU_COMMAND message", m.Type, m.Flags)
+	}
+	l.await(t, "rickroll-em", "rickroll-em: UserChannelCreate", "rickroll-em: ChannelMessageSend")
+	var dms []struct {
+		ID         string `json:"id"`
+		Type       int    `json:"type"`
+		Recipients []struct {
+			ID  string `json:"id"`
+			Bot bool   `json:"bot"`
+		} `json:"recipients"`
+	}
+	r := e.Do("GET", "/api/v10/users/@me/channels", bobClient, nil)
+	r.JSON(t, &dms)
+	if r.Status != 200 || len(dms) != 1 || dms[0].Type != 1 || len(dms[0].Recipients) != 1 ||
+		dms[0].Recipients[0].ID != w.app || !dms[0].Recipients[0].Bot {
+		t.Fatalf("bob's DMs: %d %s", r.Status, r.Body)
+	}
+	var inbox []wireMessage
+	r = e.Do("GET", "/api/v10/channels/"+dms[0].ID+"/messages", bobClient, nil)
+	r.JSON(t, &inbox)
+	// Member.Mention is the nickname form, <@!id>.
+	if want := "<@!" + w.member + "> sent you this: https://youtu.be/dQw4w9WgXcQ"; r.Status != 200 || len(inbox) != 1 ||
+		inbox[0].Content != want || inbox[0].Author.ID != w.app || inbox[0].ChannelID != dms[0].ID {
+		t.Errorf("bob's DM with the bot: %d %s, want the bot's %q", r.Status, r.Body, want)
+	}
+
+	// Once the next dispatch (an interaction) has reached the bot, any
+	// CHANNEL_CREATE sent before it would have too.
+	w.reply(t, w.runOn(w.pick(t, "google-it"), target), fmt.Sprintf(formats["google-it"], "how+to+write+a+bot"))
+	l.await(t, "google-it")
+	select {
+	case c := <-channelCreates:
+		t.Errorf("CHANNEL_CREATE for %+v", c.Channel)
+	default:
 	}
 
 	deleteCommands(t, s, w, w.app, created)

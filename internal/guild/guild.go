@@ -24,7 +24,11 @@ const (
 	AddReactions           Permissions = 1 << 6
 	ViewChannel            Permissions = 1 << 10
 	SendMessages           Permissions = 1 << 11
+	EmbedLinks             Permissions = 1 << 14
+	AttachFiles            Permissions = 1 << 15
 	ReadMessageHistory     Permissions = 1 << 16
+	MentionEveryone        Permissions = 1 << 17
+	UseExternalEmojis      Permissions = 1 << 18
 	ManageRoles            Permissions = 1 << 28
 	UseApplicationCommands Permissions = 1 << 31
 	UseEmbeddedActivities  Permissions = 1 << 39
@@ -92,7 +96,9 @@ type Member struct {
 // Channel types (real service values).
 const (
 	ChannelText               = 0
+	ChannelDM                 = 1 // a DM between two users: outside guilds
 	ChannelVoice              = 2
+	ChannelGroupDM            = 3 // a DM between several users: outside guilds
 	ChannelCategory           = 4
 	ChannelAnnouncement       = 5
 	ChannelAnnouncementThread = 10
@@ -101,6 +107,19 @@ const (
 	ChannelStageVoice         = 13
 	ChannelForum              = 15
 	ChannelMedia              = 16
+)
+
+// DMPermissions is what a participant may do in a DM or group DM: the
+// text permissions, without the moderation ones (there is no guild).
+const DMPermissions = AddReactions | ViewChannel | SendMessages | EmbedLinks | AttachFiles | ReadMessageHistory |
+	MentionEveryone | UseExternalEmojis | UseApplicationCommands | UseEmbeddedActivities | UseExternalApps
+
+// App permissions outside guilds, as the real service's interaction
+// object documents them: in (group) DMs with other users, and (adding
+// USE_EXTERNAL_EMOJIS) in the DM with the app's bot.
+const (
+	AppPermissionsPrivateChannel = AttachFiles | EmbedLinks | MentionEveryone
+	AppPermissionsBotDM          = AppPermissionsPrivateChannel | UseExternalEmojis
 )
 
 // GuildChannelTypes are the channel types a guild may hold.

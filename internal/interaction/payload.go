@@ -21,7 +21,7 @@ type Payload struct {
 	Data                         any                     `json:"data,omitempty"` // *PayloadData or ComponentData
 	Guild                        *PartialGuild           `json:"guild,omitempty"`
 	GuildID                      snowflake.ID            `json:"guild_id,omitempty"`
-	Channel                      *Channel                `json:"channel,omitempty"`
+	Channel                      any                     `json:"channel,omitempty"` // *Channel, or *PrivateChannel outside guilds
 	ChannelID                    snowflake.ID            `json:"channel_id,omitempty"`
 	Member                       *Member                 `json:"member,omitempty"`
 	User                         *wire.User              `json:"user,omitempty"`
@@ -35,6 +35,33 @@ type Payload struct {
 	AuthorizingIntegrationOwners map[string]snowflake.ID `json:"authorizing_integration_owners"`
 	Context                      int                     `json:"context"`
 	AttachmentSizeLimit          int                     `json:"attachment_size_limit"`
+}
+
+// Invoker is the user who invoked: the member's user in a guild, else
+// the user.
+func (p *Payload) Invoker() wire.User {
+	if p.Member != nil && p.Member.User != nil {
+		return *p.Member.User
+	}
+	if p.User != nil {
+		return *p.User
+	}
+	return wire.User{}
+}
+
+// PrivateChannel is a DM (type 1) or group DM (type 3) as an interaction
+// carries it: the channel object's DM fields with the invoker's
+// permissions there.
+type PrivateChannel struct {
+	ID            snowflake.ID      `json:"id"`
+	Type          int               `json:"type"`
+	LastMessageID *snowflake.ID     `json:"last_message_id"`
+	Flags         int               `json:"flags"`
+	Recipients    []wire.User       `json:"recipients"`
+	Name          *string           `json:"name,omitempty"`     // group DMs
+	Icon          *string           `json:"icon,omitempty"`     // group DMs (null)
+	OwnerID       snowflake.ID      `json:"owner_id,omitempty"` // group DMs
+	Permissions   guild.Permissions `json:"permissions"`
 }
 
 // PayloadData is the data object of an application command or

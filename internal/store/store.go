@@ -203,7 +203,10 @@ type Store interface {
 // for it) in one transaction.
 type World interface {
 	UpdateUser(ctx context.Context, u User) error
-	DeleteUser(ctx context.Context, id snowflake.ID) error // also removes the user's memberships
+	// DeleteUser also removes the user's memberships, deletes their DMs
+	// and takes them out of their group DMs (a group DM left empty is
+	// deleted; one whose owner leaves passes to its first recipient).
+	DeleteUser(ctx context.Context, id snowflake.ID) error
 	Users(ctx context.Context) ([]User, error)
 
 	Guilds(ctx context.Context) ([]Guild, error)
@@ -271,6 +274,24 @@ type World interface {
 	InstallForUser(ctx context.Context, in UserInstallation) error
 	UninstallForUser(ctx context.Context, userID, appID snowflake.ID) error
 
+	// Private channels: DMs and group DMs (PrivateChannel), outside
+	// guilds. Their messages are Messages with GuildID 0.
+	//
+	// OpenDM returns the DM between the two users of c.Recipients, creating c when they have
+	// none (created true); ErrNotFound if a user does not exist. Concurrent opens of one pair
+	// make one channel.
+	OpenDM(ctx context.Context, c PrivateChannel) (PrivateChannel, bool, error)
+	// CreateGroupDM stores a group DM (its owner one of its recipients);
+	// ErrNotFound: unknown user, ErrConflict: the id is taken.
+	CreateGroupDM(ctx context.Context, c PrivateChannel) error
+	PrivateChannel(ctx context.Context, id snowflake.ID) (PrivateChannel, error) // ErrNotFound
+	// PrivateChannels lists the DMs and group DMs a user takes part in, by
+	// id; empty for an unknown user.
+	PrivateChannels(ctx context.Context, userID snowflake.ID) ([]PrivateChannel, error)
+	// DeletePrivateChannel deletes a DM or group DM with its messages and
+	// interactions; ErrNotFound if there is none.
+	DeletePrivateChannel(ctx context.Context, id snowflake.ID) error
+
 	// Admin tokens (Authorization: Admin …) and users' client tokens
 	// (the bare Authorization a chat client sends), by SHA-256.
 	CreateAdminToken(ctx context.Context, hash []byte, createdAt time.Time) error
@@ -285,7 +306,7 @@ type World interface {
 	ClaimFirstRun(ctx context.Context, owner string, now time.Time, stale time.Duration) (bool, error)
 
 	// MaxID is the largest snowflake in use (users, guilds, roles,
-	// channels, commands), for id generators of processes that start and
+	// channels and private channels, commands), for id generators of processes that start and
 	// stop while others use the same store.
 	MaxID(ctx context.Context) (snowflake.ID, error)
 
@@ -443,12 +464,14 @@ type RefreshToken struct {
 }
 
 // Messages is what invoking commands leaves behind: interactions waiting
-// for or holding their answer, and the messages of channels (answers,
-// follow-ups, and what users post). Deleting a channel deletes its
-// messages and interactions; deleting a guild, those of all its channels.
+// for or holding their answer, and the messages of channels, guild and
+// private ones (answers, follow-ups, and what users post). Deleting a
+// channel deletes its messages and interactions; deleting a guild, those
+// of all its channels.
 type Messages interface {
-	// CreateMessage inserts a message; ErrNotFound if its channel does not
-	// exist, ErrConflict if the id is taken.
+	// CreateMessage inserts a message; ErrNotFound if its channel (a
+	// guild channel or a private channel) does not exist, ErrConflict if
+	// the id is taken.
 	CreateMessage(ctx context.Context, m Message) error
 	Message(ctx context.Context, id snowflake.ID) (Message, error) // ErrNotFound if unknown
 	// UpdateMessage replaces a message's Body (nothing else changes);
@@ -473,13 +496,20 @@ type Messages interface {
 	// fn's error aborts and is returned as is; ErrNotFound if unknown. Of
 	// concurrent answers each sees the one committed before it.
 	AnswerInteraction(ctx context.Context, id snowflake.ID, fn func(Interaction) (Answer, error)) (Interaction, error)
+	// CreateFollowup inserts m, a follow-up message of interaction id, and
+	// counts it against the interaction, in one transaction. With limit >
+	// 0, an interaction that already created limit follow-ups gets no more
+	// (ErrConflict); concurrent follow-ups are counted one by one.
+	// ErrNotFound for an unknown interaction or channel.
+	CreateFollowup(ctx context.Context, id snowflake.ID, limit int, m Message) error
 	// DeleteInteractionsBefore forgets interactions created before t (their
 	// messages stay) and returns how many.
 	DeleteInteractionsBefore(ctx context.Context, t time.Time) (int64, error)
 }
 
-// Message is a message in a guild channel. Body is the message's wire
-// JSON, rendered by the API; the other fields index it.
+// Message is a message in a guild channel, or in a private channel
+// (GuildID 0). Body is the message's wire JSON, rendered by the API; the
+// other fields index it.
 type Message struct {
 	ID            snowflake.ID
 	ChannelID     snowflake.ID

@@ -30,10 +30,11 @@ func scanMessage(row scanner) (store.Message, error) {
 	return m, nil
 }
 
-// CreateMessage inserts a message into an existing channel.
+// CreateMessage inserts a message into an existing channel, a guild's or
+// a private one.
 func (s *Store) CreateMessage(ctx context.Context, m store.Message) error {
 	return s.Tx(ctx, func(tx *sql.Tx) error {
-		if err := s.mustExist(ctx, tx, "channel", "channels", m.ChannelID); err != nil {
+		if err := s.channelExists(ctx, tx, m.ChannelID); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
@@ -52,7 +53,7 @@ func messageArgs(m store.Message) []any {
 
 // putMessage inserts a message or replaces the one with its id whole.
 func (s *Store) putMessage(ctx context.Context, tx *sql.Tx, m store.Message) error {
-	if err := s.mustExist(ctx, tx, "channel", "channels", m.ChannelID); err != nil {
+	if err := s.channelExists(ctx, tx, m.ChannelID); err != nil {
 		return err
 	}
 	_, err := tx.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
@@ -239,6 +240,39 @@ func (s *Store) AnswerInteraction(ctx context.Context, id snowflake.ID,
 		return store.Interaction{}, err
 	}
 	return out, nil
+}
+
+// CreateFollowup inserts a follow-up message, counting it against its
+// interaction (at most limit, when limit > 0). The count is raised first:
+// the row lock it takes orders concurrent follow-ups.
+func (s *Store) CreateFollowup(ctx context.Context, id snowflake.ID, limit int, m store.Message) error {
+	return s.lockedTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE interactions SET followups = followups + 1
+			WHERE id = $1 AND ($2 = 0 OR followups < $2)`, id64(id), limit)
+		if err != nil {
+			return fmt.Errorf("count follow-up of interaction %d: %w", id, s.formatError(err))
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return fmt.Errorf("count follow-up of interaction %d: %w", id, err)
+		} else if n == 0 {
+			ok, err := exists(ctx, tx, `SELECT COUNT(*) FROM interactions WHERE id = $1`, id64(id))
+			if err != nil {
+				return fmt.Errorf("find interaction %d: %w", id, err)
+			}
+			if !ok {
+				return fmt.Errorf("interaction %d: %w", id, store.ErrNotFound)
+			}
+			return fmt.Errorf("interaction %d has %d follow-ups: %w", id, limit, store.ErrConflict)
+		}
+		if err := s.channelExists(ctx, tx, m.ChannelID); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+			messageArgs(m)...); err != nil {
+			return fmt.Errorf("insert follow-up %d: %w", m.ID, s.formatError(err))
+		}
+		return nil
+	})
 }
 
 // DeleteInteractionsBefore forgets interactions created before t.

@@ -62,7 +62,8 @@ func (s *Store) UpdateUser(ctx context.Context, u store.User) error {
 }
 
 // DeleteUser deletes a user with their memberships, client tokens and the
-// Bearer tokens they granted. A user who owns a guild or an application,
+// Bearer tokens they granted, and their DMs; they leave their group DMs
+// (leavePrivateChannels). A user who owns a guild or an application,
 // or is an application's bot user, cannot be deleted (ErrConflict).
 func (s *Store) DeleteUser(ctx context.Context, id snowflake.ID) error {
 	return s.Tx(ctx, func(tx *sql.Tx) error {
@@ -76,6 +77,9 @@ func (s *Store) DeleteUser(ctx context.Context, id snowflake.ID) error {
 		}
 		if owns {
 			return fmt.Errorf("user %d owns a guild or an application, or is a bot user: %w", id, store.ErrConflict)
+		}
+		if err := s.leavePrivateChannels(ctx, tx, id); err != nil {
+			return err
 		}
 		for _, q := range []string{
 			`DELETE FROM members WHERE user_id = $1`,
@@ -851,6 +855,7 @@ func (s *Store) MaxID(ctx context.Context) (snowflake.ID, error) {
 		SELECT MAX(id) FROM guilds UNION ALL
 		SELECT MAX(id) FROM roles UNION ALL
 		SELECT MAX(id) FROM channels UNION ALL
+		SELECT MAX(id) FROM private_channels UNION ALL
 		SELECT MAX(id) FROM commands UNION ALL
 		SELECT MAX(id) FROM messages UNION ALL
 		SELECT MAX(id) FROM interactions UNION ALL

@@ -31,6 +31,7 @@ func testMessages(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("AnswerInteraction", func(t *testing.T) { testAnswerInteraction(t, open) })
 	t.Run("concurrent answers", func(t *testing.T) { testConcurrentAnswers(t, open) })
 	t.Run("DeleteInteractionsBefore", func(t *testing.T) { testDeleteInteractionsBefore(t, open) })
+	t.Run("CreateFollowup", func(t *testing.T) { testFollowups(t, open) })
 	t.Run("DeleteChannel deletes messages and interactions", func(t *testing.T) { testMessagesDeleteChannel(t, open) })
 	t.Run("DeleteGuild deletes messages and interactions", func(t *testing.T) { testMessagesDeleteGuild(t, open) })
 }

@@ -31,6 +31,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("InstallContexts", func(t *testing.T) { testInstallContexts(t, open) })
 	t.Run("RateLimits", func(t *testing.T) { testRateLimits(t, open) })
 	t.Run("Messages", func(t *testing.T) { testMessages(t, open) })
+	t.Run("PrivateChannels", func(t *testing.T) { testPrivateChannels(t, open) })
 }
 
 // Ids of the seeded fixture. Command ids come from counters far above

@@ -272,6 +272,31 @@ func (w *wrapper) UninstallForUser(a0 context.Context, a1 snowflake.ID, a2 snowf
 	return w.Store.UninstallForUser(a0, a1, a2)
 }
 
+func (w *wrapper) OpenDM(a0 context.Context, a1 store.PrivateChannel) (store.PrivateChannel, bool, error) {
+	defer w.observe("OpenDM", time.Now())
+	return w.Store.OpenDM(a0, a1)
+}
+
+func (w *wrapper) CreateGroupDM(a0 context.Context, a1 store.PrivateChannel) error {
+	defer w.observe("CreateGroupDM", time.Now())
+	return w.Store.CreateGroupDM(a0, a1)
+}
+
+func (w *wrapper) PrivateChannel(a0 context.Context, a1 snowflake.ID) (store.PrivateChannel, error) {
+	defer w.observe("PrivateChannel", time.Now())
+	return w.Store.PrivateChannel(a0, a1)
+}
+
+func (w *wrapper) PrivateChannels(a0 context.Context, a1 snowflake.ID) ([]store.PrivateChannel, error) {
+	defer w.observe("PrivateChannels", time.Now())
+	return w.Store.PrivateChannels(a0, a1)
+}
+
+func (w *wrapper) DeletePrivateChannel(a0 context.Context, a1 snowflake.ID) error {
+	defer w.observe("DeletePrivateChannel", time.Now())
+	return w.Store.DeletePrivateChannel(a0, a1)
+}
+
 func (w *wrapper) CreateAdminToken(a0 context.Context, a1 []byte, a2 time.Time) error {
 	defer w.observe("CreateAdminToken", time.Now())
 	return w.Store.CreateAdminToken(a0, a1, a2)
@@ -442,6 +467,11 @@ func (w *wrapper) AnswerInteraction(a0 context.Context, a1 snowflake.ID, a2 func
 	error)) (store.Interaction, error) {
 	defer w.observe("AnswerInteraction", time.Now())
 	return w.Store.AnswerInteraction(a0, a1, a2)
+}
+
+func (w *wrapper) CreateFollowup(a0 context.Context, a1 snowflake.ID, a2 int, a3 store.Message) error {
+	defer w.observe("CreateFollowup", time.Now())
+	return w.Store.CreateFollowup(a0, a1, a2, a3)
 }
 
 func (w *wrapper) DeleteInteractionsBefore(a0 context.Context, a1 time.Time) (int64, error) {
