@@ -30,17 +30,16 @@ func (s *Server) adminRoutes() {
 	s.adminHandle("DELETE", user, s.adminDeleteUser)
 	s.adminHandle("POST", user+"/tokens", s.adminMintToken)
 	s.adminHandle("PUT", user+"/login", s.adminPutLogin)
+	s.adminHandle("PUT", user+"/installations/{application_id}", s.adminUserInstall)
+	s.adminHandle("GET", user+"/installations", s.adminListUserInstallations)
+	s.adminHandle("GET", user+"/installations/{application_id}", s.adminGetUserInstallation)
+	s.adminHandle("DELETE", user+"/installations/{application_id}", s.adminUserUninstall)
 	s.adminHandle("GET", user+"/channels", s.adminListUserChannels)
 	s.adminHandle("POST", user+"/channels", s.adminOpenDM)
 
 	s.adminHandle("POST", "/group-dms", s.adminCreateGroupDM)
 	s.adminHandle("GET", "/group-dms/{channel_id}", s.adminGetGroupDM)
 	s.adminHandle("DELETE", "/group-dms/{channel_id}", s.adminDeleteGroupDM)
-
-	s.adminHandle("PUT", user+"/installations/{application_id}", s.adminUserInstall)
-	s.adminHandle("GET", user+"/installations", s.adminListUserInstallations)
-	s.adminHandle("GET", user+"/installations/{application_id}", s.adminGetUserInstallation)
-	s.adminHandle("DELETE", user+"/installations/{application_id}", s.adminUserUninstall)
 
 	s.adminHandle("POST", "/applications", s.adminCreateApp)
 	s.adminHandle("GET", "/applications", s.adminListApps)
