@@ -98,6 +98,7 @@ type contextWorld struct {
 	*invokeWorld
 	cmds   map[string]jsonObj
 	places []place
+	friend string // a user in the member's DM with them and in the group DM
 }
 
 func newContextWorld(t *testing.T, e *testenv.Env, shareGuild bool) *contextWorld {
@@ -115,6 +116,7 @@ func newContextWorld(t *testing.T, e *testenv.Env, shareGuild bool) *contextWorl
 		w.cmds[c.name] = create(t, e, p.global(), e.Bot(), body)
 	}
 	other := adminNewUser(t, e, "friend")
+	w.friend = other
 	third := adminNewUser(t, e, "third")
 	// A guild without the app, where the member also is.
 	bare := adminNewGuild(t, e, "no app here", w.owner)
@@ -431,5 +433,97 @@ func TestUserInstallOnlyAnswers(t *testing.T) {
 	}
 	for i := range 7 {
 		wantStatus(t, w.e.Do("POST", "/api/v10/webhooks/"+w.app+"/"+tok, "", jsonObj{"content": fmt.Sprint("more ", i)}), 200)
+	}
+}
+
+// Components and modals outside guilds: a button on the app's reply in
+// the bot's DM, and a modal opened in a group DM through the user's
+// install, make interactions in the same place, carrying the owners of
+// the command they follow; another participant's click keeps the
+// authorizing user.
+func TestContextComponentsAndModals(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	w := newContextWorld(t, e, true)
+	w.installForUser()
+	type seen struct {
+		Type    int               `json:"type"`
+		Context int               `json:"context"`
+		Owners  map[string]string `json:"authorizing_integration_owners"`
+		User    struct {
+			ID string `json:"id"`
+		} `json:"user"`
+	}
+	var last seen
+	w.answerWith(func(i *interactions.Interaction) (interactions.Response, error) {
+		last = seen{}
+		_ = json.Unmarshal(i.Raw, &last)
+		switch {
+		case i.Type == interactions.InteractionApplicationCommand && i.Data.Name == "i01-c012":
+			return interactions.Response{Type: 4, Data: jsonObj{"content": "panel", "components": []any{
+				jsonObj{"type": 1, "components": []any{jsonObj{"type": 2, "style": 1, "label": "Go", "custom_id": "go"}}}}}}, nil
+		case i.Type == interactions.InteractionApplicationCommand:
+			return interactions.Response{Type: 9, Data: jsonObj{"custom_id": "fb", "title": "Feedback", "components": []any{
+				jsonObj{"type": 1, "components": []any{jsonObj{"type": 4, "custom_id": "text", "label": "Text", "style": 1}}}}}}, nil
+		}
+		return interactions.Message("thanks"), nil
+	})
+	botDM, group := w.places[2], w.places[4]
+	if botDM.context != 1 || group.name != "group DM" {
+		t.Fatalf("places: %+v", w.places)
+	}
+
+	// panel runs the button command at p and returns its message's id.
+	panel := func(p place) string {
+		t.Helper()
+		r := w.invokeAt(p, w.cmds["i01-c012"])
+		wantStatus(t, r, 200)
+		var reply struct {
+			Resource struct {
+				Message struct {
+					ID string `json:"id"`
+				} `json:"message"`
+			} `json:"resource"`
+		}
+		r.JSON(t, &reply)
+		return reply.Resource.Message.ID
+	}
+	click := func(client string, p place, msgID string) {
+		t.Helper()
+		wantStatus(t, w.e.Do("POST", "/api/v10/interactions", client, jsonObj{"type": 3, "application_id": w.app,
+			"channel_id": p.channel, "message_id": msgID, "data": jsonObj{"custom_id": "go", "component_type": 2}}), 200)
+	}
+
+	msgID := panel(botDM)
+	commandOwners := last.Owners
+	click(w.client, botDM, msgID)
+	if last.Type != 3 || last.Context != 1 || fmt.Sprint(last.Owners) != fmt.Sprint(commandOwners) || last.User.ID != w.member {
+		t.Errorf("button in the bot's DM: %+v, want context 1 and the command's owners %v", last, commandOwners)
+	}
+
+	// In the group DM a friend without the app clicks the member's panel:
+	// the interaction is the friend's, authorized by the member's install.
+	msgID = panel(group)
+	click(w.world.client(w.friend), group, msgID)
+	if last.Type != 3 || last.Context != 2 || fmt.Sprint(last.Owners) != fmt.Sprint(map[string]string{"1": w.member}) ||
+		last.User.ID != w.friend {
+		t.Errorf("the friend's click in the group DM: %+v, want context 2, owners {1: %s}, user %s", last, w.member, w.friend)
+	}
+
+	// A modal in the group DM, through the user's install.
+	r := w.invokeAt(group, w.cmds["i1-c012"])
+	wantStatus(t, r, 200)
+	var shown struct {
+		Interaction struct {
+			ID string `json:"id"`
+		} `json:"interaction"`
+	}
+	r.JSON(t, &shown)
+	r = w.invoke(jsonObj{"type": 5, "application_id": w.app, "channel_id": group.channel, "data": jsonObj{
+		"id": shown.Interaction.ID, "custom_id": "fb", "components": []any{
+			jsonObj{"type": 1, "components": []any{jsonObj{"type": 4, "custom_id": "text", "value": "great"}}}}}})
+	wantStatus(t, r, 200)
+	if last.Type != 5 || last.Context != 2 || fmt.Sprint(last.Owners) != fmt.Sprint(map[string]string{"1": w.member}) {
+		t.Errorf("modal in the group DM: %+v, want context 2 and owners {1: %s}", last, w.member)
 	}
 }
