@@ -88,13 +88,28 @@ func (s *Server) listCommands(w http.ResponseWriter, r *http.Request, resolve re
 	if err != nil {
 		return err
 	}
-	raw, err := s.store.RawCommands(r.Context(), t.scope)
+	var (
+		raw     []store.RawCommand
+		version uint64
+	)
+	if s.cache != nil {
+		raw, version, err = s.cache.VersionedCommands(r.Context(), t.scope)
+	} else {
+		raw, err = s.store.RawCommands(r.Context(), t.scope)
+	}
 	if err != nil {
 		return err
 	}
 	locale := ""
 	if !withLoc {
 		locale = s.requestLocale(r)
+	}
+	key := listKey{scope: t.scope, locale: locale, withLoc: withLoc}
+	if version != 0 {
+		if out, ok := s.lists.get(key, version); ok {
+			writeRawJSON(w, http.StatusOK, out)
+			return nil
+		}
 	}
 	size := 2
 	for _, rc := range raw {
@@ -117,9 +132,10 @@ func (s *Server) listCommands(w http.ResponseWriter, r *http.Request, resolve re
 		out = append(out, item...)
 	}
 	out = append(out, ']')
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(out)
+	if version != 0 {
+		s.lists.put(key, version, out)
+	}
+	writeRawJSON(w, http.StatusOK, out)
 	return nil
 }
 
