@@ -352,8 +352,30 @@ func (s *Server) overwriteCommands(w http.ResponseWriter, r *http.Request, resol
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, plan.Result)
+	writeResult(w, http.StatusOK, plan)
 	return nil
+}
+
+// writeResult answers with a write's result list, from the wire forms
+// the store wrote or holds when it gave them (no second encoding).
+func writeResult(w http.ResponseWriter, status int, plan command.Plan) {
+	if len(plan.Wire) != len(plan.Result) {
+		writeJSON(w, status, plan.Result)
+		return
+	}
+	size := 2
+	for _, b := range plan.Wire {
+		size += len(b) + 1
+	}
+	out := make([]byte, 0, size)
+	out = append(out, '[')
+	for i, b := range plan.Wire {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, b...)
+	}
+	writeRawJSON(w, status, append(out, ']'))
 }
 
 func isNotFound(err error) bool { return err != nil && errors.Is(err, store.ErrNotFound) }

@@ -19,6 +19,9 @@ type Plan struct {
 	Creates         int            // commands that did not exist before (daily limit)
 	Result          []Command      // what the endpoint returns
 	Created         bool           // single create: true when the command is new (201)
+	// Wire is each Result element's JSON wire form when the store
+	// filled it in (the bodies it wrote or holds), nil otherwise.
+	Wire [][]byte
 }
 
 // HTTP statuses of the errors below, as numbers: the domain does not
