@@ -153,9 +153,15 @@ func (s *Store) applyPlan(ctx context.Context, tx *sql.Tx, ws writeStmts, scope 
 	args := make([]any, 0, commandColumns*len(p.Put))
 	for i := range p.Put {
 		c := &p.Put[i]
-		body, err := json.Marshal(c)
-		if err != nil {
-			return nil, fmt.Errorf("encode command: %w", err)
+		var body []byte
+		if i < len(p.PutWire) {
+			body = p.PutWire[i]
+		}
+		if body == nil {
+			var err error
+			if body, err = json.Marshal(c); err != nil {
+				return nil, fmt.Errorf("encode command: %w", err)
+			}
 		}
 		written[versionKey{c.ID, c.Version}] = body
 		args = append(args, id64(c.ID), id64(scope.ApplicationID), id64(scope.GuildID), int(c.Type), c.Name,
@@ -177,6 +183,13 @@ func (s *Store) applyPlan(ctx context.Context, tx *sql.Tx, ws writeStmts, scope 
 			WHERE application_id = $2 AND guild_id = $3`, p.Creates, id64(scope.ApplicationID), id64(scope.GuildID)); err != nil {
 			return nil, fmt.Errorf("count creates: %w", err)
 		}
+	}
+	// The next write of the scope finds the new versions decoded. (A
+	// rolled-back transaction leaves entries no row has: harmless, a
+	// version is never reused.)
+	for i := range p.Put {
+		c := p.Put[i]
+		s.decoded.put(versionKey{c.ID, c.Version}, command.WithWire(c, written[versionKey{c.ID, c.Version}]))
 	}
 	return written, nil
 }
@@ -209,6 +222,13 @@ func (s *Store) currentCommands(ctx context.Context, list *sql.Stmt, scope comma
 			if err := json.Unmarshal(body, &c); err != nil {
 				return nil, nil, fmt.Errorf("decode stored command: %w", err)
 			}
+			// The plan compares with this value's own encoding (a body
+			// written by an older slashd may differ from it).
+			wire, err := json.Marshal(&c)
+			if err != nil {
+				return nil, nil, fmt.Errorf("encode stored command: %w", err)
+			}
+			c = command.WithWire(c, wire)
 			s.decoded.put(k, c)
 		}
 		out = append(out, c)
