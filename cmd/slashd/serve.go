@@ -18,6 +18,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"github.com/slashd/slashd/internal/api"
 	"github.com/slashd/slashd/internal/bootstrap"
 	"github.com/slashd/slashd/internal/event"
@@ -179,7 +181,19 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 	// limits there, so that the limits hold across them.
 	apiCfg.SharedRateLimits = cfg.store != ""
 	apiCfg.ServeMetrics = cfg.metricsAddr == ""
+	// Caches (internal/store/cache): nodes of a cluster invalidate each
+	// other's over NATS; a shared store without NATS gets none, since a
+	// node could not learn what another changed.
+	switch {
+	case cfg.nats != "":
+		apiCfg.Cache = api.CacheShared
+	case cfg.store != "":
+		apiCfg.Cache = api.CacheOff
+	}
 	handler := api.New(apiCfg, api.Deps{Store: st, IDs: ids, Now: time.Now, Rand: rand.Reader, Logger: log, Events: events})
+	if bus != nil {
+		guardCache(bus.Conn(), handler)
+	}
 	metricsSide, pprofSide, err := startSideServers(cfg, handler.Metrics().Handler(), log)
 	if err != nil {
 		handler.Shutdown(ctx)
@@ -310,6 +324,35 @@ func connectNATS(url, prefix, addr string, log *slog.Logger) (*natsbus.Bus, erro
 	}
 	log.Info("event bus on NATS", "url", nc.ConnectedUrlRedacted(), "prefix", bus.Prefix())
 	return bus, nil
+}
+
+// guardCache keeps the API's caches exact across NATS trouble: while the
+// connection is down other nodes' invalidations may be lost, so reads go
+// to the store; on reconnection, or when the client dropped messages (a
+// slow consumer), the caches are emptied. The connection's existing
+// callbacks (natsbus.Logging) still run.
+func guardCache(nc *nats.Conn, h *api.Server) {
+	disconnected, reconnected, asyncErr := nc.Opts.DisconnectedErrCB, nc.Opts.ReconnectedCB, nc.Opts.AsyncErrorCB
+	nc.SetDisconnectErrHandler(func(c *nats.Conn, err error) {
+		h.SuspendCache()
+		if disconnected != nil {
+			disconnected(c, err)
+		}
+	})
+	nc.SetReconnectHandler(func(c *nats.Conn) {
+		h.ResumeCache()
+		if reconnected != nil {
+			reconnected(c)
+		}
+	})
+	nc.SetErrorHandler(func(c *nats.Conn, sub *nats.Subscription, err error) {
+		if errors.Is(err, nats.ErrSlowConsumer) {
+			h.ResumeCache()
+		}
+		if asyncErr != nil {
+			asyncErr(c, sub, err)
+		}
+	})
 }
 
 // redactURL hides the password of NATS URLs (user:pass@host) in

@@ -127,13 +127,13 @@ func TestResourceErrors(t *testing.T) {
 	bare := newGuild(t, e, owner, 0)
 	// Installed, but with neither applications.commands nor bot.
 	webhookOnly := newGuild(t, e, owner, 0)
-	if err := e.Store.Install(context.Background(), store.Installation{GuildID: mustID(t, webhookOnly),
+	if err := e.API.Store().Install(context.Background(), store.Installation{GuildID: mustID(t, webhookOnly),
 		ApplicationID: mustID(t, e.App.ApplicationID), Scopes: []string{"webhook.incoming"}}); err != nil {
 		t.Fatal(err)
 	}
 	// Installed with applications.commands only: enough.
 	commandsOnly := newGuild(t, e, owner, 0)
-	if err := e.Store.Install(context.Background(), store.Installation{GuildID: mustID(t, commandsOnly),
+	if err := e.API.Store().Install(context.Background(), store.Installation{GuildID: mustID(t, commandsOnly),
 		ApplicationID: mustID(t, e.App.ApplicationID), Scopes: []string{"applications.commands"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestResourceErrors(t *testing.T) {
 	})
 	t.Run("installed with bot only (which includes applications.commands)", func(t *testing.T) {
 		botOnly := newGuild(t, e, owner, 0)
-		if err := e.Store.Install(context.Background(), store.Installation{GuildID: mustID(t, botOnly),
+		if err := e.API.Store().Install(context.Background(), store.Installation{GuildID: mustID(t, botOnly),
 			ApplicationID: mustID(t, e.App.ApplicationID), Scopes: []string{"bot"}}); err != nil {
 			t.Fatal(err)
 		}

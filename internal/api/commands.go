@@ -88,13 +88,28 @@ func (s *Server) listCommands(w http.ResponseWriter, r *http.Request, resolve re
 	if err != nil {
 		return err
 	}
-	raw, err := s.store.RawCommands(r.Context(), t.scope)
+	var (
+		raw     []store.RawCommand
+		version uint64
+	)
+	if s.cache != nil {
+		raw, version, err = s.cache.VersionedCommands(r.Context(), t.scope)
+	} else {
+		raw, err = s.store.RawCommands(r.Context(), t.scope)
+	}
 	if err != nil {
 		return err
 	}
 	locale := ""
 	if !withLoc {
 		locale = s.requestLocale(r)
+	}
+	key := listKey{scope: t.scope, locale: locale, withLoc: withLoc}
+	if version != 0 {
+		if out, ok := s.lists.get(key, version); ok {
+			writeRawJSON(w, http.StatusOK, out)
+			return nil
+		}
 	}
 	size := 2
 	for _, rc := range raw {
@@ -117,9 +132,10 @@ func (s *Server) listCommands(w http.ResponseWriter, r *http.Request, resolve re
 		out = append(out, item...)
 	}
 	out = append(out, ']')
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(out)
+	if version != 0 {
+		s.lists.put(key, version, out)
+	}
+	writeRawJSON(w, http.StatusOK, out)
 	return nil
 }
 
@@ -336,8 +352,30 @@ func (s *Server) overwriteCommands(w http.ResponseWriter, r *http.Request, resol
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, plan.Result)
+	writeResult(w, http.StatusOK, plan)
 	return nil
+}
+
+// writeResult answers with a write's result list, from the wire forms
+// the store wrote or holds when it gave them (no second encoding).
+func writeResult(w http.ResponseWriter, status int, plan command.Plan) {
+	if len(plan.Wire) != len(plan.Result) {
+		writeJSON(w, status, plan.Result)
+		return
+	}
+	size := 2
+	for _, b := range plan.Wire {
+		size += len(b) + 1
+	}
+	out := make([]byte, 0, size)
+	out = append(out, '[')
+	for i, b := range plan.Wire {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, b...)
+	}
+	writeRawJSON(w, status, append(out, ']'))
 }
 
 func isNotFound(err error) bool { return err != nil && errors.Is(err, store.ErrNotFound) }

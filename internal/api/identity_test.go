@@ -93,11 +93,11 @@ func TestCurrentApplication(t *testing.T) {
 	ctx := context.Background()
 	appID := mustID(t, e.App.ApplicationID)
 	e.SetOAuth(appID, false, "https://app.example/callback", "http://127.0.0.1/cb")
-	if err := e.Store.SetInteractionsEndpoint(ctx, appID, "https://app.example/interactions"); err != nil {
+	if err := e.API.Store().SetInteractionsEndpoint(ctx, appID, "https://app.example/interactions"); err != nil {
 		t.Fatal(err)
 	}
 	// EMBEDDED (1<<17) and a bit above 31, which only flags_new carries.
-	if err := e.Store.SetApplicationFlags(ctx, appID, 1<<17|1<<33); err != nil {
+	if err := e.API.Store().SetApplicationFlags(ctx, appID, 1<<17|1<<33); err != nil {
 		t.Fatal(err)
 	}
 	// One user installs the app to their account (a grant, and the
@@ -132,7 +132,7 @@ func TestCurrentApplication(t *testing.T) {
 	}
 
 	// Without an interactions endpoint it is null.
-	if err := e.Store.SetInteractionsEndpoint(ctx, appID, ""); err != nil {
+	if err := e.API.Store().SetInteractionsEndpoint(ctx, appID, ""); err != nil {
 		t.Fatal(err)
 	}
 	got := decodeObj(t, mustDo(t, e, "GET", "/api/v10/applications/@me", e.Bot(), nil, http.StatusOK))

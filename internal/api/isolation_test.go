@@ -90,7 +90,7 @@ func TestAppIsolation(t *testing.T) {
 
 func installIn(t testing.TB, e *testenv.Env, guild, app string) {
 	t.Helper()
-	if err := e.Store.Install(t.Context(), storeInstallation(t, guild, app)); err != nil {
+	if err := e.API.Store().Install(t.Context(), storeInstallation(t, guild, app)); err != nil {
 		t.Fatal(err)
 	}
 }

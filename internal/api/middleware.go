@@ -33,6 +33,11 @@ func (s *Server) wrap(template string, kind routeKind, h handlerFunc) http.Handl
 		routeLimit = s.cfg.WriteLimit
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.cache != nil && kind != publicRoute {
+			// One barrier per request (shared caches): what any node
+			// acknowledged before now is never read stale.
+			r = r.WithContext(s.cache.Sync(r.Context()))
+		}
 		who := "ip:" + clientIP(r)
 		if kind != publicRoute && s.refuseFailingAddress(w, r) {
 			return

@@ -95,8 +95,8 @@ func TestMetricsCountRequestsByRoute(t *testing.T) {
 		}
 	}
 	// Store calls are timed by operation.
-	if n := value(after, "slashd_store_operation_duration_seconds_count", labels{"op": "TokenByHash"}); n < 4 {
-		t.Errorf("TokenByHash timed %v times, want at least 4", n)
+	if n := value(after, "slashd_store_operation_duration_seconds_count", labels{"op": "TokenByHash"}); n < 1 {
+		t.Errorf("TokenByHash timed %v times, want at least 1 (the cache serves the rest)", n)
 	}
 	if v := value(after, "go_goroutines", labels{}); v < 1 {
 		t.Errorf("go_goroutines = %v", v)

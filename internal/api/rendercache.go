@@ -3,7 +3,9 @@ package api
 import (
 	"sync"
 
+	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/snowflake"
+	cachepkg "github.com/slashd/slashd/internal/store/cache"
 )
 
 // renderKey names one rendering of one command version: a stored body
@@ -63,4 +65,73 @@ func (c *cache[K, V]) putLocked(k K, v V) {
 		c.prev, c.cur = c.cur, make(map[K]V, c.capacity/2)
 	}
 	c.cur[k] = v
+}
+
+// listKey names one rendering of a scope's command list.
+type listKey struct {
+	scope   command.Scope
+	locale  string
+	withLoc bool
+}
+
+type listEntry struct {
+	version uint64
+	body    []byte
+}
+
+// listCache keeps rendered command lists, each under the version of the
+// list it rendered (cache.Store.VersionedCommands): every write of the
+// scope gives its list a new version, so an entry is served only for
+// the very list it was made from. Bounded by bytes, in two generations
+// as cache is.
+type listCache struct {
+	mu        sync.Mutex
+	limit     int
+	cur, prev map[listKey]listEntry
+	curBytes  int
+}
+
+func newListCache(limit int) *listCache {
+	if limit <= 0 {
+		limit = cachepkg.DefaultCommandBytes
+	}
+	return &listCache{limit: limit, cur: map[listKey]listEntry{}}
+}
+
+func (c *listCache) get(k listKey, version uint64) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.cur[k]
+	if !ok {
+		if e, ok = c.prev[k]; ok {
+			delete(c.prev, k)
+			c.putLocked(k, e)
+		}
+	}
+	if !ok || e.version != version {
+		return nil, false
+	}
+	return e.body, true
+}
+
+func (c *listCache) put(k listKey, version uint64, body []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.putLocked(k, listEntry{version: version, body: body})
+}
+
+func (c *listCache) putLocked(k listKey, e listEntry) {
+	n := len(e.body) + 64
+	if 2*n > c.limit {
+		return
+	}
+	if old, ok := c.cur[k]; ok {
+		c.curBytes -= len(old.body) + 64
+	}
+	if c.curBytes+n > c.limit/2 {
+		c.prev, c.cur, c.curBytes = c.cur, map[listKey]listEntry{}, 0
+	}
+	delete(c.prev, k)
+	c.cur[k] = e
+	c.curBytes += n
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strconv"
 
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/store"
@@ -19,7 +20,15 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 		status = http.StatusInternalServerError
 		b = []byte(`{"message": "500: Internal Server Error", "code": 0}`)
 	}
-	w.Header().Set("Content-Type", "application/json")
+	writeRawJSON(w, status, b)
+}
+
+// writeRawJSON answers with a JSON body already encoded, with its
+// Content-Length (a client need not read a chunked body).
+func writeRawJSON(w http.ResponseWriter, status int, b []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(status)
 	_, _ = w.Write(b)
 }

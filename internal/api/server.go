@@ -25,6 +25,7 @@ import (
 	"github.com/slashd/slashd/internal/ratelimit"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
+	cachepkg "github.com/slashd/slashd/internal/store/cache"
 	"github.com/slashd/slashd/internal/store/timed"
 	"github.com/slashd/slashd/internal/webhook"
 )
@@ -61,6 +62,18 @@ type Config struct {
 	// RenderCache is how many rendered list items (and, separately,
 	// decoded commands) are kept (0 disables).
 	RenderCache int
+	// Cache says how the store's hottest reads are cached in memory
+	// (see internal/store/cache): CacheLocal when this process is the
+	// only one writing the store (other processes may only create rows,
+	// as the CLI does), CacheShared when other nodes write it and
+	// publish their invalidations on the same event bus, CacheOff
+	// otherwise.
+	Cache CacheMode
+	// CacheEntries bounds each cached map (tokens, applications, guilds,
+	// installations; 0: cache.DefaultEntries); CacheBytes the cached
+	// commands and, separately, the rendered command lists (0:
+	// cache.DefaultCommandBytes).
+	CacheEntries, CacheBytes int
 	// Gateway tunes the websocket gateway (zero values: the real one's).
 	Gateway gateway.Config
 	// Build is the version GET /healthz reports.
@@ -84,11 +97,21 @@ func DefaultConfig() Config {
 		RateLimitKeys:     ratelimit.DefaultMaxKeys,
 		MaxBodyBytes:      8 << 20,
 		RenderCache:       100_000,
+		Cache:             CacheLocal,
 		Gateway:           gateway.DefaultConfig(),
 		Build:             buildinfo.Read(buildinfo.Info{}),
 		ServeMetrics:      true,
 	}
 }
+
+// CacheMode: see Config.Cache.
+type CacheMode int
+
+const (
+	CacheOff CacheMode = iota
+	CacheLocal
+	CacheShared
+)
 
 // Deps are the server's collaborators, injected so tests control time,
 // ids and randomness.
@@ -124,6 +147,10 @@ type Server struct {
 	renders  *cache[renderKey, []byte]
 	decoded  *cache[versionKey, command.Command]
 	events   event.Bus
+	// cache is the caching store (nil: CacheOff); lists the rendered
+	// command lists, under the version of the list they render.
+	cache    *cachepkg.Store
+	lists    *listCache
 	webhooks *webhook.Deliverer
 	answers  answerWaiters
 	oauth    *oauth.Server
@@ -166,6 +193,15 @@ func New(cfg Config, d Deps) *Server {
 	// Every store call is timed, whoever makes it (the API, the OAuth2
 	// server, the gateway's directory, the rate limiter, the janitor).
 	d.Store = timed.New(d.Store, s.metrics.observeStore)
+	ctx, stop := context.WithCancel(context.Background())
+	s.stop = stop
+	if cfg.Cache != CacheOff {
+		// Outside the timing: the metrics count what reaches the store.
+		s.cache = cachepkg.New(ctx, d.Store, cachepkg.Options{Bus: d.Events, Shared: cfg.Cache == CacheShared,
+			Entries: cfg.CacheEntries, CommandBytes: cfg.CacheBytes, Logger: d.Logger})
+		s.lists = newListCache(cfg.CacheBytes)
+		d.Store = s.cache
+	}
 	s.store, s.limiter = d.Store, newRateLimiter(cfg, d)
 	if cfg.AuthFailureLimit.On() {
 		s.failures = ratelimit.NewWithMaxKeys(d.Now, cfg.RateLimitKeys)
@@ -176,14 +212,35 @@ func New(cfg Config, d Deps) *Server {
 	gcfg := cfg.Gateway
 	gcfg.Now, gcfg.AfterFunc, gcfg.Logger, gcfg.Limiter = d.Now, d.AfterFunc, d.Logger, s.limiter
 	s.gateway = gateway.New(gcfg, gatewayDirectory{s}, s.events)
-	ctx, stop := context.WithCancel(context.Background())
-	s.stop = stop
 	// Both listen to the bus from now on: a node started beside others
 	// must not miss a session started there a moment later.
 	s.gateway.Start(ctx)
 	go s.wakeOnAnswers(s.events.Subscribe(ctx, 1024))
 	s.routes()
 	return s
+}
+
+// Store is the store as the server uses it: writes made through it keep
+// the server's caches (and, with CacheShared, the other nodes') exact;
+// a write made around it to a row the caches hold (a guild's, an app's,
+// an installation's, a token's, commands) may not be seen.
+func (s *Server) Store() store.Store { return s.store }
+
+// SuspendCache makes reads bypass the caches: call it when the event bus
+// loses its connection (other nodes' invalidations may be lost);
+// ResumeCache, when it is back (or lost messages), empties them and
+// uses them again. Without caches they do nothing.
+func (s *Server) SuspendCache() {
+	if s.cache != nil {
+		s.cache.Suspend()
+	}
+}
+
+// ResumeCache: see SuspendCache.
+func (s *Server) ResumeCache() {
+	if s.cache != nil {
+		s.cache.Resume()
+	}
 }
 
 // Shutdown asks the gateway's clients to reconnect (op 7), closes their

@@ -575,7 +575,7 @@ func (w *shapeWalk) interactions() {
 	}
 
 	// An Activity launched (the app gets the EMBEDDED flag, 1 << 17).
-	if err := w.e.Store.SetApplicationFlags(context.Background(), mustID(t, w.app), 1<<17); err != nil {
+	if err := w.e.API.Store().SetApplicationFlags(context.Background(), mustID(t, w.app), 1<<17); err != nil {
 		t.Fatal(err)
 	}
 	launch := w.start(t, w.invocation(2))

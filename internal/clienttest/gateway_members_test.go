@@ -171,7 +171,7 @@ func TestDiscordgoRequestAllGuildMembers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Store.SetApplicationFlags(context.Background(), app, 1<<15); err != nil { // GATEWAY_GUILD_MEMBERS_LIMITED
+	if err := e.API.Store().SetApplicationFlags(context.Background(), app, 1<<15); err != nil { // GATEWAY_GUILD_MEMBERS_LIMITED
 		t.Fatal(err)
 	}
 	b := startMembersBot(t, e, discordgo.IntentsAllWithoutPrivileged|discordgo.IntentsGuildMembers)

@@ -68,6 +68,10 @@ type Config struct {
 	// share one in-process bus (event.Memory).
 	NATSURL    string
 	NATSPrefix string
+	// BusLatency delays every event on its way to each node's API by
+	// this much (in order), as a slow network would: tests that what one
+	// node acknowledged is never read stale on another use it.
+	BusLatency time.Duration
 	// Logger receives every node's log (default: discarded).
 	Logger *slog.Logger
 	// AppName names the bootstrapped application (default "clusterapp").
@@ -109,9 +113,10 @@ type Node struct {
 type Option func(*startSettings)
 
 type startSettings struct {
-	cfg    api.Config
-	logger *slog.Logger
-	pool   int
+	cfg     api.Config
+	logger  *slog.Logger
+	pool    int
+	latency time.Duration
 }
 
 // TestPoolSize is each node's PostgreSQL pool in Start's clusters, and
@@ -146,6 +151,11 @@ func WithPoolSize(n int) Option {
 	return func(s *startSettings) { s.pool = n }
 }
 
+// WithBusLatency delays what each node publishes (Config.BusLatency).
+func WithBusLatency(d time.Duration) Option {
+	return func(s *startSettings) { s.latency = d }
+}
+
 // WithLogger sends the nodes' logs to l.
 func WithLogger(l *slog.Logger) Option {
 	return func(s *startSettings) { s.logger = l }
@@ -171,7 +181,7 @@ func Start(t testing.TB, n int, opts ...Option) *Cluster {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c, err := New(ctx, Config{Nodes: n, API: &st.cfg, PostgresDSN: dsn, PoolSize: st.pool, NATSURL: natsURL,
-		NATSPrefix: natstest.Prefix(t), Logger: st.logger})
+		NATSPrefix: natstest.Prefix(t), Logger: st.logger, BusLatency: st.latency})
 	if err != nil {
 		<-clusterSlots
 		t.Fatalf("start a cluster of %d nodes: %v", n, err)
@@ -204,6 +214,11 @@ func New(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 		apiCfg = *cfg.API
 	}
 	apiCfg.SharedRateLimits = true
+	if apiCfg.Cache != api.CacheOff {
+		// The nodes write one store: their caches invalidate each
+		// other over the bus.
+		apiCfg.Cache = api.CacheShared
+	}
 	if cfg.PostgresDSN == "" && cfg.SQLitePath == "" {
 		return nil, errors.New("clustertest: neither PostgresDSN nor SQLitePath is set")
 	}
@@ -267,14 +282,18 @@ func New(ctx context.Context, cfg Config) (_ *Cluster, err error) {
 			}
 			n.Bus, n.NATS = b, b
 		}
+		events := n.Bus
+		if cfg.BusLatency > 0 {
+			events = latencyBus{Bus: n.Bus, delay: cfg.BusLatency}
+		}
 		n.API = api.New(apiCfg, api.Deps{Store: n.Store, IDs: n.IDs, Now: time.Now, Rand: rand.Reader,
-			Logger: cfg.Logger, Events: n.Bus})
+			Logger: cfg.Logger, Events: events})
 		n.Server = httptest.NewServer(n.API)
 		n.URL = n.Server.URL
 	}
 
 	first := c.Nodes[0]
-	env := bootstrap.Env{Store: first.Store, IDs: first.IDs, Rand: rand.Reader, Now: time.Now}
+	env := bootstrap.Env{Store: first.API.Store(), IDs: first.IDs, Rand: rand.Reader, Now: time.Now}
 	name := cfg.AppName
 	if name == "" {
 		name = "clusterapp"

@@ -59,7 +59,7 @@ func TestMemberChunksAcrossNodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Store.SetApplicationFlags(ctxT(t), appID, flagGuildMembers); err != nil {
+	if err := a.API.Store().SetApplicationFlags(ctxT(t), appID, flagGuildMembers); err != nil {
 		t.Fatal(err)
 	}
 

@@ -19,6 +19,12 @@ type Plan struct {
 	Creates         int            // commands that did not exist before (daily limit)
 	Result          []Command      // what the endpoint returns
 	Created         bool           // single create: true when the command is new (201)
+	// PutWire is, when known, each Put element's JSON wire form (nil
+	// elements: unknown), so the store need not encode it.
+	PutWire [][]byte
+	// Wire is each Result element's JSON wire form when the store
+	// filled it in (the bodies it wrote or holds), nil otherwise.
+	Wire [][]byte
 }
 
 // HTTP statuses of the errors below, as numbers: the domain does not
@@ -54,6 +60,31 @@ func SameDefinition(a, b *Command) bool {
 	return bytes.Equal(definitionKey(a), definitionKey(b))
 }
 
+// compare is SameDefinition(old, c) for a c carrying old's id and
+// version; when old's wire form is known it costs one encoding, which it
+// returns as c's wire form (nil otherwise).
+func compare(old, c *Command) (same bool, wire []byte) {
+	if old.wire != nil {
+		if b, err := json.Marshal(c); err == nil {
+			return bytes.Equal(b, old.wire), b
+		}
+	}
+	return SameDefinition(old, c), nil
+}
+
+// newVersion gives c version v and returns its wire form: wire (c's with
+// the previous version) with the version replaced, nil if unknown.
+func newVersion(c *Command, v snowflake.ID, wire []byte) []byte {
+	suffix := `,"version":"` + c.Version.String() + `"}`
+	c.Version = v
+	if !bytes.HasSuffix(wire, []byte(suffix)) {
+		return nil
+	}
+	out := make([]byte, 0, len(wire)+8)
+	out = append(out, wire[:len(wire)-len(suffix)]...)
+	return append(out, `,"version":"`+v.String()+`"}`...)
+}
+
 func definitionKey(c *Command) []byte {
 	d := *c
 	d.ID, d.Version = 0, 0
@@ -72,11 +103,12 @@ func Upsert(cur []Command, in Parsed, createsToday int, next IDs) (Plan, error) 
 			continue
 		}
 		c.ID, c.Version = old.ID, old.Version
-		if SameDefinition(old, &c) {
-			return Plan{Result: []Command{*old}}, nil
+		same, wire := compare(old, &c)
+		if same {
+			return Plan{Result: []Command{plain(*old)}}, nil
 		}
-		c.Version = next()
-		return Plan{Put: []Command{c}, Result: []Command{c}}, nil
+		wire = newVersion(&c, next(), wire)
+		return Plan{Put: []Command{c}, PutWire: [][]byte{wire}, Result: []Command{c}}, nil
 	}
 	if countType(cur, c.Type) >= MaxPerType(c.Type) {
 		return Plan{}, errMaxCommands(c.Type)
@@ -107,11 +139,12 @@ func Edit(cur []Command, id snowflake.ID, in Parsed, next IDs) (Plan, error) {
 	if c.Type != old.Type && countType(cur, c.Type) >= MaxPerType(c.Type) {
 		return Plan{}, errMaxCommands(c.Type)
 	}
-	if SameDefinition(old, &c) {
-		return Plan{Result: []Command{*old}}, nil
+	same, wire := compare(old, &c)
+	if same {
+		return Plan{Result: []Command{plain(*old)}}, nil
 	}
-	c.Version = next()
-	p := Plan{Put: []Command{c}, Result: []Command{c}}
+	wire = newVersion(&c, next(), wire)
+	p := Plan{Put: []Command{c}, PutWire: [][]byte{wire}, Result: []Command{c}}
 	if c.Name != old.Name {
 		p.DropPermissions = []snowflake.ID{c.ID}
 	}
@@ -175,21 +208,24 @@ func Overwrite(cur []Command, in []Parsed, global bool, createsToday int, next I
 			c.ID, c.Version = next(), next()
 			p.Creates++
 			p.Put = append(p.Put, c)
+			p.PutWire = append(p.PutWire, nil)
 			p.Result = append(p.Result, c)
 			continue
 		}
 		claimed[idx] = true
 		old := &cur[idx]
 		c.ID, c.Version = old.ID, old.Version
-		if SameDefinition(old, &c) {
-			p.Result = append(p.Result, *old)
+		same, wire := compare(old, &c)
+		if same {
+			p.Result = append(p.Result, plain(*old))
 			continue
 		}
-		c.Version = next()
+		wire = newVersion(&c, next(), wire)
 		if c.Name != old.Name {
 			p.DropPermissions = append(p.DropPermissions, c.ID)
 		}
 		p.Put = append(p.Put, c)
+		p.PutWire = append(p.PutWire, wire)
 		p.Result = append(p.Result, c)
 	}
 	for j := range cur {

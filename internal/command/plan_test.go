@@ -689,3 +689,53 @@ func TestOverwriteRenamesEntryPoint(t *testing.T) {
 		t.Fatalf("entry point not renamed in place: id %d want %d, deletes %v", got, want, second.Delete)
 	}
 }
+
+// With the current commands' wire forms known (as the store hands them),
+// a write decides the same and gives the stored forms of what it puts:
+// exactly json.Marshal of each, with the new version.
+func TestPlansWithWireForms(t *testing.T) {
+	tg := command.Target{App: command.App{ID: 1}, Scope: command.Scope{ApplicationID: 1, GuildID: 2}, Mode: command.ModeBulk}
+	cur := stored(t, tg, chatNamed("alpha", "a"), chatNamed("beta", "b"))
+	withWire := make([]command.Command, len(cur))
+	for i, c := range cur {
+		b, err := json.Marshal(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		withWire[i] = command.WithWire(c, b)
+	}
+	in := []command.Parsed{mustParse(t, chatNamed("alpha", "a"), tg), mustParse(t, chatNamed("beta", "changed"), tg),
+		mustParse(t, chatNamed("gamma", "new"), tg)}
+	for _, tc := range []struct {
+		name string
+		cur  []command.Command
+	}{{"without", cur}, {"with", withWire}} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := command.Overwrite(tc.cur, in, false, 0, seqIDs(1000))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Put) != 2 || p.Put[0].Name != "beta" || p.Put[1].Name != "gamma" {
+				t.Fatalf("Put %v, want beta and gamma", ids(p.Put))
+			}
+			if !reflect.DeepEqual(p.Result[0], cur[0]) {
+				t.Errorf("unchanged alpha: %+v, want the stored %+v", p.Result[0], cur[0])
+			}
+			if p.Put[0].Version == cur[1].Version || p.Put[0].ID != cur[1].ID {
+				t.Errorf("changed beta keeps id %v and gets a new version: %v/%v", cur[1].ID, p.Put[0].ID, p.Put[0].Version)
+			}
+			for i, c := range p.Put {
+				if i >= len(p.PutWire) || p.PutWire[i] == nil {
+					continue // unknown: the store encodes it
+				}
+				want, _ := json.Marshal(c)
+				if string(p.PutWire[i]) != string(want) {
+					t.Errorf("PutWire[%d] = %s, want %s", i, p.PutWire[i], want)
+				}
+			}
+			if tc.name == "with" && (len(p.PutWire) < 1 || p.PutWire[0] == nil) {
+				t.Error("beta's wire form unknown though the stored one was given")
+			}
+		})
+	}
+}

@@ -124,6 +124,23 @@ type Command struct {
 	Contexts                 []int         `json:"contexts"`
 	Handler                  *int          `json:"handler,omitempty"`
 	Version                  snowflake.ID  `json:"version"`
+	// wire is json.Marshal of this very value when a store knew it
+	// (WithWire); it lets a write compare a definition with it, and find
+	// the new body, with one encoding.
+	wire []byte
+}
+
+// WithWire returns c carrying wire, which must be json.Marshal(c): a
+// store hands plans the current commands so, once per command version.
+func WithWire(c Command, wire []byte) Command {
+	c.wire = wire
+	return c
+}
+
+// plain is c without its wire form (what a plan returns to callers).
+func plain(c Command) Command {
+	c.wire = nil
+	return c
 }
 
 // Option is a command option, subcommand or subcommand group.

@@ -204,7 +204,7 @@ func TestPrivilegedIntents(t *testing.T) {
 			t.Parallel()
 			cr := e.NewApp(bootstrap.AppOptions{Name: "priv"})
 			id := mustID(t, cr.ApplicationID)
-			if err := e.Store.SetApplicationFlags(context.Background(), id, tc.flags); err != nil {
+			if err := e.API.Store().SetApplicationFlags(context.Background(), id, tc.flags); err != nil {
 				t.Fatal(err)
 			}
 			c := dial(t, e)

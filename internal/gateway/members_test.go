@@ -117,7 +117,7 @@ func (w *world) members(prefix string, n int) []string {
 // allow lets the env's app identify with the privileged intents of flags.
 func allow(t *testing.T, e *testenv.Env, flags uint64) {
 	t.Helper()
-	if err := e.Store.SetApplicationFlags(context.Background(), appID(t, e), flags); err != nil {
+	if err := e.API.Store().SetApplicationFlags(context.Background(), appID(t, e), flags); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -259,7 +259,8 @@ func NewLogged(t testing.TB, log *slog.Logger, opts ...Option) *Env {
 
 // Bootstrap returns the environment bootstrap functions need.
 func (e *Env) Bootstrap() bootstrap.Env {
-	return bootstrap.Env{Store: e.Store, IDs: e.IDs, Rand: rand.Reader, Now: e.Clock.Now}
+	// Through the server's store, so its caches see what bootstrap changes.
+	return bootstrap.Env{Store: e.API.Store(), IDs: e.IDs, Rand: rand.Reader, Now: e.Clock.Now}
 }
 
 // NewApp creates another application (with owner and installed guild).

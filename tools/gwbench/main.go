@@ -47,10 +47,17 @@ func main() {
 	client := flag.String("client", "", "internal: run as the client process against this ws URL")
 	token := flag.String("token", "", "internal: the bot token")
 	memprofile := flag.String("memprofile", "", "write the server's heap profile with the sessions open to this file")
+	bare := flag.Bool("bare", false, "measure a bare coder/websocket server (hello, READY, heartbeat ACKs) with the same client instead of slashd: the baseline")
 	flag.Parse()
 	heapProfile = *memprofile
 	if *client != "" {
 		runClients(*client, *token, *sessions)
+		return
+	}
+	if *bare {
+		if err := runBare(*sessions); err != nil {
+			log.Fatal(err)
+		}
 		return
 	}
 	if err := runServer(*sessions, *events); err != nil {
@@ -254,4 +261,68 @@ func connect(ctx context.Context, url, token string) (*websocket.Conn, error) {
 		}
 	}()
 	return c, nil
+}
+
+// runBare serves the client process from a bare coder/websocket server
+// that speaks just enough of the protocol (hello, READY after identify,
+// an ACK per heartbeat) and reports its memory per session as runServer
+// does: the baseline for slashd's gateway.
+func runBare(n int) error {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	hello := []byte(`{"op":10,"d":{"heartbeat_interval":41250}}`)
+	ready := []byte(`{"op":0,"t":"READY","s":1,"d":{"v":10}}`)
+	ack := []byte(`{"op":11}`)
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		ctx := r.Context()
+		if c.Write(ctx, websocket.MessageText, hello) != nil {
+			return
+		}
+		if _, _, err := c.Read(ctx); err != nil {
+			return
+		}
+		if c.Write(ctx, websocket.MessageText, ready) != nil {
+			return
+		}
+		for {
+			if _, _, err := c.Read(ctx); err != nil {
+				return
+			}
+			if c.Write(ctx, websocket.MessageText, ack) != nil {
+				return
+			}
+		}
+	})}
+	go srv.Serve(ln)
+	defer srv.Close()
+	before := heap()
+	cmd := exec.Command(os.Args[0], "-client", "ws://"+ln.Addr().String()+"/", "-token", "x", "-sessions", strconv.Itoa(n))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	lines := bufio.NewScanner(out)
+	if !lines.Scan() || lines.Text() != "ready" {
+		return fmt.Errorf("client process: %q %v", lines.Text(), lines.Err())
+	}
+	time.Sleep(time.Second) // let buffers settle, as runServer does
+	after := heap()
+	fmt.Printf("bare server heap in use: %.1f MiB before, %.1f MiB with the sessions: %.1f KiB per session\n",
+		mib(before), mib(after), float64(after-before)/1024/float64(n))
+	in.Close()
+	return cmd.Wait()
 }

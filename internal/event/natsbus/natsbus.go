@@ -73,9 +73,14 @@ type Options struct {
 	Ordered bool
 }
 
-// streamMaxAge is how long an ordered bus's stream keeps events; its
-// subscribers only ever read new ones, so this only bounds memory.
-const streamMaxAge = 10 * time.Minute
+// streamMaxAge is how long an ordered bus's stream keeps events, and
+// streamMaxBytes how much of them; its subscribers only ever read new
+// ones, so these only bound the server's memory (the API's cache
+// barriers publish up to one marker per round trip per node).
+const (
+	streamMaxAge   = 10 * time.Minute
+	streamMaxBytes = 256 << 20
+)
 
 // Bus is an event.Bus over a NATS connection.
 type Bus struct {
@@ -129,7 +134,7 @@ func New(nc *nats.Conn, o Options) (*Bus, error) {
 		defer cancel()
 		b.stream, err = js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 			Name: strings.ReplaceAll(prefix, ".", "_"), Subjects: []string{prefix + ".>"},
-			Storage: jetstream.MemoryStorage, MaxAge: streamMaxAge, Discard: jetstream.DiscardOld,
+			Storage: jetstream.MemoryStorage, MaxAge: streamMaxAge, MaxBytes: streamMaxBytes, Discard: jetstream.DiscardOld,
 		})
 		if err != nil {
 			return nil, fmt.Errorf("natsbus: create the stream of %s: %w", prefix, err)

@@ -34,6 +34,7 @@ type Store struct {
 	retryable       func(error) bool
 	maxAttempts     int
 	stmts           stmtCache
+	decoded         decodedCache // current commands of a write, decoded once per version
 	gate            WriteGate
 	keys            atomic.Pointer[secrets.Keyring] // nil: secrets in clear (see SealSecrets)
 }

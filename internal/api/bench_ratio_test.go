@@ -1,0 +1,283 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/slashd/slashd/internal/store/sqlite"
+	"github.com/slashd/slashd/internal/testenv"
+	"github.com/slashd/slashd/sdk/interactions"
+)
+
+// The ratio benchmarks of issue 15: each measures a slashd path and, in
+// the same run, the baseline it is compared with, and reports both and
+// their ratio. tools/perfbench runs them all (and the gateway's, which
+// needs two processes):
+//
+//	go run ./tools/perfbench
+//	go test -run '^$' -bench Ratio -benchtime 3000x ./internal/api
+
+// BenchmarkRatioRead: GET a guild's 25 commands over loopback HTTP (four
+// keep-alive clients at once) beside a bare net/http handler serving the
+// same bytes to the same clients.
+func BenchmarkRatioRead(b *testing.B) {
+	e := testenv.New(b)
+	path := guildCommandsPath(e.App)
+	serveBench(b, e.Server.Config.Handler, "PUT", path, e.Bot(), benchCommands(25, "v1"), 200)
+	auth := e.Bot()
+	body := getBody(b, e.URL+path, auth)
+	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	}))
+	defer bare.Close()
+	b.ResetTimer()
+	slashd := throughput(b, e.URL+path, auth, b.N)
+	base := throughput(b, bare.URL, auth, b.N)
+	b.ReportMetric(slashd, "slashd-req/s")
+	b.ReportMetric(base, "bare-req/s")
+	b.ReportMetric(slashd/base, "ratio")
+	b.ReportMetric(float64(len(body)), "bytes")
+}
+
+func getBody(b *testing.B, url, auth string) []byte {
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Authorization", auth)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		b.Fatalf("GET %s: %d %s", url, resp.StatusCode, body)
+	}
+	return body
+}
+
+// throughput sends n GETs from four keep-alive clients and returns
+// requests per second.
+func throughput(b *testing.B, url, auth string, n int) float64 {
+	const workers = 4
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers}}
+	defer client.CloseIdleConnections()
+	var left atomic.Int64
+	left.Store(int64(n))
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	start := time.Now()
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for left.Add(-1) >= 0 {
+				req, _ := http.NewRequest("GET", url, nil)
+				req.Header.Set("Authorization", auth)
+				resp, err := client.Do(req)
+				if err != nil {
+					failed.Store(err.Error())
+					return
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					failed.Store(fmt.Sprintf("status %d", resp.StatusCode))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if f := failed.Load(); f != nil {
+		b.Fatalf("GET %s: %v", url, f)
+	}
+	return float64(n) / time.Since(start).Seconds()
+}
+
+// BenchmarkRatioWrite: PUT a bulk overwrite of 100 commands (every one
+// changed each time) beside a raw SQLite transaction, same driver and
+// schema, replacing the same 100 rows with the same bodies.
+func BenchmarkRatioWrite(b *testing.B) {
+	e := testenv.New(b)
+	path := guildCommandsPath(e.App)
+	bodies := [][]byte{benchCommands(100, "v1"), benchCommands(100, "v2")}
+	serveBench(b, e.Server.Config.Handler, "PUT", path, e.Bot(), bodies[1], 200)
+	rows := [2][][]byte{storedBodies(b, e, path, bodies[0]), storedBodies(b, e, path, bodies[1])}
+
+	raw, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "raw.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer raw.Close()
+	db := raw.DB()
+
+	b.ResetTimer()
+	slashd := make([]time.Duration, 0, b.N)
+	base := make([]time.Duration, 0, b.N)
+	for i := range b.N {
+		start := time.Now()
+		serveBench(b, e.Server.Config.Handler, "PUT", path, e.Bot(), bodies[i%2], 200)
+		slashd = append(slashd, time.Since(start))
+	}
+	for i := range b.N {
+		start := time.Now()
+		if err := rawOverwrite(db, i, rows[i%2]); err != nil {
+			b.Fatal(err)
+		}
+		base = append(base, time.Since(start))
+	}
+	reportLatency(b, "slashd", slashd)
+	reportLatency(b, "raw", base)
+	b.ReportMetric(float64(median(slashd))/float64(median(base)), "ratio-p50")
+	b.ReportMetric(float64(mean(slashd))/float64(mean(base)), "ratio-mean")
+}
+
+// storedBodies are the stored forms of a bulk overwrite's commands (as
+// a GET with localizations returns them).
+func storedBodies(b *testing.B, e *testenv.Env, path string, body []byte) [][]byte {
+	serveBench(b, e.Server.Config.Handler, "PUT", path, e.Bot(), body, 200)
+	list := decodeList(b, mustDo(b, e, "GET", path+"?with_localizations=true", e.Bot(), nil, 200))
+	out := make([][]byte, len(list))
+	for i, c := range list {
+		out[i] = mustJSON(b, c)
+	}
+	return out
+}
+
+// rawOverwrite replaces 100 rows of one scope in one transaction: a
+// DELETE and an INSERT per row, as a plain program would.
+func rawOverwrite(db *sql.DB, round int, bodies [][]byte) error {
+	tx, err := db.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for i, body := range bodies {
+		id := int64(1_000_000 + i)
+		if _, err := tx.Exec(`DELETE FROM commands WHERE id = $1`, id); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(`INSERT INTO commands (id, application_id, guild_id, type, name, version, body)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`, id, 1, 2, 1, fmt.Sprintf("cmd-%d", i), round, string(body)); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// BenchmarkRatioInvoke: a member invokes a command; slashd delivers the
+// signed interaction to the app on loopback, which answers inline, and
+// stores the reply. Beside it, two loopback hops (a client POSTs to a
+// server that POSTs the body on to another and relays its answer) and
+// one bare loopback POST.
+func BenchmarkRatioInvoke(b *testing.B) {
+	e := testenv.New(b)
+	w := newInvokeWorld(b, e)
+	cmd := w.command(jsonObj{"name": "echo", "description": "Echo", "options": []jsonObj{
+		{"type": 3, "name": "text", "description": "Text", "required": true},
+	}})
+	w.answerWith(func(i *interactions.Interaction) (interactions.Response, error) {
+		opt, _ := i.Data.Option("text")
+		s, _ := opt.String()
+		return interactions.Message(s), nil
+	})
+	body := mustJSON(b, w.invocation(2, cmd, "options", []jsonObj{{"type": 3, "name": "text", "value": "hello"}}))
+
+	answer := []byte(`{"type":4,"data":{"content":"hello"}}`)
+	far := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(answer)
+	}))
+	defer far.Close()
+	hop := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+	near := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		in, _ := io.ReadAll(r.Body)
+		resp, err := hop.Post(far.URL, "application/json", bytes.NewReader(in))
+		if err != nil {
+			http.Error(w, err.Error(), 502)
+			return
+		}
+		out, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(out)
+	}))
+	defer near.Close()
+
+	b.ResetTimer()
+	slashd := latencies(b, e.URL+"/api/v10/interactions", w.client, body)
+	two := latencies(b, near.URL, "", body)
+	one := latencies(b, far.URL, "", body)
+	reportLatency(b, "slashd", slashd)
+	reportLatency(b, "twohop", two)
+	reportLatency(b, "onehop", one)
+	b.ReportMetric(float64(median(slashd))/float64(median(two)), "ratio-twohop")
+	b.ReportMetric(float64(median(slashd))/float64(median(one)), "ratio-onehop")
+}
+
+// latencies POSTs body b.N times over one keep-alive client.
+func latencies(b *testing.B, url, auth string, body []byte) []time.Duration {
+	b.Helper()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+	defer client.CloseIdleConnections()
+	lat := make([]time.Duration, 0, b.N)
+	for i := 0; i < b.N; i++ {
+		req, _ := http.NewRequest("POST", url, bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		start := time.Now()
+		resp, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		lat = append(lat, time.Since(start))
+		if resp.StatusCode != 200 {
+			b.Fatalf("POST %s: %d %s", url, resp.StatusCode, out)
+		}
+	}
+	return lat
+}
+
+func median(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func mean(d []time.Duration) time.Duration {
+	var sum time.Duration
+	for _, x := range d {
+		sum += x
+	}
+	return sum / time.Duration(len(d))
+}
+
+func reportLatency(b *testing.B, name string, d []time.Duration) {
+	b.ReportMetric(float64(median(d).Microseconds()), name+"-p50-µs")
+	b.ReportMetric(float64(mean(d).Microseconds()), name+"-mean-µs")
+}
+
+func mustJSON(b *testing.B, v any) []byte {
+	out, err := json.Marshal(v)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return out
+}

@@ -1,0 +1,576 @@
+// Package cache keeps the store's hottest reads in memory: the token
+// behind an Authorization header, applications, guilds, installations
+// and a scope's stored commands. It wraps a store.Store; every write
+// made through the wrapper invalidates exactly what it changed before it
+// returns, so a node never reads its own writes stale.
+//
+// Several nodes on one store (a cluster) must see each other's writes
+// too. A writer publishes its invalidation on the event bus and flushes
+// it to the bus's server before the write returns (before the API
+// acknowledges it); in Shared mode a read first waits for a barrier: a
+// marker the node publishes on the bus and waits to receive back. The
+// bus delivers one subscription's messages in the order its server
+// received them, so once the marker is back every invalidation
+// acknowledged before the read began has been applied. Concurrent reads
+// share a marker. If the marker does not come back in time (the bus is
+// down or dropped messages) the cache is emptied and the read goes to
+// the store.
+//
+// A fill that raced an invalidation is not kept: every invalidation
+// bumps a generation, and a value read from the store is cached only if
+// the generation did not move while it was read. Not-found results are
+// never cached, so a row created elsewhere (the CLI writes to a running
+// server's SQLite store) is seen at once. Memory is bounded: each map
+// holds at most a fixed number of entries, the commands at most a
+// number of bytes; when one fills, its older half is dropped.
+package cache
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/event"
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store"
+)
+
+// Event types on the bus.
+const (
+	// EventInvalidate carries an Invalidation from the node that wrote.
+	EventInvalidate = "CACHE_INVALIDATE"
+	// EventBarrier is a node's marker to itself (see Store).
+	EventBarrier = "CACHE_BARRIER"
+)
+
+// Options configure a Store.
+type Options struct {
+	// Bus carries invalidations between nodes (Shared only).
+	Bus event.Bus
+	// Shared: other nodes write the same store and publish their
+	// invalidations on Bus; reads wait for a barrier.
+	Shared bool
+	// Entries bounds each of the token, application, guild and
+	// installation maps; CommandBytes the stored commands' bodies.
+	Entries      int
+	CommandBytes int
+	// BarrierTimeout is how long a read waits for its marker before it
+	// empties the cache and reads the store (default 2 s).
+	BarrierTimeout time.Duration
+	Logger         *slog.Logger
+}
+
+// Defaults: 100,000 entries per map and 64 MiB of commands.
+const (
+	DefaultEntries      = 100_000
+	DefaultCommandBytes = 64 << 20
+)
+
+// Invalidation says what a write changed. All* flags drop every entry of
+// a map (writes that change many rows at once, all rare).
+type Invalidation struct {
+	Node          string         `json:"node"`
+	AllTokens     bool           `json:"all_tokens,omitempty"`
+	Apps          []snowflake.ID `json:"apps,omitempty"`
+	Guilds        []snowflake.ID `json:"guilds,omitempty"` // the guild, its installations and its commands
+	Installations []instKey      `json:"installations,omitempty"`
+	Scopes        []scopeKey     `json:"scopes,omitempty"`
+	All           bool           `json:"all,omitempty"`
+}
+
+type instKey struct {
+	Guild snowflake.ID `json:"g"`
+	App   snowflake.ID `json:"a"`
+}
+
+type scopeKey struct {
+	App   snowflake.ID `json:"a"`
+	Guild snowflake.ID `json:"g"`
+}
+
+type barrierMsg struct {
+	Node string `json:"node"`
+	Seq  uint64 `json:"seq"`
+}
+
+// commands is a scope's cached list with the version this fill got.
+type commands struct {
+	raw     []store.RawCommand
+	version uint64
+}
+
+// Store is a caching store.Store.
+type Store struct {
+	store.Store
+	opt  Options
+	node string
+	log  *slog.Logger
+
+	mu     sync.Mutex
+	gen    uint64 // bumped by every invalidation
+	tokens *bounded[string, store.Token]
+	apps   *bounded[snowflake.ID, store.Application]
+	guilds *bounded[snowflake.ID, store.Guild]
+	insts  *bounded[instKey, store.Installation]
+	cmds   *bounded[scopeKey, commands]
+	fills  atomic.Uint64 // numbers command fills (their versions)
+
+	suspended atomic.Bool
+	barrier   barrier
+}
+
+// New wraps st. In Shared mode it subscribes to the bus until ctx ends;
+// the subscription exists when New returns.
+func New(ctx context.Context, st store.Store, o Options) *Store {
+	if o.Entries <= 0 {
+		o.Entries = DefaultEntries
+	}
+	if o.CommandBytes <= 0 {
+		o.CommandBytes = DefaultCommandBytes
+	}
+	if o.BarrierTimeout <= 0 {
+		o.BarrierTimeout = 2 * time.Second
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	var id [8]byte
+	_, _ = rand.Read(id[:])
+	s := &Store{
+		Store: st, opt: o, node: hex.EncodeToString(id[:]), log: o.Logger,
+		tokens: newBounded[string, store.Token](o.Entries, nil),
+		apps:   newBounded[snowflake.ID, store.Application](o.Entries, nil),
+		guilds: newBounded[snowflake.ID, store.Guild](o.Entries, nil),
+		insts:  newBounded[instKey, store.Installation](o.Entries, nil),
+		cmds: newBounded[scopeKey, commands](o.CommandBytes, func(c commands) int {
+			n := 64
+			for _, rc := range c.raw {
+				n += len(rc.Body) + 48
+			}
+			return n
+		}),
+	}
+	s.barrier.waiting = map[uint64]chan struct{}{}
+	if o.Shared && o.Bus != nil {
+		go s.listen(ctx, o.Bus.Subscribe(ctx, 8192))
+	}
+	return s
+}
+
+// Suspend makes reads bypass the cache (the bus is disconnected: other
+// nodes' invalidations may be lost); Resume empties it and uses it
+// again.
+func (s *Store) Suspend() { s.suspended.Store(true) }
+
+// Resume: see Suspend.
+func (s *Store) Resume() {
+	s.apply(Invalidation{All: true})
+	s.suspended.Store(false)
+}
+
+// ---- reads ----
+
+// syncKey marks a context whose barrier was passed (or failed) by Sync.
+type syncKey struct{ s *Store }
+
+// Sync passes a barrier once for all the reads made with the returned
+// context (a request's): each then sees every write acknowledged, on
+// any node, before Sync was called. It does nothing unless Shared.
+func (s *Store) Sync(ctx context.Context) context.Context {
+	if !s.opt.Shared {
+		return ctx
+	}
+	return context.WithValue(ctx, syncKey{s}, s.opt.Bus != nil && s.sync(ctx))
+}
+
+// ready says whether a read may use the cache: not suspended and, when
+// shared, past a barrier (its context's, or its own).
+func (s *Store) ready(ctx context.Context) bool {
+	if s.suspended.Load() {
+		return false
+	}
+	if !s.opt.Shared {
+		return true
+	}
+	passed, synced := ctx.Value(syncKey{s}).(bool)
+	if !synced {
+		passed = s.opt.Bus != nil && s.sync(ctx)
+	}
+	return passed && !s.suspended.Load()
+}
+
+// read serves k from m or fills it with load.
+func read[K comparable, V any](ctx context.Context, s *Store, m *bounded[K, V], k K, load func() (V, error)) (V, error) {
+	if !s.ready(ctx) {
+		return load()
+	}
+	s.mu.Lock()
+	v, ok := m.get(k)
+	gen := s.gen
+	s.mu.Unlock()
+	if ok {
+		return v, nil
+	}
+	v, err := load()
+	if err != nil {
+		return v, err
+	}
+	s.mu.Lock()
+	if s.gen == gen {
+		m.put(k, v)
+	}
+	s.mu.Unlock()
+	return v, nil
+}
+
+func (s *Store) TokenByHash(ctx context.Context, hash []byte) (store.Token, error) {
+	t, err := read(ctx, s, s.tokens, string(hash), func() (store.Token, error) { return s.Store.TokenByHash(ctx, hash) })
+	t.Hash, t.Scopes = slices.Clone(t.Hash), slices.Clone(t.Scopes)
+	return t, err
+}
+
+func (s *Store) Application(ctx context.Context, id snowflake.ID) (store.Application, error) {
+	a, err := read(ctx, s, s.apps, id, func() (store.Application, error) { return s.Store.Application(ctx, id) })
+	a.IntegrationTypes = slices.Clone(a.IntegrationTypes)
+	return a, err
+}
+
+func (s *Store) Guild(ctx context.Context, id snowflake.ID) (store.Guild, error) {
+	return read(ctx, s, s.guilds, id, func() (store.Guild, error) { return s.Store.Guild(ctx, id) })
+}
+
+func (s *Store) Installation(ctx context.Context, guildID, appID snowflake.ID) (store.Installation, error) {
+	i, err := read(ctx, s, s.insts, instKey{guildID, appID}, func() (store.Installation, error) {
+		return s.Store.Installation(ctx, guildID, appID)
+	})
+	i.Scopes = slices.Clone(i.Scopes)
+	return i, err
+}
+
+// RawCommands returns the scope's stored commands; the slice and the
+// bodies are shared: callers must not change them.
+func (s *Store) RawCommands(ctx context.Context, scope command.Scope) ([]store.RawCommand, error) {
+	raw, _, err := s.VersionedCommands(ctx, scope)
+	return raw, err
+}
+
+// VersionedCommands is RawCommands with the version of the cached list:
+// it changes whenever the list may have changed (every write of the
+// scope), so a rendering of the list can be cached under it. Version 0:
+// the list did not come from the cache and must not be cached.
+func (s *Store) VersionedCommands(ctx context.Context, scope command.Scope) ([]store.RawCommand, uint64, error) {
+	// Every fill gets a version of its own, so a rendering cached under
+	// it is never served for another fill's list (and one made from a
+	// fill a racing invalidation kept out of the cache is never served
+	// at all).
+	c, err := read(ctx, s, s.cmds, scopeKey{scope.ApplicationID, scope.GuildID}, func() (commands, error) {
+		raw, err := s.Store.RawCommands(ctx, scope)
+		return commands{raw: raw, version: s.fills.Add(1)}, err
+	})
+	return c.raw, c.version, err
+}
+
+// ---- writes: each invalidates what it changed, after it ran ----
+
+func (s *Store) after(ctx context.Context, inv Invalidation) {
+	s.apply(inv)
+	if !s.opt.Shared || s.opt.Bus == nil {
+		return
+	}
+	inv.Node = s.node
+	s.opt.Bus.Publish(ctx, event.Event{Type: EventInvalidate, Data: inv})
+	if f, ok := s.opt.Bus.(interface{ Flush(context.Context) error }); ok {
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opt.BarrierTimeout)
+		defer cancel()
+		if err := f.Flush(fctx); err != nil {
+			s.log.Warn("cache: flush an invalidation to the bus", "err", err)
+		}
+	}
+}
+
+func (s *Store) apply(inv Invalidation) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.gen++
+	if inv.All {
+		s.tokens.clear()
+		s.apps.clear()
+		s.guilds.clear()
+		s.insts.clear()
+		s.cmds.clear()
+		return
+	}
+	if inv.AllTokens {
+		s.tokens.clear()
+	}
+	for _, id := range inv.Apps {
+		s.apps.remove(id)
+	}
+	for _, k := range inv.Installations {
+		s.insts.remove(k)
+	}
+	for _, k := range inv.Scopes {
+		s.cmds.remove(k)
+	}
+	for _, g := range inv.Guilds {
+		s.guilds.remove(g)
+		s.insts.removeIf(func(k instKey) bool { return k.Guild == g })
+		s.cmds.removeIf(func(k scopeKey) bool { return k.Guild == g })
+	}
+}
+
+func (s *Store) WriteCommands(ctx context.Context, scope command.Scope, day int64, plan store.PlanFunc) (command.Plan, error) {
+	p, err := s.Store.WriteCommands(ctx, scope, day, plan)
+	if err == nil && len(p.Put) == 0 && len(p.Delete) == 0 {
+		return p, nil // nothing written
+	}
+	s.after(ctx, Invalidation{Scopes: []scopeKey{{scope.ApplicationID, scope.GuildID}}})
+	return p, err
+}
+
+func (s *Store) UpdateGuild(ctx context.Context, g store.Guild) error {
+	err := s.Store.UpdateGuild(ctx, g)
+	s.after(ctx, Invalidation{Guilds: []snowflake.ID{g.ID}})
+	return err
+}
+
+func (s *Store) DeleteGuild(ctx context.Context, id snowflake.ID) error {
+	err := s.Store.DeleteGuild(ctx, id)
+	s.after(ctx, Invalidation{Guilds: []snowflake.ID{id}})
+	return err
+}
+
+func (s *Store) Install(ctx context.Context, inst store.Installation) error {
+	err := s.Store.Install(ctx, inst)
+	s.after(ctx, Invalidation{Installations: []instKey{{inst.GuildID, inst.ApplicationID}}})
+	return err
+}
+
+func (s *Store) Uninstall(ctx context.Context, guildID, appID snowflake.ID) error {
+	err := s.Store.Uninstall(ctx, guildID, appID)
+	s.after(ctx, Invalidation{Installations: []instKey{{guildID, appID}}})
+	return err
+}
+
+func (s *Store) SetInteractionsEndpoint(ctx context.Context, appID snowflake.ID, url string) error {
+	err := s.Store.SetInteractionsEndpoint(ctx, appID, url)
+	s.after(ctx, Invalidation{Apps: []snowflake.ID{appID}})
+	return err
+}
+
+func (s *Store) SetApplicationFlags(ctx context.Context, appID snowflake.ID, flags uint64) error {
+	err := s.Store.SetApplicationFlags(ctx, appID, flags)
+	s.after(ctx, Invalidation{Apps: []snowflake.ID{appID}})
+	return err
+}
+
+func (s *Store) SetIntegrationTypes(ctx context.Context, appID snowflake.ID, types []int, params map[int]store.InstallParams) error {
+	err := s.Store.SetIntegrationTypes(ctx, appID, types, params)
+	s.after(ctx, Invalidation{Apps: []snowflake.ID{appID}})
+	return err
+}
+
+func (s *Store) SetDiscoverable(ctx context.Context, appID snowflake.ID, on bool) error {
+	err := s.Store.SetDiscoverable(ctx, appID, on)
+	s.after(ctx, Invalidation{Apps: []snowflake.ID{appID}})
+	return err
+}
+
+// DeleteUser also deletes the user's tokens.
+func (s *Store) DeleteUser(ctx context.Context, id snowflake.ID) error {
+	err := s.Store.DeleteUser(ctx, id)
+	s.after(ctx, Invalidation{AllTokens: true})
+	return err
+}
+
+// RevokeGrant also deletes the grant's access tokens.
+func (s *Store) RevokeGrant(ctx context.Context, id snowflake.ID) error {
+	err := s.Store.RevokeGrant(ctx, id)
+	s.after(ctx, Invalidation{AllTokens: true})
+	return err
+}
+
+// ---- the bus ----
+
+func (s *Store) listen(ctx context.Context, events <-chan event.Event) {
+	for e := range events {
+		switch e.Type {
+		case EventInvalidate:
+			var inv Invalidation
+			if err := event.DecodeData(e.Data, &inv); err != nil {
+				s.log.Error("cache: undecodable invalidation: emptying the cache", "err", err)
+				inv = Invalidation{All: true}
+			}
+			if inv.Node != s.node {
+				s.apply(inv)
+			}
+		case EventBarrier:
+			var m barrierMsg
+			if event.DecodeData(e.Data, &m) == nil && m.Node == s.node {
+				s.arrived(m.Seq)
+			}
+		}
+	}
+	// The subscription ended (shutdown or a closed bus): never trust the
+	// cache again.
+	s.Suspend()
+}
+
+// barrier coalesces the markers of concurrent reads: a read joins the
+// marker not yet published, since a marker published after the read
+// began is all it needs. At most one marker is on its way at a time
+// (the next is published when it arrives), so markers cost the bus at
+// most one message per round trip however many reads wait.
+type barrier struct {
+	mu       sync.Mutex
+	seq      uint64
+	next     chan struct{} // the marker not yet published (nil: none)
+	inflight bool
+	waiting  map[uint64]chan struct{}
+}
+
+func (s *Store) arrived(seq uint64) {
+	b := &s.barrier
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for n, ch := range b.waiting {
+		if n <= seq {
+			close(ch)
+			delete(b.waiting, n)
+		}
+	}
+	b.inflight = false
+	if b.next != nil {
+		b.inflight = true
+		go s.publishMarker()
+	}
+}
+
+// sync waits for a marker published after it was called; false when it
+// did not come back in time (then the cache was emptied).
+func (s *Store) sync(ctx context.Context) bool {
+	b := &s.barrier
+	b.mu.Lock()
+	if b.next == nil {
+		b.next = make(chan struct{})
+	}
+	ch := b.next
+	if !b.inflight {
+		b.inflight = true
+		go s.publishMarker()
+	}
+	b.mu.Unlock()
+	t := time.NewTimer(s.opt.BarrierTimeout)
+	defer t.Stop()
+	select {
+	case <-ch:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		s.log.Warn("cache: the bus did not return a marker in time: emptying the cache")
+		s.apply(Invalidation{All: true})
+		b.mu.Lock()
+		b.inflight = false // lost: the next read publishes another
+		b.mu.Unlock()
+		return false
+	}
+}
+
+func (s *Store) publishMarker() {
+	b := &s.barrier
+	b.mu.Lock()
+	ch := b.next
+	b.next = nil
+	b.seq++
+	seq := b.seq
+	b.waiting[seq] = ch
+	b.mu.Unlock()
+	s.opt.Bus.Publish(context.Background(), event.Event{Type: EventBarrier, Data: barrierMsg{Node: s.node, Seq: seq}})
+}
+
+// ---- bounded maps ----
+
+// bounded is a map with two generations: lookups check the current and
+// the previous one (promoting hits); when the current one's cost
+// reaches half the limit it becomes the previous one and the old
+// previous one is dropped. Callers hold Store.mu.
+type bounded[K comparable, V any] struct {
+	limit     int
+	cost      func(V) int // nil: 1 per entry
+	cur, prev map[K]V
+	curCost   int
+}
+
+func newBounded[K comparable, V any](limit int, cost func(V) int) *bounded[K, V] {
+	return &bounded[K, V]{limit: limit, cost: cost, cur: map[K]V{}}
+}
+
+func (m *bounded[K, V]) get(k K) (V, bool) {
+	if v, ok := m.cur[k]; ok {
+		return v, true
+	}
+	if v, ok := m.prev[k]; ok {
+		delete(m.prev, k)
+		m.put(k, v)
+		return v, true
+	}
+	var zero V
+	return zero, false
+}
+
+func (m *bounded[K, V]) put(k K, v V) {
+	c := 1
+	if m.cost != nil {
+		c = m.cost(v)
+	}
+	if 2*c > m.limit {
+		return // too big to keep
+	}
+	if old, ok := m.cur[k]; ok && m.cost != nil {
+		m.curCost -= m.cost(old)
+	} else if ok {
+		m.curCost--
+	}
+	if m.curCost+c > m.limit/2 {
+		m.prev, m.cur, m.curCost = m.cur, map[K]V{}, 0
+	}
+	delete(m.prev, k)
+	m.cur[k] = v
+	m.curCost += c
+}
+
+func (m *bounded[K, V]) remove(k K) {
+	if old, ok := m.cur[k]; ok {
+		if m.cost != nil {
+			m.curCost -= m.cost(old)
+		} else {
+			m.curCost--
+		}
+		delete(m.cur, k)
+	}
+	delete(m.prev, k)
+}
+
+func (m *bounded[K, V]) removeIf(f func(K) bool) {
+	for k := range m.cur {
+		if f(k) {
+			m.remove(k)
+		}
+	}
+	for k := range m.prev {
+		if f(k) {
+			delete(m.prev, k)
+		}
+	}
+}
+
+func (m *bounded[K, V]) clear() {
+	m.cur, m.prev, m.curCost = map[K]V{}, nil, 0
+}
