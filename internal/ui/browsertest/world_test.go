@@ -189,7 +189,7 @@ func text(t *testing.T, ctx context.Context, sel string) string {
 // waitText waits until the element sel matches contains want.
 func waitText(t *testing.T, ctx context.Context, sel, want string) {
 	t.Helper()
-	js := `(() => { const e = document.querySelector(` + jsString(sel) + `); return !!e && e.innerText.includes(` + jsString(want) + `); })()`
+	js := `(() => { const e = document.querySelector(` + jsString(sel) + `); return !!e && e.innerText.toLowerCase().includes(` + jsString(strings.ToLower(want)) + `); })()`
 	var err error
 	for range 5 { // a navigation ends a poll: poll again on the new page
 		if _, err = chromedp.Run(ctx, chromedp.Poll[bool](js, chromedp.WithPollingInterval(50*time.Millisecond),
@@ -273,4 +273,77 @@ func TestLogin(t *testing.T) {
 	run(t, ctx, "log out", chromedp.Click(chromedp.ID("logout")), chromedp.WaitVisible(chromedp.ID("token")))
 	run(t, ctx, "the link again", chromedp.Navigate(link))
 	waitText(t, ctx, ".error", "used or has expired")
+}
+
+// registerBotCommands registers examples/bot's guild commands (its
+// -commands output) in the demo guild with the bot token, and returns
+// their ids by name.
+func (w *world) registerBotCommands(t *testing.T) map[string]string {
+	t.Helper()
+	defs, err := exec.Command(exampleBot(t), "-commands").Output()
+	if err != nil {
+		t.Fatalf("examples/bot -commands: %v", err)
+	}
+	var body any
+	if err := json.Unmarshal(defs, &body); err != nil {
+		t.Fatal(err)
+	}
+	var cmds []struct{ ID, Name string }
+	w.call(t, "PUT", "/api/v10/applications/"+w.creds.ApplicationID+"/guilds/"+w.creds.GuildID+"/commands",
+		"Bot "+w.creds.BotToken, body, &cmds)
+	ids := map[string]string{}
+	for _, c := range cmds {
+		ids[c.Name] = c.ID
+	}
+	return ids
+}
+
+// hideFromEveryone denies a command to @everyone through the real
+// permissions endpoint, with the owner's Bearer token.
+func (w *world) hideFromEveryone(t *testing.T, cmdID string) {
+	t.Helper()
+	w.call(t, "PUT", "/api/v10/applications/"+w.creds.ApplicationID+"/guilds/"+w.creds.GuildID+"/commands/"+cmdID+"/permissions",
+		"Bearer "+w.creds.OwnerBearerToken, map[string]any{"permissions": []any{
+			map[string]any{"id": w.creds.GuildID, "type": 1, "permission": false}}}, nil)
+}
+
+// addMember creates a user and makes them a member of the demo guild.
+func (w *world) addMember(t *testing.T, name string) string {
+	t.Helper()
+	var u struct{ ID string }
+	w.admin(t, "POST", "/users", map[string]any{"username": name}, &u)
+	w.admin(t, "PUT", "/guilds/"+w.creds.GuildID+"/members/"+u.ID, map[string]any{"roles": []string{}}, nil)
+	return u.ID
+}
+
+// TestWorldBrowser: the app with its endpoint and commands (versions,
+// overwrites), the guild with its channels and members, and the access
+// explainer telling why a member cannot use a hidden command.
+func TestWorldBrowser(t *testing.T) {
+	w := newWorld(t)
+	cmds := w.registerBotCommands(t)
+	w.hideFromEveryone(t, cmds["slow"])
+	bob := w.addMember(t, "bob")
+	ctx := browser(t)
+	login(t, ctx, w, w.creds.AdminToken)
+	waitText(t, ctx, "#world-pane", "Application ID")
+	waitText(t, ctx, "#world-pane", "Commands in demo guild")
+	waitText(t, ctx, ".guild-commands", "/pick")
+	waitText(t, ctx, ".guild-commands", "@everyone: deny")
+	shot(t, ctx, "03-world-app")
+
+	run(t, ctx, "open the guild", chromedp.Click(chromedp.CSS(`#world-side button[data-id="`+w.creds.GuildID+`"]`)))
+	waitText(t, ctx, "#guild-channels", "#general")
+	waitText(t, ctx, "#guild-members", "bob")
+	run(t, ctx, "explain", chromedp.SetValue(chromedp.ID("explain-command"), cmds["slow"]),
+		chromedp.SetValue(chromedp.ID("explain-member"), bob), chromedp.Click(chromedp.ID("explain-run")))
+	waitText(t, ctx, "#explain-result", "cannot use")
+	shot(t, ctx, "04-world-guild")
+
+	run(t, ctx, "explain ping", chromedp.SetValue(chromedp.ID("explain-command"), cmds["ping"]),
+		chromedp.Click(chromedp.ID("explain-run")))
+	waitText(t, ctx, "#explain-result", "can use")
+
+	run(t, ctx, "open bob", chromedp.Click(chromedp.CSS(`#world-side button[data-id="`+bob+`"]`)))
+	waitText(t, ctx, "#world-pane", "No DM yet")
 }

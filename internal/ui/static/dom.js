@@ -11,7 +11,7 @@ export function el(tag, attrs = {}, ...children) {
     else if (k.startsWith("data-") || k.startsWith("aria-") || k === "for" || k === "role") e.setAttribute(k, v);
     else e[k] = v;
   }
-  for (const c of children.flat()) {
+  for (const c of children.flat(Infinity)) {
     if (c === undefined || c === null || c === false) continue;
     e.append(c instanceof Node ? c : document.createTextNode(String(c)));
   }
@@ -19,7 +19,7 @@ export function el(tag, attrs = {}, ...children) {
 }
 
 export function clear(e, ...children) {
-  e.replaceChildren(...children.flat().filter((c) => c !== undefined && c !== null && c !== false));
+  e.replaceChildren(...children.flat(Infinity).filter((c) => c !== undefined && c !== null && c !== false));
   return e;
 }
 
