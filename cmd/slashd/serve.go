@@ -203,6 +203,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 	var playground *ui.Handler
 	if cfg.ui {
 		playground = ui.New(ui.Config{API: handler, Logger: log})
+		handler.OnDelivery(playground.Record)
 		root = playground
 	}
 	srv := &http.Server{

@@ -131,6 +131,8 @@ type Server struct {
 	stop     context.CancelFunc // ends the gateway's event loop
 	metrics  *serverMetrics
 	mux      *http.ServeMux
+	// deliveryHook observes deliveries (OnDelivery); nil: none.
+	deliveryHook func(Delivery)
 	// registered lists the mux's patterns (Routes).
 	registered []string
 }

@@ -76,6 +76,8 @@ type Handler struct {
 	mu       sync.Mutex
 	sessions map[string]*session // by id
 	codes    map[string]loginCode
+
+	log interactionLog
 }
 
 type session struct {
@@ -121,6 +123,7 @@ func New(cfg Config) *Handler {
 	h.mux.HandleFunc("POST /ui/logout", h.logout)
 	h.mux.HandleFunc("GET /ui/session", h.sessionInfo)
 	h.mux.HandleFunc("/ui/admin/v1/", h.adminProxy)
+	h.mux.HandleFunc("GET /ui/interactions", h.interactions)
 	h.mux.Handle("/", cfg.API)
 	return h
 }

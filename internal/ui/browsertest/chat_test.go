@@ -44,7 +44,8 @@ func click(t *testing.T, ctx context.Context, css string) {
 // and the hidden one with its reason; /pick's option is filled through
 // autocomplete and the answer arrives; /multi's follow-up arrives live;
 // /ping's ephemeral answer is marked; a button sends a component
-// interaction; /feedback's modal is submitted.
+// interaction; /feedback's modal is submitted; the interaction log
+// shows each delivery with its payload and answer.
 func TestChat(t *testing.T) {
 	w := newWorld(t)
 	cmds := w.registerBotCommands(t)
@@ -110,6 +111,18 @@ func TestChat(t *testing.T) {
 	click(t, ctx, "#modal-submit")
 	waitText(t, ctx, "#messages", "Thanks for your feedback!")
 	shot(t, ctx, "09-chat-after")
+
+	// The interaction log: every delivery, the payload as delivered.
+	click(t, ctx, "#nav-log")
+	waitText(t, ctx, "#log-list", "/pick")
+	waitText(t, ctx, "#log-list", "modal feedback")
+	waitText(t, ctx, "#log-list", "autocomplete")
+	click(t, ctx, "#log-list tbody tr:first-child")
+	waitText(t, ctx, "#log-payload", `"custom_id": "feedback"`)
+	waitText(t, ctx, "#log-payload", "Lovely playground")
+	waitText(t, ctx, "#log-answer", "Thanks for your feedback!")
+	waitText(t, ctx, "#log-detail", "endpoint http://127.0.0.1:")
+	shot(t, ctx, "10-log")
 }
 
 // waitJS waits until the expression is true.

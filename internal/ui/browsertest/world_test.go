@@ -74,6 +74,7 @@ func newWorld(t *testing.T) *world {
 	cfg.RateLimit = false
 	handler := api.New(cfg, api.Deps{Store: st, IDs: ids, Now: time.Now, Rand: rand.Reader})
 	w := &world{ui: ui.New(ui.Config{API: handler})}
+	handler.OnDelivery(w.ui.Record)
 	srv := httptest.NewServer(w.ui)
 	t.Cleanup(func() { handler.Shutdown(context.Background()); srv.Close(); st.Close() })
 	w.url = srv.URL

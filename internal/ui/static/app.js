@@ -3,8 +3,9 @@ import { session, logout } from "./api.js";
 import { clear, errorBox } from "./dom.js";
 import { worldView } from "./world.js";
 import { chatView } from "./chat.js";
+import { logView } from "./log.js";
 
-const views = { world: worldView, chat: chatView };
+const views = { world: worldView, chat: chatView, log: logView };
 let stop = null;
 
 async function show(name) {
@@ -24,7 +25,8 @@ async function main() {
   await session();
   for (const b of document.querySelectorAll("#nav button")) b.addEventListener("click", () => show(b.dataset.view));
   document.getElementById("logout").addEventListener("click", logout);
-  await show(location.hash === "#chat" ? "chat" : "world");
+  const start = location.hash.slice(1);
+  await show(views[start] ? start : "world");
 }
 
 main();
