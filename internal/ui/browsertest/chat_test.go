@@ -123,6 +123,16 @@ func TestChat(t *testing.T) {
 	waitText(t, ctx, "#log-answer", "Thanks for your feedback!")
 	waitText(t, ctx, "#log-detail", "endpoint http://127.0.0.1:")
 	shot(t, ctx, "10-log")
+
+	// Back to the chat as bob, the picker open (the README's picture,
+	// docs/playground.png).
+	click(t, ctx, "#nav-chat")
+	waitText(t, ctx, "#chat-user", "bob")
+	choose(t, ctx, "chat-user", bob)
+	waitText(t, ctx, "#messages", "You picked 3 × blueberry")
+	typeInto(t, ctx, "composer-input", "/")
+	waitText(t, ctx, "#picker", "Hidden: denied")
+	shot(t, ctx, "11-playground")
 }
 
 // waitJS waits until the expression is true.
