@@ -45,9 +45,17 @@ func exampleBot(t *testing.T) string {
 	return botBinary.path
 }
 
-// startBot runs examples/bot for the demo app on a free port, waits for
-// its start line and makes it the app's Interactions Endpoint URL.
+// startBot runs examples/bot for the demo app and makes it the app's
+// Interactions Endpoint URL.
 func (w *world) startBot(t *testing.T) {
+	t.Helper()
+	w.admin(t, "PUT", "/applications/"+w.creds.ApplicationID+"/interactions-endpoint",
+		map[string]any{"interactions_endpoint_url": w.runBot(t)}, nil)
+}
+
+// runBot runs examples/bot for the demo app on a free port, waits for
+// its start line and returns where it receives interactions.
+func (w *world) runBot(t *testing.T) string {
 	t.Helper()
 	cmd := exec.Command(exampleBot(t), "-addr", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), "SLASHD_URL="+w.url, "SLASHD_PUBLIC_KEY="+w.creds.PublicKey)
@@ -74,9 +82,9 @@ func (w *world) startBot(t *testing.T) {
 	}()
 	select {
 	case u := <-urls:
-		w.admin(t, "PUT", "/applications/"+w.creds.ApplicationID+"/interactions-endpoint",
-			map[string]any{"interactions_endpoint_url": u}, nil)
+		return u
 	case <-time.After(60 * time.Second):
 		t.Fatal("examples/bot never said where it listens")
 	}
+	return ""
 }

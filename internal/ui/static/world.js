@@ -3,6 +3,7 @@
 // explainer.
 import { admin } from "./api.js";
 import { el, clear, dl, table, pill, errorBox } from "./dom.js";
+import { actionForm, editCommandPermissions } from "./author.js";
 
 // appFlags names the application flags the playground shows.
 const appFlags = { 12: "GATEWAY_PRESENCE", 13: "GATEWAY_PRESENCE_LIMITED", 14: "GATEWAY_GUILD_MEMBERS",
@@ -39,8 +40,13 @@ export async function loadWorld() {
   return { apps, guilds, users, userByID, appByID };
 }
 
-export async function worldView(root) {
+export async function worldView(root, select) {
   const world = await loadWorld();
+  // reload shows the world again after a write, id's pane open.
+  world.reload = (id) => {
+    clear(root);
+    worldView(root, id).catch((e) => clear(root, errorBox(e)));
+  };
   const pane = el("section", { class: "pane", id: "world-pane" });
   const side = el("aside", { class: "side", id: "world-side" });
   const items = [];
@@ -61,20 +67,40 @@ export async function worldView(root) {
     el("h3", {}, "Applications"), world.apps.map((a) => item(a.name, a.id, (p, w) => showApp(p, w, a.id))),
     el("h3", {}, "Guilds"), world.guilds.map((g) => item(g.name, g.id, (p, w) => showGuild(p, w, g.id))),
     el("h3", {}, "Users"), world.users.map((u) => item(userLabel(u) + (u.bot ? " · bot" : ""), u.id,
-      (p, w) => showUser(p, w, u.id))));
+      (p, w) => showUser(p, w, u.id))),
+    el("h3", {}, "Create"), item("+ New user or guild", "new", (p, w) => showCreate(p, w)));
   clear(pane, el("h2", {}, "The world"), el("p", { class: "sub" },
     `${world.apps.length} applications, ${world.guilds.length} guilds, ${world.users.length} users. `
     + "Pick one on the left; the Chat tab uses commands as a member would."));
   root.append(el("div", { class: "layout" }, side, pane));
-  if (items.length) items[0].click();
+  const first = items.find((i) => i.dataset.id === select) || items[0];
+  if (first) first.click();
 }
 
-function commandRows(cmds, perms, guildID) {
+function showCreate(pane, world) {
+  const people = world.users.filter((u) => !u.bot).map((u) => [u.id, userLabel(u)]);
+  clear(pane, el("h2", {}, "Create"),
+    actionForm("new-user", "Create a user", [{ name: "username", label: "Username", placeholder: "carol" }],
+      async (v) => {
+        const u = await admin("POST", "/users", { username: v.username });
+        world.created = u.id;
+      }, () => world.reload(world.created)),
+    actionForm("new-guild", "Create a guild", [{ name: "name", label: "Name", placeholder: "test guild" },
+      { name: "owner_id", label: "Owner", options: people }],
+    async (v) => {
+      const g = await admin("POST", "/guilds", v);
+      world.created = g.id;
+    }, () => world.reload(world.created)));
+}
+
+function commandRows(cmds, perms, guildID, world) {
   const byCmd = new Map((perms || []).map((p) => [p.id, p]));
   return cmds.map((c) => {
     const p = byCmd.get(c.id);
-    const permText = p ? p.permissions.map((x) => `${["", "role", "user", "channel"][x.type]} ${x.id === guildID ? "@everyone"
-      : x.id}: ${x.permission ? "allow" : "deny"}`).join("; ") : "defaults";
+    const who = (x) => x.id === guildID ? "@everyone" : x.type === 2 && world?.userByID.get(x.id)
+      ? userLabel(world.userByID.get(x.id)) : x.id === String(BigInt(guildID) - 1n) ? "all channels" : x.id;
+    const permText = p ? p.permissions.map((x) => `${["", "role", "user", "channel"][x.type]} ${who(x)}: `
+      + (x.permission ? "allow" : "deny")).join("; ") : "defaults";
     return [
       el("span", {}, (c.type === 1 ? "/" : "") + c.name),
       commandTypes[c.type] || String(c.type),
@@ -113,14 +139,44 @@ async function showApp(pane, world, id) {
       ["OAuth2 client", oauth.public_client ? "public (PKCE)" : "confidential"],
       ["Discoverable", a.discoverable ? "yes" : "no"],
     ]),
+    actionForm("app-endpoint", "Set the interactions endpoint", [{ name: "url", label: "URL (empty: the gateway)",
+      value: a.interactions_endpoint_url || "", placeholder: "http://127.0.0.1:8090/interactions" }],
+    (v) => admin("PUT", `/applications/${id}/interactions-endpoint`, { interactions_endpoint_url: v.url }),
+    () => world.reload(id)),
+    permissionsForm(world, id, guildCmds),
     el("h3", {}, "Global commands"),
     global.commands.length ? table(headers, commandRows(global.commands, [], ""), { id: "global-commands" })
       : el("p", { class: "muted" }, "No global commands."),
     guildCmds.filter((x) => x.r.commands.length).map(({ g, r }) => [
       el("h3", {}, `Commands in ${g.name}`),
-      table(headers, commandRows(r.commands, r.permissions, g.id), { class: "guild-commands" }),
+      table(headers, commandRows(r.commands, r.permissions, g.id, world), { class: "guild-commands" }),
     ]),
   );
+}
+
+// permissionsForm edits one overwrite of a guild command through the
+// real permissions endpoint, as the guild's owner.
+function permissionsForm(world, appID, guildCmds) {
+  const choices = [];
+  for (const { g, r } of guildCmds) {
+    for (const c of r.commands) choices.push([`${g.id}/${c.id}`, `${c.type === 1 ? "/" : ""}${c.name} in ${g.name}`]);
+  }
+  if (!choices.length) return null;
+  const targets = [["1:@everyone", "role @everyone"]];
+  for (const u of world.users.filter((x) => !x.bot)) targets.push([`2:${u.id}`, "user " + userLabel(u)]);
+  return actionForm("app-perms", "Edit a command's permissions", [
+    { name: "command", label: "Command", options: choices },
+    { name: "target", label: "For", options: targets },
+    { name: "permission", label: "Permission", options: [["deny", "deny"], ["allow", "allow"], ["remove", "remove the overwrite"]] },
+  ], async (v) => {
+    const [guildID, cmdID] = v.command.split("/");
+    const { g, r } = guildCmds.find((x) => x.g.id === guildID);
+    const guild = await admin("GET", `/guilds/${guildID}`);
+    const [type, target] = v.target.split(":");
+    const current = r.permissions.find((p) => p.id === cmdID)?.permissions;
+    await editCommandPermissions(guild, appID, cmdID, current, { id: target === "@everyone" ? g.id : target,
+      type: Number(type), permission: v.permission });
+  }, () => world.reload(appID));
 }
 
 async function showGuild(pane, world, id) {
@@ -161,6 +217,23 @@ async function showGuild(pane, world, id) {
         el("div", {}, el("label", { for: "explain-channel" }, "Channel"), chanSel),
         el("button", { type: "button", class: "primary", id: "explain-run", onclick: run }, "Explain")),
       explain) : el("p", { class: "muted" }, "No app with commands is installed here."),
+    el("h3", {}, "Change"),
+    actionForm("guild-channel", "Add a channel", [{ name: "name", label: "Name", placeholder: "lounge" },
+      { name: "type", label: "Type", options: [["0", "text"], ["4", "category"], ["5", "announcement"], ["15", "forum"], ["2", "voice"]] },
+      { name: "parent_id", label: "Category", options: [["", "none"], ...g.channels.filter((c) => c.type === 4).map((c) => [c.id, c.name])] }],
+    (v) => admin("POST", `/guilds/${id}/channels`, { name: v.name, type: Number(v.type), ...(v.parent_id ? { parent_id: v.parent_id } : {}) }),
+    () => world.reload(id)),
+    actionForm("guild-role", "Add a role", [{ name: "name", label: "Name", placeholder: "moderators" },
+      { name: "permissions", label: "Permissions (bits)", value: "0" }],
+    (v) => admin("POST", `/guilds/${id}/roles`, v), () => world.reload(id)),
+    actionForm("guild-member", "Add or change a member", [
+      { name: "user", label: "User", options: world.users.filter((u) => !u.bot).map((u) => [u.id, userLabel(u)]) },
+      { name: "role", label: "Role", options: [["", "no role"], ...g.roles.filter((r) => r.id !== id && !r.managed).map((r) => [r.id, r.name])] }],
+    (v) => admin("PUT", `/guilds/${id}/members/${v.user}`, { roles: v.role ? [v.role] : [] }), () => world.reload(id)),
+    actionForm("guild-install", "Install an app", [
+      { name: "app", label: "App", options: world.apps.map((a) => [a.id, a.name]) },
+      { name: "scopes", label: "Scopes", options: [["applications.commands bot", "commands and bot"], ["applications.commands", "commands only"]] }],
+    (v) => admin("PUT", `/guilds/${id}/installations/${v.app}`, { scopes: v.scopes.split(" ") }), () => world.reload(id)),
     el("h3", {}, "Roles"),
     table(["Role", "ID", "Permissions", "Position"], g.roles.map((r) => [r.name, el("span", { class: "muted" }, r.id),
       el("code", {}, r.permissions), r.position])),
@@ -187,6 +260,17 @@ async function showUser(pane, world, id) {
   clear(pane,
     el("h2", {}, userLabel(u)),
     dl([["User ID", u.id], ["Username", u.username], ["Bot", u.bot ? "yes" : "no"]]),
+    u.bot ? null : el("div", {},
+      actionForm("user-token", "Mint a client token", [], async () => {
+        const t = await admin("POST", `/users/${id}/tokens`, { type: "client" });
+        return "Client token (send it bare as Authorization; shown once): " + t.token;
+      }),
+      actionForm("user-dm", "Open a DM", [{ name: "recipient", label: "With", options: world.users.filter((x) => x.id !== id)
+        .map((x) => [x.id, userLabel(x)]) }],
+      (v) => admin("POST", `/users/${id}/channels`, { recipient_id: v.recipient }), () => world.reload(id)),
+      actionForm("user-install", "Install an app to this account", [{ name: "app", label: "App",
+        options: world.apps.map((a) => [a.id, a.name]) }],
+      (v) => admin("PUT", `/users/${id}/installations/${v.app}`, { scopes: ["applications.commands"] }), () => world.reload(id))),
     el("h3", {}, "DMs and group DMs"),
     chans.length ? table(["Channel", "Type", "With"], chans.map((c) => [el("span", { class: "muted" }, c.id),
       channelTypes[c.type] || c.type, recipients(groups.find((x) => x.id === c.id) || c)]))
