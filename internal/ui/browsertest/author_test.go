@@ -14,7 +14,7 @@ func fill(t *testing.T, ctx context.Context, id string, values map[string]string
 	click(t, ctx, `details:has(#`+id+`) > summary`)
 	for field, v := range values {
 		fid := id + "-" + field
-		isSelect, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById(` + jsString(fid) + `).tagName === "SELECT"`))
+		isSelect, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById(`+jsString(fid)+`).tagName === "SELECT"`))
 		if err != nil {
 			t.Fatalf("field %s: %v", fid, err)
 		}
