@@ -34,17 +34,24 @@ type Delivery struct {
 }
 
 // OnDelivery sets f to be told of every delivered interaction (nil:
-// nobody). f runs on the request's goroutine: it must be quick and must
-// not keep the Delivery's slices' memory beyond copying them. Set it
-// before serving.
-func (s *Server) OnDelivery(f func(Delivery)) { s.deliveryHook = f }
+// nobody). f runs on the request's goroutine: it must be quick, and
+// must copy what it keeps of the Delivery's slices. It may be set while
+// serving.
+func (s *Server) OnDelivery(f func(Delivery)) {
+	if f == nil {
+		s.deliveryHook.Store(nil)
+		return
+	}
+	s.deliveryHook.Store(&f)
+}
 
 // noteDelivery tells the OnDelivery observer about a dispatch.
 func (s *Server) noteDelivery(ctx context.Context, in invocation, d delivery, took time.Duration, rec answered, err error) {
-	f := s.deliveryHook
-	if f == nil {
+	hook := s.deliveryHook.Load()
+	if hook == nil {
 		return
 	}
+	f := *hook
 	out := Delivery{InteractionID: in.record.ID, Type: in.record.Type, ApplicationID: in.app.ID,
 		GuildID: in.record.GuildID, ChannelID: in.record.ChannelID, UserID: in.record.UserID, At: in.record.CreatedAt,
 		Route: d.target, Endpoint: d.endpoint, Status: d.status, Outcome: d.outcome, Reason: d.reason, Latency: took,

@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/slashd/slashd/internal/buildinfo"
@@ -132,7 +133,7 @@ type Server struct {
 	metrics  *serverMetrics
 	mux      *http.ServeMux
 	// deliveryHook observes deliveries (OnDelivery); nil: none.
-	deliveryHook func(Delivery)
+	deliveryHook atomic.Pointer[func(Delivery)]
 	// registered lists the mux's patterns (Routes).
 	registered []string
 }

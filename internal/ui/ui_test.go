@@ -3,7 +3,9 @@ package ui_test
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
@@ -123,5 +125,63 @@ func TestLoginFormCrossSite(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusForbidden || len(resp.Cookies()) != 0 {
 		t.Fatalf("cross-site login: %d %v", resp.StatusCode, resp.Cookies())
+	}
+}
+
+// TestInteractionLogBounded: the log keeps the last 200 deliveries,
+// newest first, filtered by app and guild, for a session only.
+func TestInteractionLogBounded(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slashd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := snowflake.NewGenerator(0, nil)
+	cfg := api.DefaultConfig()
+	cfg.RateLimit = false
+	h := api.New(cfg, api.Deps{Store: st, IDs: ids, Now: time.Now, Rand: rand.Reader})
+	u := ui.New(ui.Config{API: h})
+	srv := httptest.NewServer(u)
+	t.Cleanup(func() { h.Shutdown(ctx); srv.Close(); st.Close() })
+	tok, err := bootstrap.CreateAdminToken(ctx, bootstrap.Env{Store: st, IDs: ids, Rand: rand.Reader, Now: time.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 250; i++ {
+		u.Record(api.Delivery{InteractionID: snowflake.ID(i), Type: 2, ApplicationID: snowflake.ID(1 + i%2),
+			GuildID: snowflake.ID(10 + i%5), Payload: []byte(`{"n":1}`), Outcome: "answered"})
+	}
+	if r, err := http.Get(srv.URL + "/ui/interactions"); err != nil || r.StatusCode != 401 {
+		t.Fatalf("without a session: %v %v", r, err)
+	}
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar}
+	if r, err := c.PostForm(srv.URL+"/ui/login", url.Values{"token": {tok}}); err != nil || r.StatusCode != 200 {
+		t.Fatalf("login: %v %v", r, err)
+	}
+	list := func(q string) []ui.LogEntry {
+		t.Helper()
+		r, err := c.Get(srv.URL + "/ui/interactions" + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Body.Close()
+		var out []ui.LogEntry
+		if err := json.NewDecoder(r.Body).Decode(&out); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	all := list("")
+	if len(all) != 200 || all[0].InteractionID != 250 || all[199].InteractionID != 51 {
+		t.Fatalf("%d entries, first %d, last %d", len(all), all[0].InteractionID, all[len(all)-1].InteractionID)
+	}
+	for _, e := range list("?application_id=1&guild_id=10") {
+		if e.ApplicationID != 1 || e.GuildID == nil || *e.GuildID != 10 || e.InteractionID%10 != 0 {
+			t.Fatalf("filtered: %+v", e)
+		}
+	}
+	if n := len(list("?application_id=1&guild_id=10")); n != 20 {
+		t.Fatalf("filtered: %d entries, want 20", n)
 	}
 }
