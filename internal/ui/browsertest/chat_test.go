@@ -80,6 +80,17 @@ func TestChat(t *testing.T) {
 	waitText(t, ctx, "#messages", "You picked 3 × blueberry")
 	waitText(t, ctx, "#messages", "bob used /pick")
 
+	// An option out of range: the API's error, named by its option.
+	typeInto(t, ctx, "composer-input", "/pick")
+	click(t, ctx, `#picker button[data-name="pick"]`)
+	typeInto(t, ctx, "opt-fruit", "mango")
+	waitJS(t, ctx, "mango's suggestions", `document.getElementById("suggest-fruit").innerText.trim() === "mango"`)
+	typeInto(t, ctx, "opt-amount", "99")
+	click(t, ctx, "#send")
+	waitText(t, ctx, "#composer-error", "amount:")
+	shot(t, ctx, "06b-option-error")
+	click(t, ctx, "#command-form button.secondary") // cancel
+
 	// /multi: the answer, then the follow-up the bot posts later.
 	typeInto(t, ctx, "composer-input", "/multi")
 	click(t, ctx, `#picker button[data-name="multi"]`)

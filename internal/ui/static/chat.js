@@ -489,22 +489,23 @@ export async function chatView(root) {
     return opts;
   }
 
-  let acSeq = 0;
+  const acSeq = new Map(); // per option: only its latest answer is shown
   async function autocomplete(e, o, f, sugg) {
-    const seq = ++acSeq; // only the latest answer is shown
+    const seq = (acSeq.get(o.name) || 0) + 1;
+    acSeq.set(o.name, seq);
     const data = { id: e.c.id, name: e.c.name, type: e.c.type, version: e.c.version,
       options: wrap(e.path, collect(e, o)) };
     try {
       const ans = await discord("POST", "/interactions", st.token,
         { type: 4, application_id: e.c.application_id, channel_id: st.channel, data });
-      if (seq !== acSeq) return;
+      if (seq !== acSeq.get(o.name)) return;
       const choices = ans?.resource?.choices || [];
       clear(sugg, choices.map((c) => el("button", { type: "button", class: "secondary", onclick: () => {
         f.value = String(c.value);
         clear(sugg);
       } }, c.name)), choices.length ? null : el("span", { class: "muted" }, "no suggestion"));
     } catch (err) {
-      if (seq === acSeq) clear(sugg, el("span", { class: "muted" }, "autocomplete: " + err.message));
+      if (seq === acSeq.get(o.name)) clear(sugg, el("span", { class: "muted" }, "autocomplete: " + err.message));
     }
   }
 
