@@ -57,7 +57,9 @@ func TestAuthoring(t *testing.T) {
 		t.Fatalf("no carol among %v", users)
 	}
 	fill(t, ctx, "user-dm", map[string]string{"recipient": w.creds.OwnerUserID})
-	waitJS(t, ctx, "carol's DM", `!document.getElementById("world-pane").innerText.includes("No DM yet")`)
+	waitJS(t, ctx, "carol's DM", `(() => { const p = document.getElementById("world-pane");
+		const s = p ? p.innerText.toLowerCase() : "";
+		return s.includes("mint a client token") && s.includes("dms and group dms") && !s.includes("no dm yet"); })()`)
 	var dms []struct{ ID string }
 	w.admin(t, "GET", "/users/"+carol+"/channels", nil, &dms)
 	if len(dms) != 1 {

@@ -30,7 +30,7 @@ func choose(t *testing.T, ctx context.Context, id, value string) {
 
 func click(t *testing.T, ctx context.Context, css string) {
 	t.Helper()
-	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	if err := chromedp.Do(wctx, chromedp.WaitVisible(chromedp.CSS(css)), chromedp.Click(chromedp.CSS(css))); err != nil {
 		shot(t, ctx, "failed-click")
@@ -150,7 +150,7 @@ func TestChat(t *testing.T) {
 func waitJS(t *testing.T, ctx context.Context, what, js string) {
 	t.Helper()
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](js, chromedp.WithPollingInterval(50*time.Millisecond),
-		chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+		chromedp.WithPollingTimeout(60*time.Second))); err != nil {
 		page, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
 		t.Fatalf("wait for %s: %v; the page says:\n%s", what, err, page)
 	}

@@ -142,7 +142,7 @@ func browser(t *testing.T) context.Context {
 	)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 150*time.Second)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 5*time.Minute) // a loaded machine
 	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
 	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
 		t.Fatalf("start chromium: %v", err)
@@ -194,7 +194,7 @@ func waitText(t *testing.T, ctx context.Context, sel, want string) {
 	var err error
 	for range 5 { // a navigation ends a poll: poll again on the new page
 		if _, err = chromedp.Run(ctx, chromedp.Poll[bool](js, chromedp.WithPollingInterval(50*time.Millisecond),
-			chromedp.WithPollingTimeout(30*time.Second))); err == nil || !(strings.Contains(err.Error(), "navigated") || strings.Contains(err.Error(), "context with specified id")) {
+			chromedp.WithPollingTimeout(60*time.Second))); err == nil || !(strings.Contains(err.Error(), "navigated") || strings.Contains(err.Error(), "context with specified id")) {
 			break
 		}
 	}
