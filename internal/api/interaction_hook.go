@@ -18,7 +18,11 @@ type Delivery struct {
 	GuildID       snowflake.ID // 0 outside guilds
 	ChannelID     snowflake.ID
 	UserID        snowflake.ID
-	At            time.Time
+	// CommandVersion is the version of the command invoked (0 for a
+	// component or a modal submission), which a client sends back in
+	// data.version to invoke it again.
+	CommandVersion snowflake.ID
+	At             time.Time
 	// Route is "endpoint" (the app's Interactions Endpoint URL, in
 	// Endpoint), "gateway" or "service" (slashd answered itself).
 	Route    string
@@ -54,7 +58,8 @@ func (s *Server) noteDelivery(ctx context.Context, in invocation, d delivery, to
 	f := *hook
 	out := Delivery{InteractionID: in.record.ID, Type: in.record.Type, ApplicationID: in.app.ID,
 		GuildID: in.record.GuildID, ChannelID: in.record.ChannelID, UserID: in.record.UserID, At: in.record.CreatedAt,
-		Route: d.target, Endpoint: d.endpoint, Status: d.status, Outcome: d.outcome, Reason: d.reason, Latency: took,
+		CommandVersion: in.cmd.Version,
+		Route:          d.target, Endpoint: d.endpoint, Status: d.status, Outcome: d.outcome, Reason: d.reason, Latency: took,
 		Payload: json.RawMessage(in.body)}
 	if err == nil {
 		if res, rerr := s.callbackResponse(ctx, rec); rerr == nil {

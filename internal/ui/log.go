@@ -22,21 +22,23 @@ const (
 
 // LogEntry is one delivery in the log, on the wire.
 type LogEntry struct {
-	InteractionID snowflake.ID    `json:"interaction_id"`
-	Type          int             `json:"type"`
-	ApplicationID snowflake.ID    `json:"application_id"`
-	GuildID       *snowflake.ID   `json:"guild_id"`
-	ChannelID     snowflake.ID    `json:"channel_id"`
-	UserID        snowflake.ID    `json:"user_id"`
-	At            time.Time       `json:"at"`
-	Route         string          `json:"route"`
-	Endpoint      string          `json:"endpoint,omitempty"`
-	Status        int             `json:"status,omitempty"`
-	Outcome       string          `json:"outcome"`
-	Reason        string          `json:"reason,omitempty"`
-	LatencyMS     float64         `json:"latency_ms"`
-	Payload       json.RawMessage `json:"payload"`
-	Answer        json.RawMessage `json:"answer"`
+	InteractionID snowflake.ID  `json:"interaction_id"`
+	Type          int           `json:"type"`
+	ApplicationID snowflake.ID  `json:"application_id"`
+	GuildID       *snowflake.ID `json:"guild_id"`
+	ChannelID     snowflake.ID  `json:"channel_id"`
+	UserID        snowflake.ID  `json:"user_id"`
+	// CommandVersion: see api.Delivery (absent for components and modals).
+	CommandVersion *snowflake.ID   `json:"command_version,omitempty"`
+	At             time.Time       `json:"at"`
+	Route          string          `json:"route"`
+	Endpoint       string          `json:"endpoint,omitempty"`
+	Status         int             `json:"status,omitempty"`
+	Outcome        string          `json:"outcome"`
+	Reason         string          `json:"reason,omitempty"`
+	LatencyMS      float64         `json:"latency_ms"`
+	Payload        json.RawMessage `json:"payload"`
+	Answer         json.RawMessage `json:"answer"`
 }
 
 type interactionLog struct {
@@ -65,6 +67,10 @@ func (h *Handler) Record(d api.Delivery) {
 	if d.GuildID != 0 {
 		g := d.GuildID
 		e.GuildID = &g
+	}
+	if d.CommandVersion != 0 && (d.Type == 2 || d.Type == 4) {
+		v := d.CommandVersion
+		e.CommandVersion = &v
 	}
 	l := &h.log
 	l.mu.Lock()

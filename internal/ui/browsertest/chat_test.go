@@ -2,6 +2,8 @@ package browsertest
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -134,6 +136,29 @@ func TestChat(t *testing.T) {
 	waitText(t, ctx, "#log-answer", "Thanks for your feedback!")
 	waitText(t, ctx, "#log-detail", "endpoint http://127.0.0.1:")
 	shot(t, ctx, "10-log")
+
+	// Copy as curl: the /pick row's command invokes /pick again as bob.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => {
+		const row = [...document.querySelectorAll("#log-list tbody tr")].find((r) => r.cells[1].innerText === "/pick");
+		row.click(); return true; })()`)); err != nil {
+		t.Fatalf("open the /pick row: %v", err)
+	}
+	waitText(t, ctx, "#log-curl", "/api/v10/interactions")
+	cmdline := text(t, ctx, "#log-curl")
+	_, quoted, ok := strings.Cut(cmdline, "-d '")
+	if !ok || !strings.HasSuffix(quoted, "'") {
+		t.Fatalf("copy as curl: %s", cmdline)
+	}
+	body := strings.ReplaceAll(strings.TrimSuffix(quoted, "'"), `'\''`, "'")
+	var tok struct{ Token string }
+	w.admin(t, "POST", "/users/"+bob+"/tokens", map[string]any{"type": "client"}, &tok)
+	var again struct {
+		Resource struct{ Message struct{ Content string } }
+	}
+	w.call(t, "POST", "/api/v10/interactions", tok.Token, json.RawMessage(body), &again)
+	if again.Resource.Message.Content != "You picked 3 × blueberry." {
+		t.Fatalf("the curl's interaction answered %+v", again)
+	}
 
 	// Back to the chat as bob, the picker open (the README's picture,
 	// docs/playground.png).

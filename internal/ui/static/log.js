@@ -25,6 +25,31 @@ function what(e) {
   return "";
 }
 
+// curl is a command that invokes the same interaction again as its
+// user, through POST /api/v10/interactions (commands, autocomplete and
+// components; a modal submission needs its modal's live interaction).
+export function curl(e) {
+  const p = e.payload || {};
+  const d = p.data || {};
+  let data;
+  if ((e.type === 2 || e.type === 4) && e.command_version) {
+    data = { id: d.id, name: d.name, type: d.type, version: e.command_version };
+    if (d.options) data.options = d.options;
+    if (d.target_id) data.target_id = d.target_id;
+  } else if (e.type === 3) {
+    data = { component_type: d.component_type, custom_id: d.custom_id };
+    if (d.values) data.values = d.values;
+  } else {
+    return null;
+  }
+  const body = { type: e.type, application_id: e.application_id, channel_id: e.channel_id, data };
+  if (e.type === 3) body.message_id = p.message?.id;
+  const quoted = "'" + JSON.stringify(body).replaceAll("'", "'\\''") + "'";
+  return `# CLIENT_TOKEN: the user's client token (POST /admin/v1/users/${e.user_id}/tokens {"type":"client"})\n`
+    + `curl -X POST '${location.origin}/api/v10/interactions' \\\n`
+    + `  -H "Authorization: $CLIENT_TOKEN" -H 'Content-Type: application/json' \\\n  -d ${quoted}`;
+}
+
 export async function logView(root) {
   const world = await loadWorld();
   const appSel = el("select", { id: "log-app" }, el("option", { value: "" }, "All apps"),
@@ -60,8 +85,14 @@ export async function logView(root) {
       el("pre", { id: "log-payload" }, JSON.stringify(e.payload, null, 2)),
       el("h3", {}, "Answer"),
       el("pre", { id: "log-answer" }, e.answer ? JSON.stringify(e.answer, null, 2) : "(none)"),
-      el("div", { class: "buttons" }, el("button", { type: "button", class: "secondary", onclick: () =>
-        navigator.clipboard?.writeText(JSON.stringify(e.payload, null, 2)) }, "Copy payload")));
+      el("h3", {}, "Invoke it again"),
+      curl(e) ? el("pre", { id: "log-curl" }, curl(e)) : el("p", { class: "muted" },
+        "A modal submission answers its modal: it cannot be sent again."),
+      el("div", { class: "buttons" },
+        curl(e) ? el("button", { type: "button", class: "primary", onclick: () => navigator.clipboard?.writeText(curl(e)) },
+          "Copy as curl") : null,
+        el("button", { type: "button", class: "secondary", onclick: () =>
+          navigator.clipboard?.writeText(JSON.stringify(e.payload, null, 2)) }, "Copy payload")));
     for (const r of list.querySelectorAll("tr[data-id]")) r.classList.toggle("active", r.dataset.id === selected);
   };
 
