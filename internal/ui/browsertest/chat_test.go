@@ -82,6 +82,17 @@ func TestChat(t *testing.T) {
 	waitText(t, ctx, "#messages", "You picked 3 × blueberry")
 	waitText(t, ctx, "#messages", "bob used /pick")
 
+	// A message command from the message's Apps menu: Quote.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => {
+		const m = [...document.querySelectorAll("#messages .msg")].find((x) => x.innerText.includes("You picked"));
+		const s = m.querySelector("select.ctx");
+		s.value = [...s.options].find((o) => o.text === "Message: Quote").value;
+		s.dispatchEvent(new Event("change")); return true; })()`)); err != nil {
+		t.Fatalf("Quote from the Apps menu: %v", err)
+	}
+	waitText(t, ctx, "#messages", "> You picked 3 × blueberry.")
+	waitText(t, ctx, "#messages", "bob used Quote")
+
 	// An option out of range: the API's error, named by its option.
 	typeInto(t, ctx, "composer-input", "/pick")
 	click(t, ctx, `#picker button[data-name="pick"]`)

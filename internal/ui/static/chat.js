@@ -175,7 +175,7 @@ export async function chatView(root) {
     } }, el("option", { value: "" }, "Apps…"), ctxCmds.map((c) => el("option", { value: c.id },
       (c.type === 3 ? "Message: " : "User (" + userLabel(m.author) + "): ") + c.name))) : null;
     return el("div", { class: "msg" + (eph ? " ephemeral" : ""), "data-id": m.id },
-      meta ? el("div", { class: "via" }, `↳ ${userLabel(meta.user)} ${meta.type === 2 ? "used /" + (meta.name || "a command") : meta.type === 3 ? "used a button or menu" : "submitted a form"}`) : null,
+      meta ? el("div", { class: "via" }, `↳ ${userLabel(meta.user)} ${meta.type === 2 ? "used " + (meta.target_message_id || meta.target_user ? "" : "/") + (meta.name || "a command") : meta.type === 3 ? "used a button or menu" : "submitted a form"}`) : null,
       el("div", { class: "head" }, el("span", { class: "author" }, userLabel(m.author)),
         m.author?.bot ? pill("APP", "accent") : null, " ",
         el("span", { class: "meta" }, new Date(m.timestamp).toLocaleTimeString(), m.edited_timestamp ? " (edited)" : ""),
