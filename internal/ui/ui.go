@@ -156,7 +156,7 @@ func (h *Handler) random() (string, error) {
 // scripts, no framing, no referrer to other sites.
 func securityHeaders(w http.ResponseWriter) {
 	h := w.Header()
-	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data: http: https:; "+
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; "+
 		"frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
