@@ -26,6 +26,7 @@ import (
 	"github.com/slashd/slashd/internal/event/natsbus"
 	"github.com/slashd/slashd/internal/secrets"
 	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/ui"
 )
 
 type serveConfig struct {
@@ -33,6 +34,7 @@ type serveConfig struct {
 	dataDir     string
 	store       string // a postgres:// URL; empty: SQLite in dataDir
 	rateLimit   bool
+	ui          bool // serve the playground UI at /
 	limits      abuseLimits
 	logLevel    slog.Level
 	nats        string // NATS URL(s) of the cluster's event bus; "" = in-process
@@ -85,6 +87,7 @@ func serveFlags(fs *flagSet) func() (serveConfig, error) {
 	storeFlag(fs, &cfg.store)
 	secretKeyFlags(fs, &cfg.secrets)
 	fs.envBool(&cfg.rateLimit, "ratelimit", true, "enforce rate limits like the real service (--ratelimit=false turns them off)")
+	fs.envBool(&cfg.ui, "ui", true, "serve the playground web UI at / (--ui=false turns it off)")
 	fs.envString(&cfg.nats, "nats", "",
 		"NATS server `URLS`, comma-separated (nats://host:4222): share events with the other slashd nodes; unset: in-process")
 	fs.envString(&cfg.natsPrefix, "nats-prefix", "slashd.events", "NATS subject prefix of this cluster's events")
@@ -210,14 +213,24 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 	janitorCtx, stopJanitor := context.WithCancel(ctx)
 	defer stopJanitor()
 	go handler.RunJanitor(janitorCtx, 10*time.Minute, cfg.windowSweep())
+	var root http.Handler = handler
+	var playground *ui.Handler
+	if cfg.ui {
+		playground = ui.New(ui.Config{API: handler, Logger: log})
+		handler.OnDelivery(playground.Record)
+		root = playground
+	}
 	srv := &http.Server{
-		Handler:           handler,
+		Handler:           root,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       120 * time.Second,
 	}
 	log.Info("slashd listening", startAttrs(cfg, ids.Node(), baseURL, metricsSide, pprofSide)...)
+	if playground != nil {
+		announceUI(stdout, playground, cfg, baseURL, log)
+	}
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
@@ -468,4 +481,27 @@ func tryIt(c bootstrap.Credentials, path string) string {
 	fmt.Fprintf(&b, "    -H 'Content-Type: application/json' \\\n")
 	fmt.Fprintf(&b, "    -d '{\"name\":\"ping\",\"description\":\"Replies with pong\"}'\n\n")
 	return b.String()
+}
+
+// announceUI says where the playground is. With text logs and an admin
+// token in bootstrap.json (this data directory's first run made it), it
+// prints a one-time login link, as notebook servers do; JSON logs keep
+// stdout to JSON lines and secrets out of them, so they only say where
+// the UI is.
+func announceUI(out io.Writer, h *ui.Handler, cfg serveConfig, baseURL string, log *slog.Logger) {
+	var creds bootstrap.Credentials
+	raw, err := os.ReadFile(filepath.Join(cfg.dataDir, bootstrap.FileName))
+	if err == nil {
+		err = json.Unmarshal(raw, &creds)
+	}
+	if cfg.logFormat == logJSON || err != nil || creds.AdminToken == "" {
+		log.Info("playground UI", "url", baseURL+"/", "login", "the admin token")
+		return
+	}
+	link, err := h.LoginLink(baseURL, creds.AdminToken)
+	if err != nil {
+		log.Warn("playground UI: no login link", "err", err)
+		return
+	}
+	fmt.Fprintf(out, "\nslashd: playground UI at %s/ ; log in once with this link (it works one time):\n\n  %s\n\n", baseURL, link)
 }

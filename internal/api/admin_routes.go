@@ -47,6 +47,7 @@ func (s *Server) adminRoutes() {
 	s.adminHandle("PATCH", "/applications/{application_id}", s.adminEditApp)
 	s.adminHandle("PUT", "/applications/{application_id}/interactions-endpoint", s.adminSetInteractionsEndpoint)
 	s.adminHandle("GET", "/applications/{application_id}/oauth", s.adminGetOAuth)
+	s.adminHandle("GET", "/applications/{application_id}/commands", s.adminAppCommands)
 	s.adminHandle("PUT", "/applications/{application_id}/oauth", s.adminPutOAuth)
 
 	s.adminHandle("POST", "/guilds", s.adminCreateGuild)

@@ -388,7 +388,9 @@ func (s *Server) dispatch(ctx context.Context, in invocation) (answered, error) 
 	case d.outcome == "":
 		d.outcome, d.reason = outcomeError, err.Error()
 	}
-	s.deliveryDone(in, d, time.Since(start))
+	took := time.Since(start)
+	s.deliveryDone(in, d, took)
+	s.noteDelivery(ctx, in, d, took, rec, err)
 	return rec, err
 }
 

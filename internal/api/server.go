@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/slashd/slashd/internal/buildinfo"
@@ -158,6 +159,8 @@ type Server struct {
 	stop     context.CancelFunc // ends the gateway's event loop
 	metrics  *serverMetrics
 	mux      *http.ServeMux
+	// deliveryHook observes deliveries (OnDelivery); nil: none.
+	deliveryHook atomic.Pointer[func(Delivery)]
 	// registered lists the mux's patterns (Routes).
 	registered []string
 }

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"io"
+	"log/slog"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var loginLinkRE = regexp.MustCompile(`http://\S+/ui/login\?code=[0-9a-f]{64}`)
+
+// TestServeUI: serve puts the playground at / and prints a one-time
+// login link on the first start; the link opens a session once.
+func TestServeUI(t *testing.T) {
+	s := startServeConfig(t, serveConfig{addr: "127.0.0.1:0", dataDir: t.TempDir(), logLevel: slog.LevelWarn, ui: true})
+	link := loginLinkRE.FindString(s.out.String())
+	if link == "" || !strings.HasPrefix(link, s.base+"/") {
+		t.Fatalf("no login link for %s in the banner:\n%s", s.base, s.out.String())
+	}
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	get := func(url string) (*http.Response, string) {
+		t.Helper()
+		resp, err := noRedirect.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	resp, body := get(s.base + "/")
+	if resp.StatusCode != 200 || !strings.Contains(body, "slashd playground") || resp.Header.Get("Content-Security-Policy") == "" {
+		t.Fatalf("GET /: %d %q", resp.StatusCode, body)
+	}
+	resp, _ = get(link)
+	if resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 {
+		t.Fatalf("the login link: %d, cookies %v", resp.StatusCode, resp.Cookies())
+	}
+	if resp, _ = get(link); resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("the login link again: %d, want 401", resp.StatusCode)
+	}
+}
+
+// TestServeUIOff: with --ui=false, / is the API's 404 and no link is
+// printed.
+func TestServeUIOff(t *testing.T) {
+	s := startServeConfig(t, serveConfig{addr: "127.0.0.1:0", dataDir: t.TempDir(), logLevel: slog.LevelWarn, ui: false})
+	if loginLinkRE.MatchString(s.out.String()) {
+		t.Fatalf("a login link with the UI off:\n%s", s.out.String())
+	}
+	status, _ := call(t, "GET", s.base+"/", "", "")
+	if status != http.StatusNotFound {
+		t.Fatalf("GET / with the UI off: %d", status)
+	}
+}
+
+func TestUIFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want bool
+	}{
+		{nil, nil, true},
+		{[]string{"--ui=false"}, nil, false},
+		{nil, map[string]string{"SLASHD_UI": "false"}, false},
+		{[]string{"--ui=true"}, map[string]string{"SLASHD_UI": "false"}, true},
+	} {
+		cfg, err := parseServeFlags(tc.args, envMap(tc.env))
+		if err != nil || cfg.ui != tc.want {
+			t.Errorf("%v %v: ui %v, %v; want %v", tc.args, tc.env, cfg.ui, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,193 @@
+package browsertest
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// typeInto types text into the element of id, emptied first.
+func typeInto(t *testing.T, ctx context.Context, id, text string) {
+	t.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const e = document.getElementById(`+jsString(id)+`); e.value = ""; return true; })()`)); err != nil {
+		t.Fatalf("empty #%s: %v", id, err)
+	}
+	run(t, ctx, "type "+text, chromedp.WaitVisible(chromedp.ID(id)), chromedp.SendKeys(chromedp.ID(id), text))
+}
+
+// choose sets a select's value as a person would (a change event).
+func choose(t *testing.T, ctx context.Context, id, value string) {
+	t.Helper()
+	js := `(() => { const s = document.getElementById(` + jsString(id) + `); s.value = ` + jsString(value) +
+		`; s.dispatchEvent(new Event("change")); return s.value; })()`
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
+	if err != nil || got != value {
+		t.Fatalf("choose %s in #%s: got %q, %v", value, id, got, err)
+	}
+}
+
+func click(t *testing.T, ctx context.Context, css string) {
+	t.Helper()
+	wctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	if err := chromedp.Do(wctx, chromedp.WaitVisible(chromedp.CSS(css)), chromedp.Click(chromedp.CSS(css))); err != nil {
+		shot(t, ctx, "failed-click")
+		page, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
+		t.Fatalf("click %s: %v; the page says:\n%s", css, err, page)
+	}
+}
+
+// TestChat: the flow of issue 14 with examples/bot as the app: choose
+// the guild, channel and member; the picker lists the member's commands
+// and the hidden one with its reason; /pick's option is filled through
+// autocomplete and the answer arrives; /multi's follow-up arrives live;
+// /ping's ephemeral answer is marked; a button sends a component
+// interaction; /feedback's modal is submitted; the interaction log
+// shows each delivery with its payload and answer.
+func TestChat(t *testing.T) {
+	w := newWorld(t)
+	cmds := w.registerBotCommands(t)
+	w.hideFromEveryone(t, cmds["slow"])
+	bob := w.addMember(t, "bob")
+	w.startBot(t)
+	ctx := browser(t)
+	login(t, ctx, w, w.creds.AdminToken)
+	waitText(t, ctx, "#world-pane", "Application ID")
+	run(t, ctx, "open the chat", chromedp.Click(chromedp.ID("nav-chat")), chromedp.WaitVisible(chromedp.ID("composer-input")))
+	waitText(t, ctx, "#chat-channel", "#general")
+	choose(t, ctx, "chat-place", w.creds.GuildID)
+	choose(t, ctx, "chat-user", bob)
+	waitText(t, ctx, "#messages", "No message yet")
+
+	// The picker: bob's commands, and /slow hidden, with the reason.
+	typeInto(t, ctx, "composer-input", "/")
+	waitText(t, ctx, "#picker", "/pick")
+	waitText(t, ctx, "#picker", "Hidden: denied by command")
+	shot(t, ctx, "05-picker")
+
+	// /pick: autocomplete, then send.
+	typeInto(t, ctx, "composer-input", "/pi")
+	click(t, ctx, `#picker button[data-name="pick"]`)
+	typeInto(t, ctx, "opt-fruit", "berr")
+	waitJS(t, ctx, "berr's suggestions", `(() => { const s = document.getElementById("suggest-fruit").innerText;
+		return s.includes("blueberry") && !s.includes("apple"); })()`)
+	shot(t, ctx, "06-autocomplete")
+	click(t, ctx, `#suggest-fruit button:nth-child(2)`) // blueberry
+	typeInto(t, ctx, "opt-amount", "3")
+	click(t, ctx, "#send")
+	waitText(t, ctx, "#messages", "You picked 3 × blueberry")
+	waitText(t, ctx, "#messages", "bob used /pick")
+
+	// A message command from the message's Apps menu: Quote.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => {
+		const m = [...document.querySelectorAll("#messages .msg")].find((x) => x.innerText.includes("You picked"));
+		const s = m.querySelector("select.ctx");
+		s.value = [...s.options].find((o) => o.text === "Message: Quote").value;
+		s.dispatchEvent(new Event("change")); return true; })()`)); err != nil {
+		t.Fatalf("Quote from the Apps menu: %v", err)
+	}
+	waitText(t, ctx, "#messages", "> You picked 3 × blueberry.")
+	waitText(t, ctx, "#messages", "bob used Quote")
+
+	// An option out of range: the API's error, named by its option.
+	typeInto(t, ctx, "composer-input", "/pick")
+	click(t, ctx, `#picker button[data-name="pick"]`)
+	typeInto(t, ctx, "opt-fruit", "mango")
+	waitJS(t, ctx, "mango's suggestions", `document.getElementById("suggest-fruit").innerText.trim() === "mango"`)
+	typeInto(t, ctx, "opt-amount", "99")
+	click(t, ctx, "#send")
+	waitText(t, ctx, "#composer-error", "amount:")
+	shot(t, ctx, "06b-option-error")
+	click(t, ctx, "#command-form button.secondary") // cancel
+
+	// /multi: the answer, then the follow-up the bot posts later.
+	typeInto(t, ctx, "composer-input", "/multi")
+	click(t, ctx, `#picker button[data-name="multi"]`)
+	waitText(t, ctx, "#messages", "This is the answer.")
+	waitText(t, ctx, "#messages", "And this is a follow-up.")
+
+	// /ping: an ephemeral answer, for bob only.
+	typeInto(t, ctx, "composer-input", "/ping")
+	click(t, ctx, `#picker button[data-name="ping"]`)
+	waitText(t, ctx, "#messages .ephemeral", "pong")
+	waitText(t, ctx, "#messages .ephemeral", "Only you can see this")
+	shot(t, ctx, "07-chat")
+
+	// A button of a message the bot posted: a component interaction.
+	var posted struct{ ID string }
+	w.call(t, "POST", "/api/v10/channels/"+w.creds.ChannelID+"/messages", "Bot "+w.creds.BotToken, map[string]any{
+		"content": "Press the button", "components": []any{map[string]any{"type": 1, "components": []any{
+			map[string]any{"type": 2, "style": 1, "label": "Press me", "custom_id": "press"}}}}}, &posted)
+	click(t, ctx, `#messages button[data-custom-id="press"]`)
+	waitText(t, ctx, "#messages", "bob used a button or menu")
+	waitText(t, ctx, "#messages", "Unknown command.") // examples/bot's answer to anything but its commands
+
+	// /feedback: the modal, submitted.
+	typeInto(t, ctx, "composer-input", "/feedback")
+	click(t, ctx, `#picker button[data-name="feedback"]`)
+	run(t, ctx, "the modal", chromedp.WaitVisible(chromedp.ID("modal")))
+	typeInto(t, ctx, "modal-text", "Lovely playground")
+	shot(t, ctx, "08-modal")
+	click(t, ctx, "#modal-submit")
+	waitText(t, ctx, "#messages", "Thanks for your feedback!")
+	shot(t, ctx, "09-chat-after")
+
+	// The interaction log: every delivery, the payload as delivered.
+	click(t, ctx, "#nav-log")
+	waitText(t, ctx, "#log-list", "/pick")
+	waitText(t, ctx, "#log-list", "modal feedback")
+	waitText(t, ctx, "#log-list", "autocomplete")
+	click(t, ctx, "#log-list tbody tr:first-child")
+	waitText(t, ctx, "#log-payload", `"custom_id": "feedback"`)
+	waitText(t, ctx, "#log-payload", "Lovely playground")
+	waitText(t, ctx, "#log-answer", "Thanks for your feedback!")
+	waitText(t, ctx, "#log-detail", "endpoint http://127.0.0.1:")
+	shot(t, ctx, "10-log")
+
+	// Copy as curl: the /pick row's command invokes /pick again as bob.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => {
+		const row = [...document.querySelectorAll("#log-list tbody tr")].find((r) => r.cells[1].innerText === "/pick");
+		row.click(); return true; })()`)); err != nil {
+		t.Fatalf("open the /pick row: %v", err)
+	}
+	waitText(t, ctx, "#log-curl", "/api/v10/interactions")
+	cmdline := text(t, ctx, "#log-curl")
+	_, quoted, ok := strings.Cut(cmdline, "-d '")
+	if !ok || !strings.HasSuffix(quoted, "'") {
+		t.Fatalf("copy as curl: %s", cmdline)
+	}
+	body := strings.ReplaceAll(strings.TrimSuffix(quoted, "'"), `'\''`, "'")
+	var tok struct{ Token string }
+	w.admin(t, "POST", "/users/"+bob+"/tokens", map[string]any{"type": "client"}, &tok)
+	var again struct {
+		Resource struct{ Message struct{ Content string } }
+	}
+	w.call(t, "POST", "/api/v10/interactions", tok.Token, json.RawMessage(body), &again)
+	if again.Resource.Message.Content != "You picked 3 × blueberry." {
+		t.Fatalf("the curl's interaction answered %+v", again)
+	}
+
+	// Back to the chat as bob, the picker open (the README's picture,
+	// docs/playground.png).
+	click(t, ctx, "#nav-chat")
+	waitText(t, ctx, "#chat-user", "bob")
+	choose(t, ctx, "chat-user", bob)
+	waitText(t, ctx, "#messages", "You picked 3 × blueberry")
+	typeInto(t, ctx, "composer-input", "/")
+	waitText(t, ctx, "#picker", "Hidden: denied")
+	shot(t, ctx, "11-playground")
+}
+
+// waitJS waits until the expression is true.
+func waitJS(t *testing.T, ctx context.Context, what, js string) {
+	t.Helper()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](js, chromedp.WithPollingInterval(50*time.Millisecond),
+		chromedp.WithPollingTimeout(60*time.Second))); err != nil {
+		page, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
+		t.Fatalf("wait for %s: %v; the page says:\n%s", what, err, page)
+	}
+}

@@ -1,0 +1,553 @@
+// chat.js: a guild channel, DM or group DM seen as a chosen user, and
+// the composer with the command picker. Everything goes through the
+// public API with the user's client token (minted through the admin
+// API), as a chat client would: the messages, the command index,
+// POST /interactions for commands, autocomplete, components and modals.
+// New messages arrive by polling with backoff (see docs/design.md).
+import { admin, discord, clientToken, APIError } from "./api.js";
+import { el, clear, pill, errorBox } from "./dom.js";
+import { loadWorld, channelLabel, userLabel } from "./world.js";
+
+const EPHEMERAL = 64;
+const LOADING = 128;
+const optionTypes = { 3: "text", 4: "integer", 5: "true/false", 6: "user", 7: "channel", 8: "role", 9: "user or role",
+  10: "number", 11: "attachment" };
+const buttonStyles = { 1: "primary", 2: "secondary", 3: "success", 4: "danger", 6: "primary" };
+
+// snowflake order.
+const cmpID = (a, b) => (BigInt(a) < BigInt(b) ? -1 : BigInt(a) > BigInt(b) ? 1 : 0);
+
+export async function chatView(root) {
+  const world = await loadWorld();
+  const st = {
+    place: "", channel: "", user: "", token: "", guild: null, dms: [], index: null, indexKey: "",
+    hidden: [], messages: [], ephemeral: new Map(), sig: "", timer: 0, delay: 500, stopped: false, command: null,
+  };
+  const placeSel = el("select", { id: "chat-place" });
+  const chanSel = el("select", { id: "chat-channel" });
+  const userSel = el("select", { id: "chat-user" });
+  const list = el("div", { class: "messages", id: "messages" });
+  const status = el("div", { id: "composer-status" });
+  const form = el("div", { id: "optform" });
+  const picker = el("div", { class: "picker", id: "picker", hidden: true });
+  const input = el("input", { class: "line", id: "composer-input", autocomplete: "off",
+    placeholder: "Type / to use a command" });
+  const modalRoot = el("div", { id: "modal-root" });
+  root.append(el("div", { class: "chat" },
+    el("div", { class: "bar" },
+      el("div", {}, el("label", { for: "chat-place" }, "Where"), placeSel),
+      el("div", {}, el("label", { for: "chat-channel" }, "Channel"), chanSel),
+      el("div", {}, el("label", { for: "chat-user" }, "As"), userSel),
+      el("span", { class: "muted", id: "chat-live" }, "")),
+    list,
+    el("div", { class: "composer" }, picker, status, form, input)), modalRoot);
+
+  const say = (what, kind = "") => clear(status, what ? el("div", { class: "status " + kind, role: kind === "error" ? "alert" : "status" }, what) : null);
+  const fail = (e) => {
+    const lines = e instanceof APIError ? apiErrorLines(e, st.command) : [String(e)];
+    clear(status, el("div", { class: "status error", role: "alert", id: "composer-error" }, lines.map((l) => el("div", {}, l))));
+  };
+
+  // Places: every guild, then the users' DMs.
+  for (const g of world.guilds) placeSel.append(el("option", { value: g.id }, g.name));
+  placeSel.append(el("option", { value: "@me" }, "Direct messages"));
+
+  async function loadPlace() {
+    st.place = placeSel.value;
+    if (st.place === "@me") {
+      st.guild = null;
+      fillUsers(world.users.filter((u) => !u.bot).map((u) => [u.id, userLabel(u)]));
+      await loadDMs();
+    } else {
+      st.guild = await admin("GET", `/guilds/${st.place}`);
+      const owner = st.guild.owner_id;
+      fillUsers(st.guild.members.filter((m) => !world.userByID.get(m.user_id)?.bot)
+        .sort((a, b) => (a.user_id === owner ? -1 : b.user_id === owner ? 1 : 0))
+        .map((m) => [m.user_id, (m.nick ? m.nick + " · " : "") + userLabel(world.userByID.get(m.user_id))]));
+      clear(chanSel, st.guild.channels.filter((c) => [0, 5, 10, 11, 12].includes(c.type))
+        .map((c) => el("option", { value: c.id }, channelLabel(c))));
+    }
+    await pick();
+  }
+
+  function fillUsers(opts) {
+    const keep = userSel.value;
+    clear(userSel, opts.map(([v, t]) => el("option", { value: v }, t)));
+    if (opts.some(([v]) => v === keep)) userSel.value = keep;
+  }
+
+  async function loadDMs() {
+    const chans = await admin("GET", `/users/${userSel.value}/channels`);
+    st.dms = chans;
+    clear(chanSel, chans.map((c) => el("option", { value: c.id }, (c.type === 3 ? "group: " : "DM: ")
+      + ((c.recipients || []).map((r) => userLabel(world.userByID.get(r.id) || r)).join(", ") || c.id))));
+    if (!chans.length) chanSel.append(el("option", { value: "" }, "(no DM: open one in the admin API)"));
+  }
+
+  async function pick() {
+    st.channel = chanSel.value;
+    st.user = userSel.value;
+    st.index = null;
+    st.sig = "";
+    clear(list);
+    clear(form);
+    st.command = null;
+    say("");
+    if (!st.channel || !st.user) return;
+    try {
+      st.token = await clientToken(st.user);
+    } catch (e) {
+      fail(e);
+      return;
+    }
+    kick();
+  }
+
+  placeSel.addEventListener("change", () => loadPlace().catch(fail));
+  chanSel.addEventListener("change", () => pick().catch(fail));
+  userSel.addEventListener("change", async () => {
+    try {
+      if (st.place === "@me") await loadDMs();
+      await pick();
+    } catch (e) {
+      fail(e);
+    }
+  });
+
+  // Live updates: poll the channel, every 0.5 s after a change or an
+  // action, backing off to 8 s while nothing changes.
+  function kick() {
+    st.delay = 500;
+    clearTimeout(st.timer);
+    st.timer = setTimeout(poll, 0);
+  }
+  async function poll() {
+    if (st.stopped || !st.channel) return;
+    const channel = st.channel;
+    try {
+      const msgs = await discord("GET", `/channels/${channel}/messages?limit=50`, st.token);
+      if (channel !== st.channel) return;
+      const sig = JSON.stringify(msgs);
+      if (sig !== st.sig) {
+        st.sig = sig;
+        st.messages = msgs;
+        render();
+        st.delay = 500;
+      } else {
+        st.delay = Math.min(st.delay * 2, 8000);
+      }
+      document.getElementById("chat-live").textContent = "live";
+    } catch (e) {
+      st.delay = Math.min(st.delay * 2, 8000);
+      document.getElementById("chat-live").textContent = "reconnecting…";
+    }
+    if (!st.stopped) st.timer = setTimeout(poll, st.delay);
+  }
+
+  function ephemeralKey() { return st.channel + "/" + st.user; }
+  function addEphemeral(m) {
+    const k = ephemeralKey();
+    if (!st.ephemeral.has(k)) st.ephemeral.set(k, new Map());
+    st.ephemeral.get(k).set(m.id, m);
+    render();
+  }
+
+  function render() {
+    const eph = [...(st.ephemeral.get(ephemeralKey())?.values() || [])];
+    const all = [...st.messages.filter((m) => !eph.some((x) => x.id === m.id)), ...eph].sort((a, b) => cmpID(a.id, b.id));
+    const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
+    clear(list, all.length ? all.map(renderMessage) : el("p", { class: "muted" }, "No message yet. Type / to use a command."));
+    if (atBottom || true) list.scrollTop = list.scrollHeight;
+  }
+
+  function appOf(m) {
+    return m.application_id || m.webhook_id || m.author?.id;
+  }
+
+  function renderMessage(m) {
+    const eph = (m.flags & EPHEMERAL) !== 0;
+    const meta = m.interaction_metadata;
+    const ctxCmds = (st.index?.application_commands || []).filter((c) => c.type === 2 || c.type === 3);
+    const ctxSel = ctxCmds.length ? el("select", { class: "ctx", "aria-label": "Apps", onchange: (ev) => {
+      const c = ctxCmds.find((x) => x.id === ev.target.value);
+      ev.target.value = "";
+      if (c) invoke(c, [], c.type === 3 ? m.id : m.author?.id);
+    } }, el("option", { value: "" }, "Apps…"), ctxCmds.map((c) => el("option", { value: c.id },
+      (c.type === 3 ? "Message: " : "User (" + userLabel(m.author) + "): ") + c.name))) : null;
+    return el("div", { class: "msg" + (eph ? " ephemeral" : ""), "data-id": m.id },
+      meta ? el("div", { class: "via" }, `↳ ${userLabel(meta.user)} ${meta.type === 2 ? "used " + (meta.target_message_id || meta.target_user ? "" : "/") + (meta.name || "a command") : meta.type === 3 ? "used a button or menu" : "submitted a form"}`) : null,
+      el("div", { class: "head" }, el("span", { class: "author" }, userLabel(m.author)),
+        m.author?.bot ? pill("APP", "accent") : null, " ",
+        el("span", { class: "meta" }, new Date(m.timestamp).toLocaleTimeString(), m.edited_timestamp ? " (edited)" : ""),
+        " ", ctxSel),
+      (m.flags & LOADING) ? el("div", { class: "content muted" }, `${userLabel(m.author)} is thinking…`) : null,
+      m.content ? el("div", { class: "content" }, m.content) : null,
+      (m.embeds || []).map(renderEmbed),
+      (m.attachments || []).map((a) => el("div", { class: "attachment" }, "Attachment: ", a.filename, " ",
+        el("span", { class: "muted" }, a.size ? `(${a.size} bytes)` : ""))),
+      m.components?.length ? el("div", { class: "components" }, m.components.map((c) => renderComponent(m, c))) : null,
+      eph ? el("div", { class: "eph" }, "Only you can see this · ", el("button", { type: "button", class: "link",
+        onclick: () => { st.ephemeral.get(ephemeralKey())?.delete(m.id); render(); } }, "Dismiss message")) : null);
+  }
+
+  function renderEmbed(e) {
+    const color = e.color !== undefined ? "#" + e.color.toString(16).padStart(6, "0") : undefined;
+    const box = el("div", { class: "embed" },
+      e.author?.name ? el("div", { class: "muted" }, e.author.name) : null,
+      e.title ? el("div", { class: "title" }, e.title) : null,
+      e.description ? el("div", { class: "content" }, e.description) : null,
+      (e.fields || []).map((f) => el("div", { class: "field" }, el("strong", {}, f.name), el("div", {}, f.value))),
+      e.image?.url ? el("div", { class: "attachment" }, "Image: ", e.image.url) : null,
+      e.footer?.text ? el("div", { class: "muted" }, e.footer.text) : null);
+    if (color) box.style.borderLeftColor = color;
+    return box;
+  }
+
+  function renderComponent(m, c) {
+    switch (c.type) {
+      case 1:
+        return el("div", { class: "arow" }, (c.components || []).map((x) => renderComponent(m, x)));
+      case 2:
+        if (c.style === 5) return el("a", { href: c.url, target: "_blank", rel: "noopener noreferrer", class: "pill" }, c.label || c.url, " ↗");
+        return el("button", { type: "button", class: buttonStyles[c.style] || "secondary", disabled: !!c.disabled,
+          "data-custom-id": c.custom_id, onclick: () => component(m, { component_type: 2, custom_id: c.custom_id }) },
+        c.emoji?.name ? c.emoji.name + " " : "", c.label || "");
+      case 3:
+        return el("select", { disabled: !!c.disabled, "data-custom-id": c.custom_id, onchange: (ev) =>
+          component(m, { component_type: 3, custom_id: c.custom_id, values: [ev.target.value] }) },
+        el("option", { value: "" }, c.placeholder || "Make a selection"),
+        (c.options || []).map((o) => el("option", { value: o.value }, o.label)));
+      case 5: case 6: case 7: case 8:
+        return el("select", { disabled: true }, el("option", {}, (c.placeholder || "Select") + " (not in the playground yet)"));
+      case 9:
+        return el("div", { class: "arow" }, el("div", {}, (c.components || []).map((x) => renderComponent(m, x))),
+          c.accessory ? renderComponent(m, c.accessory) : null);
+      case 10:
+        return el("div", { class: "content" }, c.content);
+      case 14:
+        return el("hr", {});
+      case 17:
+        return el("div", { class: "embed" }, (c.components || []).map((x) => renderComponent(m, x)));
+      default:
+        return el("span", { class: "muted" }, `[component type ${c.type}]`);
+    }
+  }
+
+  async function send(body) {
+    say("Sending…");
+    try {
+      const ans = await discord("POST", "/interactions", st.token, body);
+      say("");
+      answered(ans, body);
+      return ans;
+    } catch (e) {
+      fail(e);
+      return null;
+    } finally {
+      kick();
+    }
+  }
+
+  function answered(ans, body) {
+    const r = ans?.resource || {};
+    if (r.message && (r.message.flags & EPHEMERAL)) addEphemeral(r.message);
+    if (r.type === 9 && r.modal) showModal(ans.interaction?.id, r.modal, body.application_id);
+    if (r.type === 12) say("The app launched its Activity.", "ok");
+  }
+
+  function component(m, data) {
+    return send({ type: 3, application_id: appOf(m), channel_id: st.channel, message_id: m.id, data });
+  }
+
+  // The modal: text inputs, in action rows or labels; submitted as
+  // a MODAL_SUBMIT interaction.
+  function showModal(interactionID, modal, appID) {
+    const inputs = [];
+    const field = (ti, label) => {
+      const attrs = { id: "modal-" + ti.custom_id, required: ti.required !== false, value: ti.value || "",
+        placeholder: ti.placeholder || "", minLength: ti.min_length ?? undefined, maxLength: ti.max_length ?? undefined };
+      const f = ti.style === 2 ? el("textarea", { ...attrs, rows: 4 }) : el("input", attrs);
+      inputs.push({ ti, f });
+      return el("div", {}, el("label", { for: attrs.id }, label || ti.label || ti.custom_id), f);
+    };
+    const body = (modal.components || []).map((row) => {
+      if (row.type === 1) return (row.components || []).filter((x) => x.type === 4).map((ti) => field(ti));
+      if (row.type === 18 && row.component?.type === 4) return field(row.component, row.label);
+      if (row.type === 10) return el("p", {}, row.content);
+      return el("p", { class: "muted" }, `[component type ${row.type}]`);
+    });
+    const close = () => clear(modalRoot);
+    const submit = async (ev) => {
+      ev.preventDefault();
+      const labels = (modal.components || []).some((r) => r.type === 18);
+      const comps = inputs.map(({ ti, f }) => labels
+        ? { type: 18, component: { type: 4, custom_id: ti.custom_id, value: f.value } }
+        : { type: 1, components: [{ type: 4, custom_id: ti.custom_id, value: f.value }] });
+      close();
+      await send({ type: 5, application_id: appID, channel_id: st.channel,
+        data: { id: interactionID, custom_id: modal.custom_id, components: comps } });
+    };
+    clear(modalRoot, el("div", { class: "modal-back" }, el("form", { class: "modal", id: "modal", onsubmit: submit },
+      el("h2", {}, modal.title || ""), body,
+      el("div", { class: "buttons" },
+        el("button", { type: "button", class: "secondary", onclick: close }, "Cancel"),
+        el("button", { type: "submit", class: "primary", id: "modal-submit" }, "Submit")))));
+  }
+
+  // The picker.
+  async function loadIndex() {
+    const key = st.channel + "/" + st.user;
+    if (st.index && st.indexKey === key && Date.now() - st.indexAt < 10000) return;
+    const idx = await discord("GET", `/channels/${st.channel}/application-command-index`, st.token);
+    st.index = idx;
+    st.indexKey = key;
+    st.indexAt = Date.now();
+    st.hidden = await hiddenCommands(idx);
+    render();
+  }
+
+  // hiddenCommands are the installed apps' commands the member does not
+  // see here, each with the access explainer's reason (guild channels
+  // only: a playground aid the real client does not show).
+  async function hiddenCommands(idx) {
+    if (!st.guild) return [];
+    const seen = new Set(idx.application_commands.map((c) => c.id));
+    const out = [];
+    for (const inst of st.guild.installations) {
+      const [gl, gu] = await Promise.all([admin("GET", `/applications/${inst.application_id}/commands`),
+        admin("GET", `/applications/${inst.application_id}/commands?guild_id=${st.guild.id}`)]);
+      for (const c of [...gu.commands, ...gl.commands]) {
+        if (seen.has(c.id) || (c.type !== 1 && c.type !== 4)) continue;
+        try {
+          const q = new URLSearchParams({ user_id: st.user, channel_id: st.channel });
+          const d = await admin("GET", `/guilds/${st.guild.id}/commands/${c.id}/access?${q}`);
+          out.push({ c, reason: d.reason || d.rule });
+        } catch (e) {
+          out.push({ c, reason: e.message });
+        }
+      }
+    }
+    return out;
+  }
+
+  // entries flattens subcommands: "/group sub".
+  function entries() {
+    const out = [];
+    for (const c of st.index?.application_commands || []) {
+      if (c.type !== 1 && c.type !== 4) continue;
+      const subs = (c.options || []).filter((o) => o.type === 1 || o.type === 2);
+      if (!subs.length) {
+        out.push({ c, path: [], opts: c.options || [], label: c.name, desc: c.description });
+        continue;
+      }
+      for (const s of subs) {
+        if (s.type === 1) out.push({ c, path: [s.name], opts: s.options || [], label: `${c.name} ${s.name}`, desc: s.description });
+        else for (const s2 of s.options || []) out.push({ c, path: [s.name, s2.name], opts: s2.options || [],
+          label: `${c.name} ${s.name} ${s2.name}`, desc: s2.description });
+      }
+    }
+    return out;
+  }
+
+  const appName = (id) => st.index?.applications?.find((a) => a.id === id)?.name || world.appByID.get(id)?.name || id;
+
+  async function showPicker() {
+    const v = input.value;
+    if (!v.startsWith("/")) {
+      picker.hidden = true;
+      return;
+    }
+    try {
+      await loadIndex();
+    } catch (e) {
+      fail(e);
+      return;
+    }
+    const q = v.slice(1).toLowerCase();
+    const es = entries().filter((e) => e.label.toLowerCase().startsWith(q) || (q && e.label.toLowerCase().includes(q)));
+    const hidden = st.hidden.filter((h) => h.c.name.toLowerCase().startsWith(q.split(" ")[0]));
+    clear(picker, es.map((e) => el("button", { type: "button", class: "entry", "data-name": e.label, onclick: () => choose(e) },
+      el("strong", {}, "/" + e.label), el("span", { class: "desc" }, e.desc || ""), " ", pill(appName(e.c.application_id)))),
+    hidden.map((h) => el("div", { class: "entry hidden", "data-name": h.c.name, title: h.reason },
+      el("strong", {}, "/" + h.c.name), el("span", { class: "desc" }, h.c.description || ""),
+      el("span", { class: "why" }, "Hidden: " + h.reason))),
+    !es.length && !hidden.length ? el("p", { class: "muted" }, "No command matches.") : null);
+    picker.hidden = false;
+  }
+  input.addEventListener("input", showPicker);
+  input.addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape") picker.hidden = true;
+    if (ev.key === "Enter") {
+      const first = picker.querySelector("button.entry");
+      if (first) first.click();
+      else if (input.value && !input.value.startsWith("/")) say("The playground sends commands: type / to pick one.");
+    }
+  });
+
+  // choose opens the option form of a command (or sends one without
+  // options at once).
+  function choose(e) {
+    picker.hidden = true;
+    input.value = "/" + e.label + " ";
+    st.command = e;
+    if (!e.opts.length) {
+      clear(form);
+      invoke(e.c, e.path, undefined, []);
+      input.value = "";
+      return;
+    }
+    const fields = e.opts.map((o) => optionField(e, o));
+    clear(form, el("form", { class: "optform", id: "command-form", onsubmit: async (ev) => {
+      ev.preventDefault();
+      const values = collect(e);
+      if (!values) return;
+      const ok = await invoke(e.c, e.path, undefined, values);
+      if (ok) {
+        clear(form);
+        input.value = "";
+        st.command = null;
+      }
+    } },
+    el("strong", {}, "/" + e.label), " ", el("span", { class: "muted" }, e.desc || ""),
+    fields,
+    el("div", { class: "buttons" },
+      el("button", { type: "button", class: "secondary", onclick: () => { clear(form); input.value = ""; st.command = null; } }, "Cancel"),
+      el("button", { type: "submit", class: "primary", id: "send" }, "Send"))));
+    form.querySelector("input, select")?.focus();
+  }
+
+  function optionField(e, o) {
+    const id = "opt-" + o.name;
+    const hint = [optionTypes[o.type] || "type " + o.type, o.required ? "required" : "optional",
+      o.min_value !== undefined ? "min " + o.min_value : "", o.max_value !== undefined ? "max " + o.max_value : "",
+      o.min_length !== undefined ? "≥ " + o.min_length + " chars" : "", o.max_length !== undefined ? "≤ " + o.max_length + " chars" : "",
+      o.autocomplete ? "autocomplete" : ""].filter(Boolean).join(" · ");
+    let f;
+    const sel = (opts) => el("select", { id, "data-type": o.type }, o.required ? null : el("option", { value: "" }, "—"),
+      opts.map(([v, t]) => el("option", { value: v }, t)));
+    const users = st.guild ? st.guild.members.map((m) => [m.user_id, userLabel(world.userByID.get(m.user_id))])
+      : world.users.map((u) => [u.id, userLabel(u)]);
+    const roles = st.guild ? st.guild.roles.map((r) => [r.id, "@" + r.name.replace(/^@/, "")]) : [];
+    if (o.choices?.length) f = sel(o.choices.map((c) => [JSON.stringify(c.value), c.name]));
+    else if (o.type === 5) f = sel([["true", "True"], ["false", "False"]]);
+    else if (o.type === 6) f = sel(users);
+    else if (o.type === 8) f = sel(roles);
+    else if (o.type === 9) f = sel([...users, ...roles]);
+    else if (o.type === 7) f = sel((st.guild?.channels || []).filter((c) => !o.channel_types || o.channel_types.includes(c.type))
+      .map((c) => [c.id, channelLabel(c)]));
+    else if (o.type === 11) f = el("input", { id, type: "file", disabled: true, title: "attachments are not in the playground yet" });
+    else {
+      const numeric = o.type === 4 || o.type === 10;
+      f = el("input", { id, "data-type": o.type, autocomplete: "off", required: !!o.required,
+        type: numeric && !o.autocomplete ? "number" : "text", inputMode: numeric ? "decimal" : undefined,
+        step: o.type === 4 ? "1" : numeric ? "any" : undefined, min: o.min_value, max: o.max_value,
+        minLength: o.min_length, maxLength: o.max_length });
+    }
+    const sugg = el("div", { class: "suggest", id: "suggest-" + o.name });
+    if (o.autocomplete) {
+      let t = 0;
+      f.addEventListener("input", () => {
+        clearTimeout(t);
+        t = setTimeout(() => autocomplete(e, o, f, sugg), 200);
+      });
+      f.addEventListener("focus", () => autocomplete(e, o, f, sugg));
+    }
+    return el("div", { class: "opt" }, el("label", { for: id }, o.name, el("small", {}, hint)),
+      o.description ? el("div", { class: "muted" }, o.description) : null, f, sugg);
+  }
+
+  // value reads one option's field as the API types it; "" is unset.
+  function value(o, raw, typing) {
+    if (raw === "") return undefined;
+    if (o.choices?.length) return JSON.parse(raw);
+    if (typing) return raw; // a focused option is sent as typed
+    switch (o.type) {
+      case 4: return Number.isInteger(Number(raw)) ? Number(raw) : raw;
+      case 10: return Number.isNaN(Number(raw)) ? raw : Number(raw);
+      case 5: return raw === "true";
+      default: return raw;
+    }
+  }
+
+  function collect(e, focused) {
+    const out = [];
+    for (const o of e.opts) {
+      const f = document.getElementById("opt-" + o.name);
+      if (!f || o.type === 11) continue;
+      const v = value(o, f.value, o === focused);
+      if (v === undefined && o !== focused) continue;
+      const opt = { type: o.type, name: o.name, value: v ?? "" };
+      if (o === focused) opt.focused = true;
+      out.push(opt);
+    }
+    return out;
+  }
+
+  function wrap(path, opts) {
+    if (path.length === 1) return [{ type: 1, name: path[0], options: opts }];
+    if (path.length === 2) return [{ type: 2, name: path[0], options: [{ type: 1, name: path[1], options: opts }] }];
+    return opts;
+  }
+
+  const acSeq = new Map(); // per option: only its latest answer is shown
+  async function autocomplete(e, o, f, sugg) {
+    const seq = (acSeq.get(o.name) || 0) + 1;
+    acSeq.set(o.name, seq);
+    const data = { id: e.c.id, name: e.c.name, type: e.c.type, version: e.c.version,
+      options: wrap(e.path, collect(e, o)) };
+    try {
+      const ans = await discord("POST", "/interactions", st.token,
+        { type: 4, application_id: e.c.application_id, channel_id: st.channel, data });
+      if (seq !== acSeq.get(o.name)) return;
+      const choices = ans?.resource?.choices || [];
+      clear(sugg, choices.map((c) => el("button", { type: "button", class: "secondary", onclick: () => {
+        f.value = String(c.value);
+        clear(sugg);
+      } }, c.name)), choices.length ? null : el("span", { class: "muted" }, "no suggestion"));
+    } catch (err) {
+      if (seq === acSeq.get(o.name)) clear(sugg, el("span", { class: "muted" }, "autocomplete: " + err.message));
+    }
+  }
+
+  // invoke sends an APPLICATION_COMMAND interaction; target is a user or
+  // message command's target.
+  async function invoke(c, path, target, values = []) {
+    const data = { id: c.id, name: c.name, type: c.type, version: c.version };
+    if (c.type === 1) data.options = wrap(path || [], values);
+    if (target) data.target_id = target;
+    const ans = await send({ type: 2, application_id: c.application_id, channel_id: st.channel, data });
+    return ans !== null;
+  }
+
+  await loadPlace();
+  return () => {
+    st.stopped = true;
+    clearTimeout(st.timer);
+  };
+}
+
+// apiErrorLines words an API error as the client shows it: the message,
+// then each option's field error.
+function apiErrorLines(e, command) {
+  const lines = [e.message];
+  const walk = (node, path) => {
+    if (!node || typeof node !== "object") return;
+    if (Array.isArray(node._errors)) {
+      for (const fe of node._errors) lines.push(`${describe(path, command)}: ${fe.message}`);
+    }
+    for (const [k, v] of Object.entries(node)) if (k !== "_errors") walk(v, [...path, k]);
+  };
+  walk(e.body?.errors, []);
+  return lines;
+}
+
+function describe(path, command) {
+  // data.options.N[.options.M…]: name the option when the form knows it.
+  const i = path.lastIndexOf("options");
+  if (command && i >= 0 && path[0] === "data") {
+    const idx = Number(path[i + 1]);
+    const o = command.opts[idx];
+    if (o) return o.name;
+  }
+  return path.join(".");
+}

@@ -1,0 +1,142 @@
+// log.js: the interaction log: every interaction delivered by this
+// node (whatever sent it: the playground, an API client, a test), with
+// the payload as delivered, the route, the latency and the answer.
+import { el, clear, pill, table, dl, errorBox } from "./dom.js";
+import { loadWorld, channelLabel, userLabel } from "./world.js";
+
+const types = { 2: "command", 3: "component", 4: "autocomplete", 5: "modal submit" };
+
+async function fetchLog(app, guild) {
+  const q = new URLSearchParams();
+  if (app) q.set("application_id", app);
+  if (guild) q.set("guild_id", guild);
+  const r = await fetch("/ui/interactions?" + q, { credentials: "same-origin" });
+  if (r.status === 401) location.assign("/");
+  if (!r.ok) throw new Error(`HTTP ${r.status}`);
+  return r.json();
+}
+
+function what(e) {
+  const d = e.payload?.data || {};
+  if (e.type === 2 || e.type === 4) return "/" + [d.name, ...(d.options || []).filter((o) => o.type === 1 || o.type === 2)
+    .map((o) => o.name)].join(" ") + (e.type === 4 ? " · autocomplete" : "");
+  if (e.type === 3) return "component " + (d.custom_id || "");
+  if (e.type === 5) return "modal " + (d.custom_id || "");
+  return "";
+}
+
+// curl is a command that invokes the same interaction again as its
+// user, through POST /api/v10/interactions (commands, autocomplete and
+// components; a modal submission needs its modal's live interaction).
+export function curl(e) {
+  const p = e.payload || {};
+  const d = p.data || {};
+  let data;
+  if ((e.type === 2 || e.type === 4) && e.command_version) {
+    data = { id: d.id, name: d.name, type: d.type, version: e.command_version };
+    if (d.options) data.options = d.options;
+    if (d.target_id) data.target_id = d.target_id;
+  } else if (e.type === 3) {
+    data = { component_type: d.component_type, custom_id: d.custom_id };
+    if (d.values) data.values = d.values;
+  } else {
+    return null;
+  }
+  const body = { type: e.type, application_id: e.application_id, channel_id: e.channel_id, data };
+  if (e.type === 3) body.message_id = p.message?.id;
+  const quoted = "'" + JSON.stringify(body).replaceAll("'", "'\\''") + "'";
+  return `# CLIENT_TOKEN: the user's client token (POST /admin/v1/users/${e.user_id}/tokens {"type":"client"})\n`
+    + `curl -X POST '${location.origin}/api/v10/interactions' \\\n`
+    + `  -H "Authorization: $CLIENT_TOKEN" -H 'Content-Type: application/json' \\\n  -d ${quoted}`;
+}
+
+export async function logView(root) {
+  const world = await loadWorld();
+  const appSel = el("select", { id: "log-app" }, el("option", { value: "" }, "All apps"),
+    world.apps.map((a) => el("option", { value: a.id }, a.name)));
+  const guildSel = el("select", { id: "log-guild" }, el("option", { value: "" }, "All guilds"),
+    world.guilds.map((g) => el("option", { value: g.id }, g.name)));
+  const list = el("div", { id: "log-list" });
+  const detail = el("div", { id: "log-detail" });
+  let entries = [];
+  let selected = "";
+  let timer = 0;
+  let stopped = false;
+  let sig = "";
+
+  const show = (e) => {
+    selected = e.interaction_id;
+    const app = world.appByID.get(e.application_id);
+    clear(detail,
+      el("h2", {}, `${what(e)}`, " ", pill(types[e.type] || String(e.type), "accent")),
+      dl([
+        ["Interaction", e.interaction_id],
+        ["When", new Date(e.at).toLocaleString()],
+        ["App", app ? app.name : e.application_id],
+        ["User", userLabel(world.userByID.get(e.user_id)) + ` (${e.user_id})`],
+        ["Route", e.route === "endpoint" ? `endpoint ${e.endpoint} (signed: X-Signature-Ed25519, X-Signature-Timestamp)`
+          : e.route === "gateway" ? "gateway (INTERACTION_CREATE)" : "slashd itself"],
+        ["Status", e.status ? String(e.status) : "—"],
+        ["Outcome", pill(e.outcome, e.outcome === "answered" || e.outcome === "deferred" ? "ok" : "bad")],
+        ["Latency", `${e.latency_ms.toFixed(1)} ms`],
+        e.reason ? ["Why", e.reason] : null,
+      ].filter(Boolean)),
+      el("h3", {}, "Payload as delivered"),
+      el("pre", { id: "log-payload" }, JSON.stringify(e.payload, null, 2)),
+      el("h3", {}, "Answer"),
+      el("pre", { id: "log-answer" }, e.answer ? JSON.stringify(e.answer, null, 2) : "(none)"),
+      el("h3", {}, "Invoke it again"),
+      curl(e) ? el("pre", { id: "log-curl" }, curl(e)) : el("p", { class: "muted" },
+        "A modal submission answers its modal: it cannot be sent again."),
+      el("div", { class: "buttons" },
+        curl(e) ? el("button", { type: "button", class: "primary", onclick: () => navigator.clipboard?.writeText(curl(e)) },
+          "Copy as curl") : null,
+        el("button", { type: "button", class: "secondary", onclick: () =>
+          navigator.clipboard?.writeText(JSON.stringify(e.payload, null, 2)) }, "Copy payload")));
+    for (const r of list.querySelectorAll("tr[data-id]")) r.classList.toggle("active", r.dataset.id === selected);
+  };
+
+  const render = () => {
+    if (!entries.length) {
+      clear(list, el("p", { class: "muted" }, "No interaction yet: use a command in the Chat tab, or through the API."));
+      return;
+    }
+    const t = table(["When", "What", "App", "Where", "Route", "Outcome", "ms"], []);
+    const body = t.querySelector("tbody");
+    for (const e of entries) {
+      const g = e.guild_id ? world.guilds.find((x) => x.id === e.guild_id)?.name || e.guild_id : "DM";
+      const tr = el("tr", { "data-id": e.interaction_id, class: "clickable", onclick: () => show(e) },
+        [new Date(e.at).toLocaleTimeString(), what(e), world.appByID.get(e.application_id)?.name || e.application_id, g,
+          e.route, pill(e.outcome, e.outcome === "answered" || e.outcome === "deferred" ? "ok" : "bad"),
+          e.latency_ms.toFixed(1)].map((c) => el("td", {}, c)));
+      body.append(tr);
+    }
+    clear(list, t);
+  };
+
+  const poll = async () => {
+    if (stopped) return;
+    try {
+      entries = await fetchLog(appSel.value, guildSel.value);
+      const s = JSON.stringify(entries.map((e) => e.interaction_id));
+      if (s !== sig) {
+        sig = s;
+        render();
+      }
+    } catch (e) {
+      clear(list, errorBox(e));
+    }
+    if (!stopped) timer = setTimeout(poll, 2000);
+  };
+  const refilter = () => { clearTimeout(timer); sig = ""; poll(); };
+  appSel.addEventListener("change", refilter);
+  guildSel.addEventListener("change", refilter);
+
+  root.append(el("div", { class: "layout log" },
+    el("aside", { class: "side" }, el("h3", {}, "Filter"),
+      el("label", { for: "log-app" }, "App"), appSel, el("label", { for: "log-guild" }, "Guild"), guildSel,
+      el("p", { class: "muted" }, "The last 200 interactions this node delivered, newest first (kept in memory).")),
+    el("section", { class: "pane" }, list, detail)));
+  await poll();
+  return () => { stopped = true; clearTimeout(timer); };
+}
