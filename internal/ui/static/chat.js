@@ -52,14 +52,22 @@ export async function chatView(root) {
   for (const g of world.guilds) placeSel.append(el("option", { value: g.id }, g.name));
   placeSel.append(el("option", { value: "@me" }, "Direct messages"));
 
+  // Every choice of place or user starts a new selection; an answer that
+  // arrives for an older one (the requests may finish out of order) is
+  // dropped, so the newest choice always wins.
+  let selection = 0;
+
   async function loadPlace() {
+    const mine = ++selection;
     st.place = placeSel.value;
     if (st.place === "@me") {
       st.guild = null;
       fillUsers(world.users.filter((u) => !u.bot).map((u) => [u.id, userLabel(u)]));
-      await loadDMs();
+      if (!(await loadDMs(mine))) return;
     } else {
-      st.guild = await admin("GET", `/guilds/${st.place}`);
+      const g = await admin("GET", `/guilds/${st.place}`);
+      if (mine !== selection) return;
+      st.guild = g;
       const owner = st.guild.owner_id;
       fillUsers(st.guild.members.filter((m) => !world.userByID.get(m.user_id)?.bot)
         .sort((a, b) => (a.user_id === owner ? -1 : b.user_id === owner ? 1 : 0))
@@ -67,7 +75,7 @@ export async function chatView(root) {
       clear(chanSel, st.guild.channels.filter((c) => [0, 5, 10, 11, 12].includes(c.type))
         .map((c) => el("option", { value: c.id }, channelLabel(c))));
     }
-    await pick();
+    await pick(mine);
   }
 
   function fillUsers(opts) {
@@ -76,15 +84,21 @@ export async function chatView(root) {
     if (opts.some(([v]) => v === keep)) userSel.value = keep;
   }
 
-  async function loadDMs() {
+  // loadDMs lists the chosen user's DMs; false when a newer selection
+  // replaced this one while the list was on its way.
+  async function loadDMs(mine) {
     const chans = await admin("GET", `/users/${userSel.value}/channels`);
+    if (mine !== selection) return false;
     st.dms = chans;
     clear(chanSel, chans.map((c) => el("option", { value: c.id }, (c.type === 3 ? "group: " : "DM: ")
       + ((c.recipients || []).map((r) => userLabel(world.userByID.get(r.id) || r)).join(", ") || c.id))));
     if (!chans.length) chanSel.append(el("option", { value: "" }, "(no DM: open one in the admin API)"));
+    return true;
   }
 
-  async function pick() {
+  // pick shows the chosen channel as the chosen user (mine: the selection
+  // it belongs to; a channel change is a selection of its own).
+  async function pick(mine = ++selection) {
     st.channel = chanSel.value;
     st.user = userSel.value;
     st.index = null;
@@ -94,21 +108,25 @@ export async function chatView(root) {
     st.command = null;
     say("");
     if (!st.channel || !st.user) return;
+    let token;
     try {
-      st.token = await clientToken(st.user);
+      token = await clientToken(st.user);
     } catch (e) {
-      fail(e);
+      if (mine === selection) fail(e);
       return;
     }
+    if (mine !== selection) return;
+    st.token = token;
     kick();
   }
 
   placeSel.addEventListener("change", () => loadPlace().catch(fail));
   chanSel.addEventListener("change", () => pick().catch(fail));
   userSel.addEventListener("change", async () => {
+    const mine = ++selection;
     try {
-      if (st.place === "@me") await loadDMs();
-      await pick();
+      if (st.place === "@me" && !(await loadDMs(mine))) return;
+      await pick(mine);
     } catch (e) {
       fail(e);
     }
