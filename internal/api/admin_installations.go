@@ -96,22 +96,7 @@ func (s *Server) adminInstall(w http.ResponseWriter, r *http.Request) error {
 	}
 	var scopes []string
 	if f.Require("scopes") {
-		if l, ok := f.List("scopes"); ok {
-			if len(l) == 0 {
-				f.At("scopes").Add(form.CodeMinLength, form.MsgMinLength(1))
-			}
-			for i, item := range l {
-				sc, ok := item.(string)
-				switch {
-				case !ok:
-					f.At("scopes", i).Add(form.CodeStringConvert, form.MsgNotString(item))
-				case !slices.Contains(adminInstallScopes, sc):
-					f.At("scopes", i).Add(form.CodeChoices, form.MsgChoicesOf(adminInstallScopes))
-				case !slices.Contains(scopes, sc):
-					scopes = append(scopes, sc)
-				}
-			}
-		}
+		scopes, _ = adminScopes(f, adminInstallScopes)
 	}
 	perms, _ := f.Perms("permissions")
 	bot := slices.Contains(scopes, auth.ScopeBot)
@@ -185,4 +170,29 @@ func (s *Server) adminUninstall(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeNoContent(w)
 	return nil
+}
+
+// adminScopes reads the body's "scopes": a non-empty list of distinct
+// scopes out of allowed (duplicates dropped), each error recorded at its
+// index. ok is false when the body has no list there.
+func adminScopes(f admin.Form, allowed []string) (scopes []string, ok bool) {
+	l, ok := f.List("scopes")
+	if !ok {
+		return nil, false
+	}
+	if len(l) == 0 {
+		f.At("scopes").Add(form.CodeMinLength, form.MsgMinLength(1))
+	}
+	for i, item := range l {
+		sc, isString := item.(string)
+		switch {
+		case !isString:
+			f.At("scopes", i).Add(form.CodeStringConvert, form.MsgNotString(item))
+		case !slices.Contains(allowed, sc):
+			f.At("scopes", i).Add(form.CodeChoices, form.MsgChoicesOf(allowed))
+		case !slices.Contains(scopes, sc):
+			scopes = append(scopes, sc)
+		}
+	}
+	return scopes, true
 }

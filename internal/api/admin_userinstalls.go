@@ -8,7 +8,6 @@ import (
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/auth"
 	"github.com/slashd/slashd/internal/command"
-	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 )
@@ -62,22 +61,8 @@ func (s *Server) adminUserInstall(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	scopes := []string{auth.ScopeApplicationsCommands}
-	if l, ok := f.List("scopes"); ok {
-		scopes = nil
-		if len(l) == 0 {
-			f.At("scopes").Add(form.CodeMinLength, form.MsgMinLength(1))
-		}
-		for i, item := range l {
-			sc, ok := item.(string)
-			switch {
-			case !ok:
-				f.At("scopes", i).Add(form.CodeStringConvert, form.MsgNotString(item))
-			case !slices.Contains(adminUserInstallScopes, sc):
-				f.At("scopes", i).Add(form.CodeChoices, form.MsgChoicesOf(adminUserInstallScopes))
-			case !slices.Contains(scopes, sc):
-				scopes = append(scopes, sc)
-			}
-		}
+	if l, ok := adminScopes(f, adminUserInstallScopes); ok {
+		scopes = l
 	}
 	if err := f.Err(); err != nil {
 		return err
