@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/auth"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
@@ -38,6 +39,26 @@ func (s *Server) getCurrentUser(w http.ResponseWriter, r *http.Request) error {
 		return notFoundAs(err, errUnauthorized) // the user was deleted under its token
 	}
 	writeJSON(w, http.StatusOK, currentUser(u, !p.Bot() && p.Token.HasScope(scopeEmail)))
+	return nil
+}
+
+// errUnknownUser is the real service's 404 for a user id that names no one.
+var errUnknownUser = apierr.New(http.StatusNotFound, apierr.CodeUnknownUser, "Unknown User")
+
+// getUser is GET /users/{user_id}: any user's public object, as the real
+// service serves it to bots and users alike (no locale, email or flags of
+// the account's own view). OAuth2 Bearer tokens are not accepted here
+// (chatRoute refuses them).
+func (s *Server) getUser(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r, "user_id")
+	if err != nil {
+		return err
+	}
+	u, err := s.store.User(r.Context(), id)
+	if err != nil {
+		return notFoundAs(err, errUnknownUser)
+	}
+	writeJSON(w, http.StatusOK, wireUser(u))
 	return nil
 }
 

@@ -213,3 +213,31 @@ func TestGatewayUserObjects(t *testing.T) {
 	}
 	wantJSON(t, member["user"], mustMarshalJSON(t, userJSON(e.App.ApplicationID, "testapp", nil, true)))
 }
+
+// TestGetUser: GET /users/{user_id} serves any user's public object to a
+// bot or a user's client token, and refuses what the real service refuses.
+func TestGetUser(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	w := newWorld(t, e)
+	alice := w.user("alice", "global_name", "Alice", "locale", "fr")
+	bob := w.user("bob")
+	for _, prefix := range apiPrefixes {
+		cases := []struct{ name, auth, id, want string }{
+			{"bot reads a user", e.Bot(), alice, mustMarshalJSON(t, userJSON(alice, "alice", "Alice", false))},
+			{"bot reads itself", e.Bot(), e.App.ApplicationID, mustMarshalJSON(t, userJSON(e.App.ApplicationID, "testapp", nil, true))},
+			{"user reads another user", w.client(bob), alice, mustMarshalJSON(t, userJSON(alice, "alice", "Alice", false))},
+		}
+		for _, c := range cases {
+			r := mustDo(t, e, "GET", prefix+"/users/"+c.id, c.auth, nil, http.StatusOK)
+			t.Run(prefix+" "+c.name, func(t *testing.T) { wantJSON(t, r.Body, c.want) })
+		}
+	}
+	wantError(t, mustDo(t, e, "GET", "/api/v10/users/123456789012345678", e.Bot(), nil, -1),
+		http.StatusNotFound, `{"message":"Unknown User","code":10013}`)
+	wantError(t, mustDo(t, e, "GET", "/api/v10/users/nope", e.Bot(), nil, -1), http.StatusBadRequest,
+		`{"code":50035,"message":"Invalid Form Body","errors":{"user_id":{"_errors":[{"code":"NUMBER_TYPE_COERCE","message":"Value \"nope\" is not snowflake."}]}}}`)
+	for _, auth := range []string{"", "Bot nope", w.bearer(alice, e.App.ApplicationID, "identify")} {
+		wantError(t, mustDo(t, e, "GET", "/api/v10/users/"+alice, auth, nil, -1), http.StatusUnauthorized, bodyUnauthorized)
+	}
+}

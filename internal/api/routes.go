@@ -82,6 +82,8 @@ func (s *Server) routes() {
 		// Identity: what a bot (or a Bearer token with identify) reads
 		// about itself at start.
 		s.handle(p, "GET", "/users/@me", readRoute, s.getCurrentUser)
+		// Any user's public object (discord.js client.users.fetch).
+		s.handle(p, "GET", "/users/{user_id}", chatRoute, s.getUser)
 		s.handle(p, "GET", "/applications/@me", readRoute, s.getCurrentApplication)
 		s.handle(p, "GET", "/oauth2/applications/@me", readRoute, s.getCurrentApplication)
 	}

@@ -128,6 +128,33 @@ func TestDiscordJSContexts(t *testing.T) {
 		}
 	})
 
+	t.Run("client.users.fetch reads a user it has not cached", func(t *testing.T) {
+		whois := byName(deployed.Commands)["whois"]
+		// carol shares no guild with the bot, so discord.js cannot have
+		// cached her: only GET /users/{id} can answer.
+		carol := djsAdminID(t, e, "POST", "/users", map[string]any{"username": "carol"}, "id")
+		// (An unknown id's 404 is TestGetUser's: every REST call here
+		// must succeed, as cleanREST checks below.)
+		body := invocation(w.channel, w.guild)
+		body["data"] = map[string]any{"id": whois.ID, "name": whois.Name, "type": whois.Type, "version": whois.Version,
+			"options": []map[string]any{{"name": "id", "type": 3, "value": carol}}}
+		a := w.invokeAs(t, w.client, body)
+		if reply := a.message(t); reply.Content != "carol (bot: false)" {
+			t.Errorf("whois answered %q, want carol's name", reply.Content)
+		}
+		var got struct {
+			djsReported
+			FetchedID   *string `json:"fetchedId"`
+			FetchedName *string `json:"fetchedName"`
+			ErrorCode   *int    `json:"errorCode"`
+		}
+		bot.waitID(t, "done", a.Interaction.ID, &got)
+		if deref(got.FetchedID) != carol || deref(got.FetchedName) != "carol" || got.ErrorCode != nil {
+			t.Errorf("discord.js fetched %v %v (error %v), want carol %s", deref(got.FetchedID), deref(got.FetchedName), deref(got.ErrorCode), carol)
+		}
+		bot.wantREST(t, "GET", "/users/"+carol, 200)
+	})
+
 	t.Run("user.send opens the DM and posts there", func(t *testing.T) {
 		dmMe := byName(deployed.Commands)["dm-me"]
 		body := invocation(w.channel, w.guild)
