@@ -106,6 +106,7 @@ var shapeOperations = map[string]answers{
 	"GET {api}/gateway":                                  {ok: one(200, sGateway)},
 	"GET {api}/gateway/bot":                              {ok: one(200, sGatewayBot)},
 	"GET {api}/users/@me":                                {ok: one(200, sUserPII)},
+	"GET {api}/users/{user_id}":                          {ok: one(200, sUser)},
 	"GET {api}/applications/@me":                         {ok: one(200, sPrivateApplication)},
 	"GET {api}/oauth2/applications/@me":                  {ok: one(200, sPrivateApplication)},
 
@@ -597,6 +598,8 @@ func (w *shapeWalk) identity() {
 	w.do("GET", "/users/@me", bot, nil, 200)
 	w.do("GET", "/users/@me", w.bearer(w.alice, w.app, "identify email"), nil, 200)
 	w.do("GET", "/users/@me", "", nil, 401)
+	w.do("GET", "/users/"+w.alice, bot, nil, 200)
+	w.do("GET", "/users/1234567890123456789", bot, nil, 404)
 	w.do("GET", "/applications/@me", bot, nil, 200)
 	w.do("GET", "/applications/@me", w.e.Owner(), nil, 401)
 	w.do("GET", "/oauth2/applications/@me", bot, nil, 200)
