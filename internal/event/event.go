@@ -31,6 +31,11 @@ type Event struct {
 	// carries the JSON, so what its subscribers receive is a
 	// json.RawMessage (nil for null), not the publisher's value.
 	Data any
+	// AfterGap is set by the bus on the first event a subscriber
+	// receives after it lost events (its buffer was full), so that a
+	// consumer that must not act on a partial stream (the read cache's
+	// invalidations) knows to resynchronise. It never travels.
+	AfterGap bool `json:"-"`
 }
 
 // Bus publishes events to subscribers.
@@ -44,8 +49,9 @@ type Bus interface {
 	// bus: before the publisher flushed it to the network); those of one
 	// publisher in the order they were published. A subscriber that
 	// falls more than its buffer behind loses events rather than
-	// stalling publishers; consumers that must not lose any (gateway
-	// resume) keep their own replay buffer.
+	// stalling publishers, and the next event it receives is marked
+	// AfterGap; consumers that must not lose any (gateway resume) keep
+	// their own replay buffer.
 	Subscribe(ctx context.Context, buffer int) <-chan Event
 }
 
@@ -58,6 +64,7 @@ type Memory struct {
 type subscriber struct {
 	ch     chan Event
 	closed bool
+	gap    GapTracker
 }
 
 // NewMemory returns an empty in-process bus.
@@ -68,10 +75,7 @@ func (b *Memory) Publish(_ context.Context, e Event) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for s := range b.subs {
-		select {
-		case s.ch <- e:
-		default: // full: drop for this subscriber
-		}
+		s.gap.Offer(s.ch, e)
 	}
 }
 
@@ -102,4 +106,21 @@ func DecodeData(data any, v any) error {
 		return err
 	}
 	return json.Unmarshal(b, v)
+}
+
+// GapTracker remembers that a subscriber lost events, so that the next
+// event it receives is marked AfterGap. Its zero value is ready; callers
+// serialise Offer (buses hold the subscriber's lock).
+type GapTracker struct{ lost bool }
+
+// Offer sends e on ch without blocking; a full channel drops e and
+// marks the gap on the next event sent.
+func (g *GapTracker) Offer(ch chan<- Event, e Event) {
+	e.AfterGap = g.lost
+	select {
+	case ch <- e:
+		g.lost = false
+	default: // full: drop for this subscriber
+		g.lost = true
+	}
 }

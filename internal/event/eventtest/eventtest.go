@@ -54,6 +54,7 @@ func Run(t *testing.T, newBus NewBus) {
 		{"SubscribeWithEndedContext", testSubscribeWithEndedContext},
 		{"CancelClosesChannel", testCancelClosesChannel},
 		{"SlowSubscriberDoesNotBlock", testSlowSubscriberDoesNotBlock},
+		{"GapMarksLostEvents", testGapMarksLostEvents},
 		{"OrderPerPublisher", testOrderPerPublisher},
 		{"DataRoundTripsAsJSON", testDataRoundTripsAsJSON},
 		{"NotDeliveredBeforeSubscribe", testNotDeliveredBeforeSubscribe},
@@ -234,6 +235,71 @@ func testCancelClosesChannel(t *testing.T, newBus NewBus) {
 func seqEvent(p, n int) event.Event {
 	return event.Event{Type: "EVENTTEST_SEQ", ApplicationID: snowflake.ID(100 + p), GuildID: snowflake.ID(n + 1),
 		Data: map[string]int{"publisher": p, "seq": n}}
+}
+
+// testGapMarksLostEvents: a subscriber that loses events to its full
+// buffer gets the next event it receives marked AfterGap, so that no
+// event is missing from what it reads without a mark saying so.
+// Whether a networked bus drops any here depends on timing, so the check
+// is that property; the in-process bus must drop (Publish is
+// synchronous), and the test says so with wantGap.
+func testGapMarksLostEvents(t *testing.T, newBus NewBus) {
+	const n = 200
+	node := newBus(t)
+	a, b := node(), node()
+	_, inProcess := a.(*event.Memory)
+	slow := subscribe(t, b, 1)
+	for i := range n {
+		a.Publish(context.Background(), seqEvent(0, i))
+	}
+	flush(t, a)
+	final := event.Event{Type: "EVENTTEST_FINAL"}
+	a.Publish(context.Background(), final)
+	flush(t, a)
+
+	// Read until the final event; it may itself be lost to a full
+	// buffer, so it is published again while none comes (a poll with a
+	// deadline).
+	deadline := time.After(wait)
+	next, sawGap := 0, false
+	for {
+		select {
+		case e, ok := <-slow:
+			if !ok {
+				t.Fatal("the subscription closed")
+			}
+			sawGap = sawGap || e.AfterGap
+			switch e.Type {
+			case "EVENTTEST_FINAL":
+				if next != n && !e.AfterGap {
+					t.Fatalf("events %d..%d were lost without a mark", next, n-1)
+				}
+				if inProcess && !sawGap {
+					t.Error("the in-process bus dropped events to a 1-slot buffer without marking one AfterGap")
+				}
+				return
+			case "EVENTTEST_SEQ":
+				seq := int(e.GuildID) - 1
+				if seq < next {
+					t.Fatalf("event %d after %d: out of order", seq, next-1)
+				}
+				if seq > next && !e.AfterGap {
+					t.Fatalf("events %d..%d were lost, and event %d is not marked AfterGap", next, seq-1, seq)
+				}
+				if seq == next && e.AfterGap {
+					t.Fatalf("event %d is marked AfterGap, but none was lost before it", seq)
+				}
+				next = seq + 1
+			default:
+				t.Fatalf("unexpected event %s", e.Type)
+			}
+		case <-time.After(100 * time.Millisecond):
+			a.Publish(context.Background(), final)
+			flush(t, a)
+		case <-deadline:
+			t.Fatalf("the final event did not arrive within %v", wait)
+		}
+	}
 }
 
 func testSlowSubscriberDoesNotBlock(t *testing.T, newBus NewBus) {

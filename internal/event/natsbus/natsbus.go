@@ -105,6 +105,7 @@ type subscriber struct {
 	sub    *nats.Subscription
 	cc     jetstream.ConsumeContext // an ordered bus's subscription
 	stop   func() bool              // stops waiting for the Subscribe context
+	gap    event.GapTracker         // events lost to a full ch
 }
 
 // New returns a Bus publishing and subscribing on nc, and takes
@@ -313,10 +314,7 @@ func (s *subscriber) offer(log *slog.Logger, subject string, data []byte) {
 	if s.closed {
 		return
 	}
-	select {
-	case s.ch <- e:
-	default: // full: drop for this subscriber
-	}
+	s.gap.Offer(s.ch, e)
 }
 
 // unsubscribe ends s's NATS subscription and closes its channel; it is

@@ -14,7 +14,9 @@
 // acknowledged before the read began has been applied. Concurrent reads
 // share a marker. If the marker does not come back in time (the bus is
 // down or dropped messages) the cache is emptied and the read goes to
-// the store.
+// the store. A subscription that lost events to its full buffer gets the
+// next event marked AfterGap, and the cache is emptied before that event
+// (a marker, perhaps) is applied.
 //
 // A fill that raced an invalidation is not kept: every invalidation
 // bumps a generation, and a value read from the store is cached only if
@@ -400,6 +402,13 @@ func (s *Store) RevokeGrant(ctx context.Context, id snowflake.ID) error {
 
 func (s *Store) listen(ctx context.Context, events <-chan event.Event) {
 	for e := range events {
+		if e.AfterGap {
+			// The subscription lost events to a full buffer: some of
+			// them may have been invalidations. Empty the cache before
+			// this event (a barrier marker) can vouch for it.
+			s.log.Warn("cache: the bus lost events to a full subscriber buffer: emptying the cache")
+			s.apply(Invalidation{All: true})
+		}
 		switch e.Type {
 		case EventInvalidate:
 			var inv Invalidation

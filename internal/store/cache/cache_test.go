@@ -214,6 +214,66 @@ func TestSharedNeverStale(t *testing.T) {
 	}
 }
 
+// A subscriber that lost an invalidation to a full buffer (the bus marks
+// the next event it gets AfterGap) empties its cache: the write whose
+// invalidation was lost is not read stale once the read's marker is back.
+func TestSharedLostInvalidationEmptiesTheCache(t *testing.T) {
+	inner := openSQLite(t)
+	ctx := t.Context()
+	f := seed(t, inner)
+	shared := event.NewMemory()
+	lossy := &lossyBus{Memory: shared}
+	a := cache.New(ctx, inner, cache.Options{Bus: shared, Shared: true})
+	b := cache.New(ctx, inner, cache.Options{Bus: lossy, Shared: true})
+	scope := command.Scope{ApplicationID: f.App, GuildID: f.Guild}
+	for i := range 5 {
+		if _, err := b.RawCommands(ctx, scope); err != nil { // warm b
+			t.Fatal(err)
+		}
+		lossy.loseInvalidations.Store(1)
+		if _, err := a.WriteCommands(ctx, scope, 0, f.upsert(t, "cmd"+string(rune('a'+i)))); err != nil {
+			t.Fatal(err)
+		}
+		raw, err := b.RawCommands(ctx, scope)
+		if err != nil || len(raw) != i+1 {
+			t.Fatalf("write %d, its invalidation lost: node b reads %d commands (%v), want %d", i, len(raw), err, i+1)
+		}
+		if n := lossy.lost.Load(); n != int32(i+1) {
+			t.Fatalf("the bus lost %d invalidations, want %d: the test lost nothing", n, i+1)
+		}
+	}
+}
+
+// lossyBus is a Memory bus whose subscriptions lose the next
+// loseInvalidations cache invalidations, as a full subscriber buffer
+// would, and mark the next event they pass on AfterGap.
+type lossyBus struct {
+	*event.Memory
+	loseInvalidations atomic.Int32
+	lost              atomic.Int32
+}
+
+func (l *lossyBus) Subscribe(ctx context.Context, buffer int) <-chan event.Event {
+	in := l.Memory.Subscribe(ctx, buffer)
+	out := make(chan event.Event, buffer)
+	go func() {
+		defer close(out)
+		gap := false
+		for e := range in {
+			if e.Type == cache.EventInvalidate && l.loseInvalidations.Load() > 0 {
+				l.loseInvalidations.Add(-1)
+				l.lost.Add(1)
+				gap = true
+				continue
+			}
+			e.AfterGap = e.AfterGap || gap
+			gap = false
+			out <- e
+		}
+	}()
+	return out
+}
+
 // delayBus delivers every event late, in order, as a networked bus may;
 // Flush waits until what was published before it is delivered.
 type delayBus struct {
