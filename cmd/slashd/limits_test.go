@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -82,5 +84,57 @@ func TestServeAuthFailureLimit(t *testing.T) {
 	}
 	if !strings.Contains(s.out.String(), "authentication failure budget") {
 		t.Errorf("the log does not say an address used up its budget:\n%s", s.out)
+	}
+}
+
+// Behind a trusted proxy (--trusted-proxies), the authentication failure
+// budget is the client's that X-Forwarded-For names, so one client using
+// up its budget does not lock out the others behind the same proxy;
+// without the flag the header is not believed (a client cannot escape
+// its budget by writing one).
+func TestServeTrustedProxies(t *testing.T) {
+	t.Parallel()
+	for _, trusted := range []bool{true, false} {
+		t.Run(fmt.Sprintf("trusted=%v", trusted), func(t *testing.T) {
+			t.Parallel()
+			args := []string{"--addr", "127.0.0.1:0", "--data", t.TempDir(), "--auth-failure-limit", "2/1m", "--log-level", "warn"}
+			if trusted {
+				args = append(args, "--trusted-proxies", "127.0.0.0/8, ::1")
+			}
+			cfg, err := parseServeFlags(args, envMap(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := startServeConfig(t, cfg)
+			from := func(client string) int {
+				req, err := http.NewRequest("GET", s.base+"/api/v10/users/@me", nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				req.Header.Set("Authorization", "Bot nope")
+				req.Header.Set("X-Forwarded-For", "6.6.6.6, "+client)
+				resp, err := httpClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				return resp.StatusCode
+			}
+			for i := range 2 {
+				if got := from("198.51.100.1"); got != 401 {
+					t.Fatalf("bad token %d from the first client: %d, want 401", i+1, got)
+				}
+			}
+			if got := from("198.51.100.1"); got != 429 {
+				t.Fatalf("the first client over its budget: %d, want 429", got)
+			}
+			want := 401 // another client behind the proxy has its own budget
+			if !trusted {
+				want = 429 // the header is not believed: the same address
+			}
+			if got := from("198.51.100.2"); got != want {
+				t.Fatalf("a second client behind the proxy: %d, want %d", got, want)
+			}
+		})
 	}
 }

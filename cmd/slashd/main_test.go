@@ -10,13 +10,17 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/slashd/slashd/internal/realip"
 )
 
 // syncBuffer is a bytes.Buffer safe for the server's goroutines to write
@@ -406,10 +410,11 @@ func TestParseServeFlags(t *testing.T) {
 			name: "environment",
 			env: map[string]string{"SLASHD_ADDR": "0.0.0.0:9999", "SLASHD_DATA": "/srv/slashd", "SLASHD_RATELIMIT": "false",
 				"SLASHD_LOG_LEVEL": "debug", "SLASHD_NATS_PREFIX": "cluster2.events", "SLASHD_NODE_ID": "7",
-				"SLASHD_LOG_FORMAT": "json", "SLASHD_METRICS_ADDR": "127.0.0.1:9090", "SLASHD_PPROF_ADDR": "127.0.0.1:6060"},
+				"SLASHD_LOG_FORMAT": "json", "SLASHD_METRICS_ADDR": "127.0.0.1:9090", "SLASHD_PPROF_ADDR": "127.0.0.1:6060",
+				"SLASHD_TRUSTED_PROXIES": "10.0.0.0/8, 127.0.0.1"},
 			want: serveConfig{addr: "0.0.0.0:9999", dataDir: "/srv/slashd", rateLimit: false, ui: true, logLevel: slog.LevelDebug,
 				natsPrefix: "cluster2.events", nodeID: 7, logFormat: "json", metricsAddr: "127.0.0.1:9090", pprofAddr: "127.0.0.1:6060",
-				limits: defaultAbuseLimits()},
+				limits: defaultAbuseLimits(), trustedProxies: realip.Trusted{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("127.0.0.1/32")}},
 		},
 		{
 			name: "flags beat environment",
@@ -428,6 +433,8 @@ func TestParseServeFlags(t *testing.T) {
 		{name: "node id too large", args: []string{"--node-id", "1024"}, wantErr: true},
 		{name: "bad SLASHD_NODE_ID", env: map[string]string{"SLASHD_NODE_ID": "x"}, wantErr: true},
 		{name: "unknown flag", args: []string{"--port", "1"}, wantErr: true},
+		{name: "bad --trusted-proxies", args: []string{"--trusted-proxies", "10.0.0.0/8,proxy.local"}, wantErr: true},
+		{name: "bad SLASHD_TRUSTED_PROXIES", env: map[string]string{"SLASHD_TRUSTED_PROXIES": "10.0.0.0/99"}, wantErr: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -441,7 +448,7 @@ func TestParseServeFlags(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got != tc.want {
+			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("got %+v, want %+v", got, tc.want)
 			}
 		})

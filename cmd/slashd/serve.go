@@ -24,6 +24,7 @@ import (
 	"github.com/slashd/slashd/internal/bootstrap"
 	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/event/natsbus"
+	"github.com/slashd/slashd/internal/realip"
 	"github.com/slashd/slashd/internal/secrets"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/ui"
@@ -44,6 +45,9 @@ type serveConfig struct {
 	metricsAddr string // serve /metrics there only; "": on addr
 	pprofAddr   string // serve the profiler there; "": off
 	secrets     secrets.Config
+	// trustedProxies may name the client in X-Forwarded-For; empty:
+	// the connection's address is the client's.
+	trustedProxies realip.Trusted
 	// sweep is how often ended rate-limit windows are deleted from a
 	// shared store; 0: every 30 s (tests shorten it).
 	sweep time.Duration
@@ -93,14 +97,22 @@ func serveFlags(fs *flagSet) func() (serveConfig, error) {
 	fs.envString(&cfg.natsPrefix, "nats-prefix", "slashd.events", "NATS subject prefix of this cluster's events")
 	fs.envInt(&cfg.nodeID, "node-id", -1,
 		"this node's id in the snowflakes it makes, 0-1023, distinct per node of a cluster (-1: 0 alone, random with --store)")
-	var level string
+	var level, proxies string
 	fs.envString(&level, "log-level", "info", "debug, info, warn or error")
+	fs.envString(&proxies, "trusted-proxies", "",
+		"reverse proxies whose X-Forwarded-For names the client, as comma-separated `NETWORKS` (CIDRs or addresses); "+
+			"the client's address then counts for rate limits, abuse budgets and logs; unset: the connection's address")
 	observeFlags(fs, &cfg)
 	abuseLimitFlags(fs, &cfg.limits)
 	return func() (serveConfig, error) {
 		if err := cfg.logLevel.UnmarshalText([]byte(level)); err != nil {
 			return cfg, fmt.Errorf("--log-level: %w", err)
 		}
+		trusted, err := realip.Parse(proxies)
+		if err != nil {
+			return cfg, fmt.Errorf("--trusted-proxies: %w", err)
+		}
+		cfg.trustedProxies = trusted
 		if err := cfg.checkObserve(); err != nil {
 			return cfg, err
 		}
@@ -221,7 +233,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 		root = playground
 	}
 	srv := &http.Server{
-		Handler:           root,
+		Handler:           cfg.trustedProxies.Handler(root),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       60 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -270,6 +282,9 @@ func startAttrs(cfg serveConfig, node uint16, baseURL string, metricsSide, pprof
 		creds = "none in the data directory (another node's, or deleted)"
 	}
 	attrs = append(attrs, "credentials", creds, "ratelimit", cfg.rateLimit)
+	if len(cfg.trustedProxies) > 0 {
+		attrs = append(attrs, "trusted_proxies", cfg.trustedProxies.String())
+	}
 	metrics := baseURL + "/metrics"
 	if metricsSide != nil {
 		metrics = metricsSide.url + "/metrics"
