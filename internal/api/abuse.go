@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 
@@ -37,10 +38,16 @@ func (s *Server) refuseFailingAddress(w http.ResponseWriter, r *http.Request) bo
 // countAuthFailure counts a request answered 401 against its client
 // address, and says so in the log when that uses up the budget.
 func (s *Server) countAuthFailure(r *http.Request) {
+	s.countAuthFailureFrom(r.RemoteAddr)
+}
+
+// countAuthFailureFrom counts one authentication failure against the
+// client at remoteAddr (a RemoteAddr, "host:port").
+func (s *Server) countAuthFailureFrom(remoteAddr string) {
 	if s.failures == nil {
 		return
 	}
-	addr := ratelimit.AddressKey(r.RemoteAddr)
+	addr := ratelimit.AddressKey(remoteAddr)
 	res := s.failures.Allow(addr, s.cfg.AuthFailureLimit)
 	if res.Allowed && res.Remaining == 0 {
 		s.log.Warn("client address used up its authentication failure budget: refused until the window ends",
@@ -93,4 +100,23 @@ func setLimitHeaders(h http.Header, res ratelimit.Result) {
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
 	h.Set("X-RateLimit-Reset", strconv.FormatFloat(float64(res.ResetAt.UnixMilli())/1000, 'f', 3, 64))
 	h.Set("X-RateLimit-Reset-After", strconv.FormatFloat(res.ResetAfter.Seconds(), 'f', 3, 64))
+}
+
+// gatewayClientKey is the context key of a gateway connection's client
+// address (see guardGateway).
+type gatewayClientKey struct{}
+
+// guardGateway puts the websocket gateway under the authentication
+// failure budget: an address over its budget is refused (429) before
+// the upgrade, and an IDENTIFY or RESUME with an unknown token counts
+// against the budget of the address that sent it (gatewayDirectory.Bot
+// finds it in the connection's context, which the gateway derives from
+// the upgrade request's).
+func (s *Server) guardGateway(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.refuseFailingAddress(w, r) {
+			return
+		}
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), gatewayClientKey{}, r.RemoteAddr)))
+	})
 }

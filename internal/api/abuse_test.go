@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
+
 	"github.com/slashd/slashd/internal/api"
 	"github.com/slashd/slashd/internal/auth"
 	"github.com/slashd/slashd/internal/ratelimit"
@@ -251,4 +253,52 @@ func TestAuthFailureBudgetOff(t *testing.T) {
 	for range api.DefaultConfig().AuthFailureLimit.Count + 10 {
 		wantStatus(t, req.send(t, client, e.URL), 401)
 	}
+}
+
+// The gateway is under the same budget: an IDENTIFY or RESUME with an
+// unknown token is closed 4004 and counts against its address; an
+// address over its budget is refused (429) before the websocket upgrade,
+// and on the API too.
+func TestAuthFailureBudgetOnTheGateway(t *testing.T) {
+	t.Parallel()
+	const budget = 2
+	e := testenv.New(t, func(c *api.Config) { c.AuthFailureLimit = ratelimit.Limit{Count: budget, Window: time.Minute} })
+	client := clientFrom(t, "127.0.0.30")
+	ws := strings.Replace(e.URL, "http", "ws", 1) + "/gateway?v=10&encoding=json"
+	attempts := []struct{ op, d string }{
+		{"2", `{"token":"Bot nope","intents":1,"properties":{"os":"linux","browser":"t","device":"t"}}`},
+		{"6", `{"token":"nope","session_id":"s","seq":1}`},
+	}
+	for i, a := range attempts {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		c, _, err := websocket.Dial(ctx, ws, &websocket.DialOptions{HTTPClient: client})
+		if err != nil {
+			cancel()
+			t.Fatalf("attempt %d: dial: %v", i+1, err)
+		}
+		if _, _, err := c.Read(ctx); err != nil { // HELLO
+			t.Fatalf("attempt %d: HELLO: %v", i+1, err)
+		}
+		if err := c.Write(ctx, websocket.MessageText, []byte(`{"op":`+a.op+`,"d":`+a.d+`}`)); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = c.Read(ctx)
+		if got := websocket.CloseStatus(err); got != 4004 {
+			t.Fatalf("attempt %d (op %s) with an unknown token: %v (close %d), want close 4004", i+1, a.op, err, got)
+		}
+		c.CloseNow()
+		cancel()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, resp, err := websocket.Dial(ctx, ws, &websocket.DialOptions{HTTPClient: client})
+	if err == nil {
+		c.CloseNow()
+		t.Fatal("an address over its budget was upgraded")
+	}
+	if resp == nil || resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("X-RateLimit-Global") != "true" {
+		t.Fatalf("dial over the budget: %v (response %+v), want a global 429", err, resp)
+	}
+	valid := credentialed{name: "valid bot token", method: "GET", path: v10(e).global(), auth: e.Bot()}
+	wantAddressRefused(t, valid.send(t, client, e.URL), budget)
 }

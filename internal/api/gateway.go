@@ -53,6 +53,9 @@ func (d gatewayDirectory) Bot(ctx context.Context, token string) (gateway.Bot, e
 	}
 	p, err := auth.Authenticate(ctx, d.s.store, token, d.s.now())
 	if errors.Is(err, auth.ErrInvalidToken) || (err == nil && !p.Bot()) {
+		if addr, ok := ctx.Value(gatewayClientKey{}).(string); ok {
+			d.s.countAuthFailureFrom(addr)
+		}
 		return gateway.Bot{}, gateway.ErrUnknownToken
 	}
 	if err != nil {

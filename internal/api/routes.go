@@ -92,8 +92,8 @@ func (s *Server) routes() {
 	s.oauth.Routes(routeRecorder{s}, apiPrefixes)
 	s.adminRoutes()
 	// The websocket gateway itself (discordgo adds a trailing slash).
-	s.register("GET /gateway", s.gateway)
-	s.register("GET /gateway/{$}", s.gateway)
+	s.register("GET /gateway", s.guardGateway(s.gateway))
+	s.register("GET /gateway/{$}", s.guardGateway(s.gateway))
 	s.register("GET /healthz", http.HandlerFunc(s.healthz))
 	if s.cfg.ServeMetrics {
 		s.register("GET /metrics", s.metrics.registry.Handler())
