@@ -32,33 +32,32 @@ type guildDetail struct {
 	Installations []installation  `json:"installations"`
 }
 
-// checkOwner checks owner_id names a user who is not a bot, recording
-// what is wrong in f.
-func (a *API) checkOwner(ctx context.Context, f admin.Form, id snowflake.ID) error {
+// owner reads owner_id, which must name a user who is not a bot. ok is
+// false when the body has none; err is the form's errors (the other
+// fields' read before included) or the store's.
+func (a *API) owner(ctx context.Context, f admin.Form) (id snowflake.ID, ok bool, err error) {
+	id, ok = f.ID("owner_id")
+	if err := f.Err(); err != nil || !ok {
+		return id, ok, err
+	}
 	u, err := a.Store.User(ctx, id)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		f.At("owner_id").Add(admin.CodeUnknownUser, "Unknown User")
 	case err != nil:
-		return err
+		return id, ok, err
 	case u.Bot:
 		f.At("owner_id").Add(admin.CodeGuildOwner, "A bot user cannot own a guild")
 	}
-	return f.Err()
+	return id, ok, f.Err()
 }
 
 func (a *API) createGuild(ctx context.Context, req *Request) (Response, error) {
-	f := req.Form
-	name, _ := admin.GuildName(f, true)
-	f.Require("owner_id")
-	owner, ownerOK := f.ID("owner_id")
-	if err := f.Err(); err != nil {
+	name, _ := admin.GuildName(req.Form, true)
+	req.Form.Require("owner_id")
+	owner, _, err := a.owner(ctx, req.Form)
+	if err != nil {
 		return Response{}, err
-	}
-	if ownerOK {
-		if err := a.checkOwner(ctx, f, owner); err != nil {
-			return Response{}, err
-		}
 	}
 	g := store.Guild{ID: a.nextID(), Name: name, OwnerID: owner, CreatedAt: a.Now().UTC()}
 	return created(g), a.Store.CreateGuild(ctx, g)
@@ -86,14 +85,11 @@ func (a *API) editGuild(ctx context.Context, req *Request) (Response, error) {
 	if name, ok := admin.GuildName(f, false); ok {
 		g.Name = name
 	}
-	owner, ownerOK := f.ID("owner_id")
-	if err := f.Err(); err != nil {
+	owner, hasOwner, err := a.owner(ctx, f)
+	if err != nil {
 		return Response{}, err
 	}
-	if ownerOK {
-		if err := a.checkOwner(ctx, f, owner); err != nil {
-			return Response{}, err
-		}
+	if hasOwner {
 		g.OwnerID = owner
 	}
 	return ok(g), a.Store.UpdateGuild(ctx, g)
