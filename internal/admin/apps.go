@@ -8,6 +8,7 @@ import (
 	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/store"
+	"github.com/slashd/slashd/internal/wire"
 )
 
 // MinAppName is the shortest application name; the longest is
@@ -131,4 +132,14 @@ func installParams(entry Form, t int) (p store.InstallParams, has, ok bool) {
 	}
 	p.Permissions = perms
 	return p, true, f.At().Empty()
+}
+
+// IntegrationTypesConfigOf is an app's integration_types_config as the
+// application object carries it (the admin API's and /applications/@me's).
+func IntegrationTypesConfigOf(app store.Application) map[string]wire.IntegrationTypesConfig {
+	params := make(map[int]wire.InstallParams, len(app.InstallParams))
+	for t, p := range app.InstallParams {
+		params[t] = wire.InstallParams{Scopes: p.Scopes, Permissions: p.Permissions.String()}
+	}
+	return wire.NewIntegrationTypesConfig(app.IntegrationTypes, params)
 }

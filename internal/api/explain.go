@@ -1,10 +1,12 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
 	"github.com/slashd/slashd/internal/access"
+	"github.com/slashd/slashd/internal/adminapi"
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/snowflake"
@@ -13,58 +15,44 @@ import (
 
 var errUnknownMember = apierr.New(http.StatusNotFound, 10007, "Unknown Member")
 
-// explainAccess is GET /admin/v1/guilds/{guild_id}/commands/{command_id}/access?user_id=…&channel_id=…:
-// whether a member may see and use a command in a channel, and why. The
-// command may be a guild command of that guild or a global command, of
-// any app: one not installed there is explained as not_installed (an
-// uninstall keeps the app's guild commands).
-func (s *Server) explainAccess(w http.ResponseWriter, r *http.Request) error {
-	ctx := r.Context()
-	guildID, err := pathID(r, "guild_id")
-	if err != nil {
-		return err
-	}
-	commandID, err := pathID(r, "command_id")
-	if err != nil {
-		return err
-	}
-	userID, err := queryID(r, "user_id")
-	if err != nil {
-		return err
-	}
-	channelID, err := queryID(r, "channel_id")
-	if err != nil {
-		return err
-	}
+// explainAccess is the decision of the admin API's GET
+// /admin/v1/guilds/{guild_id}/commands/{command_id}/access (see
+// internal/adminapi): whether a member may see and use a command in a
+// channel, and why, by the picker's rules (memberView, the app's command
+// index). The command may be a guild command of that guild or a global
+// command, of any app: one not installed there is explained as
+// not_installed (an uninstall keeps the app's guild commands).
+func (s *Server) explainAccess(ctx context.Context, q adminapi.AccessQuery) (access.Decision, error) {
+	guildID := q.GuildID
 	if _, err := s.store.Guild(ctx, guildID); errors.Is(err, store.ErrNotFound) {
-		return errUnknownGuild
+		return access.Decision{}, errUnknownGuild
 	} else if err != nil {
-		return err
+		return access.Decision{}, err
 	}
-	ch, err := s.store.Channel(ctx, channelID)
+	ch, err := s.store.Channel(ctx, q.ChannelID)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && ch.GuildID != guildID) {
-		return errUnknownChannel
+		return access.Decision{}, errUnknownChannel
 	}
 	if err != nil {
-		return err
+		return access.Decision{}, err
 	}
-	view, err := s.loadMemberView(ctx, guildID, userID)
+	view, err := s.loadMemberView(ctx, guildID, q.UserID)
 	if errors.Is(err, errNotMember) {
-		return errUnknownMember
+		return access.Decision{}, errUnknownMember
 	}
 	if err != nil {
-		return err
+		return access.Decision{}, err
 	}
-	if view.userApps, err = s.userApps(ctx, userID); err != nil {
-		return err
+	if view.userApps, err = s.userApps(ctx, q.UserID); err != nil {
+		return access.Decision{}, err
 	}
-	cmd, err := s.findCommand(r, view, guildID, commandID)
+	cmd, err := s.findCommand(ctx, view, guildID, q.CommandID)
 	if err != nil {
-		return err
+		return access.Decision{}, err
 	}
 	ac, err := s.loadAppCommands(ctx, cmd.ApplicationID, guildID)
 	if err != nil {
-		return err
+		return access.Decision{}, err
 	}
 	d := access.NewViewer(view.context(ch, cmd.ApplicationID)).Decide(ac.index, cmd)
 	if d.Allowed && cmd.Type == command.PrimaryEntryPoint && !ac.embedded() {
@@ -75,17 +63,14 @@ func (s *Server) explainAccess(w http.ResponseWriter, r *http.Request) error {
 		d = access.Decision{Allowed: false, Rule: "shadowed_by_guild_command",
 			Reason: "a guild command of the same type and name replaces this global command in this guild"}
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"allowed": d.Allowed, "reason": d.Reason, "rule": d.Rule,
-		"authorizing_integration_owners": ownerKeys(d.Owners)})
-	return nil
+	return d, nil
 }
 
 // findCommand finds a command by id among the guild's commands and the
 // global commands of every app, those installed in the guild first. Apps
 // that are not installed are searched too, so that the decision can say
 // not_installed rather than the command being unknown.
-func (s *Server) findCommand(r *http.Request, view memberView, guildID, id snowflake.ID) (command.Command, error) {
-	ctx := r.Context()
+func (s *Server) findCommand(ctx context.Context, view memberView, guildID, id snowflake.ID) (command.Command, error) {
 	find := func(appID snowflake.ID) (command.Command, bool, error) {
 		for _, scope := range []command.Scope{{ApplicationID: appID, GuildID: guildID}, {ApplicationID: appID}} {
 			c, err := s.store.Command(ctx, scope, id)
@@ -129,30 +114,4 @@ func shadowed(visible []command.Command, global command.Command) bool {
 		}
 	}
 	return true
-}
-
-// queryID reads a required snowflake query parameter.
-func queryID(r *http.Request, name string) (snowflake.ID, error) {
-	raw := r.URL.Query().Get(name)
-	if raw == "" {
-		return 0, apierr.Invalid("BASE_TYPE_REQUIRED", "This field is required", name)
-	}
-	id, err := snowflake.Parse(raw)
-	if err != nil {
-		return 0, apierr.Invalid("NUMBER_TYPE_COERCE", `Value "`+raw+`" is not snowflake.`, name)
-	}
-	return id, nil
-}
-
-// ownerKeys lists the installation types that authorize a use, as the
-// keys of authorizing_integration_owners ("0" guild, "1" user).
-func ownerKeys(o access.Owners) []string {
-	out := []string{}
-	if o.Has(access.OwnerGuild) {
-		out = append(out, "0")
-	}
-	if o.Has(access.OwnerUser) {
-		out = append(out, "1")
-	}
-	return out
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/slashd/slashd/internal/admin"
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/auth"
 	"github.com/slashd/slashd/internal/snowflake"
@@ -102,15 +103,6 @@ func (s *Server) privateApplication(ctx context.Context, appID snowflake.ID) (wi
 	}
 	botUser := wireUser(bot)
 	return wire.NewPrivateApplication(wire.NewApplication(app.ID, app.Name, app.PublicKey, app.Flags, &botUser),
-		wireUser(owner), settings.RedirectURIs, app.InteractionsEndpointURL, integrationTypesConfig(app),
+		wireUser(owner), settings.RedirectURIs, app.InteractionsEndpointURL, admin.IntegrationTypesConfigOf(app),
 		wire.AppCounts(counts)), nil
-}
-
-// integrationTypesConfig is an app's integration_types_config.
-func integrationTypesConfig(app store.Application) map[string]wire.IntegrationTypesConfig {
-	params := make(map[int]wire.InstallParams, len(app.InstallParams))
-	for t, p := range app.InstallParams {
-		params[t] = wire.InstallParams{Scopes: p.Scopes, Permissions: p.Permissions.String()}
-	}
-	return wire.NewIntegrationTypesConfig(app.IntegrationTypes, params)
 }

@@ -3,7 +3,6 @@ package api
 import (
 	"errors"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/slashd/slashd/internal/gateway"
 	"github.com/slashd/slashd/internal/interaction"
 	"github.com/slashd/slashd/internal/metrics"
+	"github.com/slashd/slashd/internal/webhook"
 )
 
 // serverMetrics are the families the API exposes at /metrics. Every
@@ -176,10 +176,4 @@ func (s *Server) deliveryDone(in invocation, d delivery, took time.Duration) {
 
 // endpointForLog is an Interactions Endpoint URL without what may be
 // secret in it (credentials, the query).
-func endpointForLog(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(not a URL)"
-	}
-	return u.Scheme + "://" + u.Host + u.Path
-}
+func endpointForLog(raw string) string { return webhook.EndpointForLog(raw) }

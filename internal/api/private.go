@@ -40,6 +40,11 @@ func (s *Server) readRecipient(w http.ResponseWriter, r *http.Request) (snowflak
 		return 0, apierr.Invalid(form.CodeModelConvert, form.MsgModelConvert)
 	}
 	o, _ := form.AsObject(v, &apierr.Fields{})
+	return recipientOf(o)
+}
+
+// recipientOf reads the recipient of a DM request's body.
+func recipientOf(o form.Object) (snowflake.ID, error) {
 	if !o.Present("recipient_id") {
 		return 0, apierr.Invalid(codeRecipientRequired, "At least one channel recipient is required.")
 	}

@@ -1,6 +1,7 @@
 // Package api is slashd's HTTP interface: the commands API under /api/v10
 // (also /api/v9 and /api, which libraries use), the OAuth2 server
-// (internal/oauth) mounted under the same prefixes, and health. Handlers
+// (internal/oauth) mounted under the same prefixes, the admin API
+// (internal/adminapi) mounted under /admin/v1, and health. Handlers
 // decode, call the domain and store, and render; every error goes through
 // one function, so that all of them carry the real service's JSON
 // envelope.

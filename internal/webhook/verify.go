@@ -214,3 +214,13 @@ func diagnostic(err error) string {
 	}
 	return err.Error()
 }
+
+// EndpointForLog is an Interactions Endpoint URL without what may be
+// secret in it (credentials, the query), for logs.
+func EndpointForLog(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(not a URL)"
+	}
+	return u.Scheme + "://" + u.Host + u.Path
+}

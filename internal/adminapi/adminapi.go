@@ -1,0 +1,105 @@
+// Package adminapi is slashd's admin HTTP API under /admin/v1: the world
+// commands live in (users with their logins, tokens and installed apps,
+// applications, guilds with their roles, members, channels and
+// installations, DMs and group DMs), and why a member may use a command.
+// The rules of each request are internal/admin's (shared with the CLI);
+// this package gives every route one shape: a route names the things of
+// its path it works on and whether it takes a body, and one wrapper
+// checks the admin token, looks those things up (each unknown one its
+// own 404), reads the body, and renders the handler's Response or error.
+// A handler states its rule and nothing else.
+//
+// The package is mounted by internal/api, which hands it what the two
+// APIs share through Deps: the request plumbing (the authentication
+// failure budget, body reading, the error envelope) and the public
+// API's views (private channel objects, the access explainer).
+package adminapi
+
+import (
+	"context"
+	"crypto/ed25519"
+	"io"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/slashd/slashd/internal/access"
+	"github.com/slashd/slashd/internal/bootstrap"
+	"github.com/slashd/slashd/internal/form"
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store"
+	"github.com/slashd/slashd/internal/webhook"
+)
+
+// Prefix is the root of the admin API.
+const Prefix = "/admin/v1"
+
+// Deps are what the admin API needs from the server that mounts it.
+type Deps struct {
+	Store  store.Store
+	IDs    *snowflake.Generator
+	Now    func() time.Time
+	Rand   io.Reader
+	Logger *slog.Logger
+	// VerifyEndpoint checks an Interactions Endpoint URL as a developer
+	// saving it would (webhook.Deliverer.VerifyEndpointPing).
+	VerifyEndpoint func(ctx context.Context, url string, key ed25519.PrivateKey, ping webhook.Ping) error
+
+	// The server's request plumbing, shared with the public API.
+
+	// RefuseFailingAddress answers 429 and reports true when the
+	// client's address used up its authentication failure budget.
+	RefuseFailingAddress func(w http.ResponseWriter, r *http.Request) bool
+	// ReadBody reads a JSON body within the size cap and decodes it.
+	ReadBody func(w http.ResponseWriter, r *http.Request) (any, error)
+	// WriteJSON answers status with v as JSON.
+	WriteJSON func(w http.ResponseWriter, status int, v any)
+	// WriteError renders an error in the API's envelope (anything not an
+	// *apierr.Error as a logged 500); WriteAuthError also counts a 401
+	// against the client's failure budget.
+	WriteError, WriteAuthError func(w http.ResponseWriter, r *http.Request, err error)
+
+	// The public API's views, which the admin API answers with.
+
+	// PrivateChannel renders a DM or group DM as viewer sees it (viewer
+	// 0: every participant listed).
+	PrivateChannel func(ctx context.Context, c store.PrivateChannel, viewer snowflake.ID) (any, error)
+	// OpenDM is POST /users/@me/channels for user from, with its body:
+	// the DM rendered as from sees it, and whether it is new.
+	OpenDM func(ctx context.Context, from store.User, body form.Object) (channel any, created bool, err error)
+	// ExplainAccess decides whether a member may see and use a command
+	// in a channel (the picker's rules), with its API errors for
+	// unknown guilds, channels, members and commands.
+	ExplainAccess func(ctx context.Context, q AccessQuery) (access.Decision, error)
+}
+
+// AccessQuery names a member, a channel and a command of one guild.
+type AccessQuery struct {
+	GuildID, CommandID, UserID, ChannelID snowflake.ID
+}
+
+// API serves the admin routes.
+type API struct{ Deps }
+
+// New builds the admin API.
+func New(d Deps) *API { return &API{Deps: d} }
+
+// Registrar is where the routes go (the server's mux, which also lists
+// them).
+type Registrar interface {
+	Handle(pattern string, h http.Handler)
+}
+
+// Register adds every admin route to mux.
+func (a *API) Register(mux Registrar) {
+	for _, rt := range a.routes() {
+		mux.Handle(rt.method+" "+Prefix+rt.path, a.serve(rt))
+	}
+}
+
+func (a *API) nextID() snowflake.ID { return a.IDs.Next() }
+
+// env is what bootstrap needs to change the world as the CLI does.
+func (a *API) env() bootstrap.Env {
+	return bootstrap.Env{Store: a.Store, IDs: a.IDs, Rand: a.Rand, Now: a.Now}
+}
