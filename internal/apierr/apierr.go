@@ -96,11 +96,19 @@ type Leaf struct {
 type Fields struct {
 	errs     []Leaf
 	children map[string]*Fields
+	// A node At returns for a path that holds no error yet is detached:
+	// it knows its parent and key, and joins the tree only when an
+	// error is added below it. Validating a valid body (thousands of
+	// At calls on a bulk overwrite) then builds no tree at all.
+	parent   *Fields
+	key      string
+	attached bool
 }
 
-// At returns (creating as needed) the node for a path below f. Path
-// elements are object keys (string) or array indexes (int), which the real
-// service renders as decimal string keys.
+// At returns the node for a path below f. Path elements are object keys
+// (string) or array indexes (int), which the real service renders as
+// decimal string keys. The node joins the tree when an error is added
+// at or below it.
 func (f *Fields) At(path ...any) *Fields {
 	node := f
 	for _, p := range path {
@@ -113,22 +121,46 @@ func (f *Fields) At(path ...any) *Fields {
 		default:
 			key = fmt.Sprint(v)
 		}
-		if node.children == nil {
-			node.children = make(map[string]*Fields)
+		if r := node.resolve(false); r != nil {
+			if child, ok := r.children[key]; ok {
+				node = child
+				continue
+			}
 		}
-		child, ok := node.children[key]
-		if !ok {
-			child = &Fields{}
-			node.children[key] = child
-		}
-		node = child
+		node = &Fields{parent: node, key: key}
 	}
 	return node
 }
 
+// resolve returns the node of the tree that f stands for: f itself when
+// it is the root or attached; for a detached node, the node at its path
+// if the tree has one, else (with create) f, attached there, else nil.
+func (f *Fields) resolve(create bool) *Fields {
+	if f.parent == nil || f.attached {
+		return f
+	}
+	p := f.parent.resolve(create)
+	if p == nil {
+		return nil
+	}
+	if c, ok := p.children[f.key]; ok {
+		return c
+	}
+	if !create {
+		return nil
+	}
+	if p.children == nil {
+		p.children = make(map[string]*Fields)
+	}
+	f.parent, f.attached = p, true
+	p.children[f.key] = f
+	return f
+}
+
 // Add appends an error at this node.
 func (f *Fields) Add(code, message string) {
-	f.errs = append(f.errs, Leaf{Code: code, Message: message})
+	n := f.resolve(true)
+	n.errs = append(n.errs, Leaf{Code: code, Message: message})
 }
 
 // Empty reports whether the tree holds no error at all.
@@ -136,10 +168,14 @@ func (f *Fields) Empty() bool {
 	if f == nil {
 		return true
 	}
-	if len(f.errs) > 0 {
+	n := f.resolve(false)
+	if n == nil {
+		return true
+	}
+	if len(n.errs) > 0 {
 		return false
 	}
-	for _, c := range f.children {
+	for _, c := range n.children {
 		if !c.Empty() {
 			return false
 		}
@@ -148,14 +184,22 @@ func (f *Fields) Empty() bool {
 }
 
 // Leaves returns the errors recorded directly at this node.
-func (f *Fields) Leaves() []Leaf { return f.errs }
+func (f *Fields) Leaves() []Leaf {
+	if n := f.resolve(false); n != nil {
+		return n.errs
+	}
+	return nil
+}
 
 // Child returns the existing child node for key, or nil.
 func (f *Fields) Child(key string) *Fields {
 	if f == nil {
 		return nil
 	}
-	return f.children[key]
+	if n := f.resolve(false); n != nil {
+		return n.children[key]
+	}
+	return nil
 }
 
 // Merge copies every error of other under f.
@@ -163,7 +207,13 @@ func (f *Fields) Merge(other *Fields) {
 	if other == nil {
 		return
 	}
-	f.errs = append(f.errs, other.errs...)
+	if other = other.resolve(false); other == nil {
+		return
+	}
+	if len(other.errs) > 0 {
+		n := f.resolve(true)
+		n.errs = append(n.errs, other.errs...)
+	}
 	for k, c := range other.children {
 		f.At(k).Merge(c)
 	}
@@ -173,16 +223,20 @@ func (f *Fields) Merge(other *Fields) {
 // branches pruned. Keys are sorted for stable output.
 func (f *Fields) MarshalJSON() ([]byte, error) {
 	out := make(map[string]any)
-	if len(f.errs) > 0 {
-		out["_errors"] = f.errs
+	n := f.resolve(false)
+	if n == nil {
+		return json.Marshal(out)
 	}
-	keys := make([]string, 0, len(f.children))
-	for k := range f.children {
+	if len(n.errs) > 0 {
+		out["_errors"] = n.errs
+	}
+	keys := make([]string, 0, len(n.children))
+	for k := range n.children {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		if c := f.children[k]; !c.Empty() {
+		if c := n.children[k]; !c.Empty() {
 			out[k] = c
 		}
 	}

@@ -180,7 +180,9 @@ func Overwrite(cur []Command, in []Parsed, global bool, createsToday int, next I
 			}
 		}
 	}
-	var p Plan
+	// Sized once: a Command is large, and growing three slices of them
+	// element by element copied each several times.
+	p := Plan{Put: make([]Command, 0, len(in)), PutWire: make([][]byte, 0, len(in)), Result: make([]Command, 0, len(in))}
 	counts := map[Type]int{}
 	for i, el := range in {
 		c := el.Command

@@ -113,8 +113,9 @@ func TestPresence(t *testing.T) {
 	if o.At() != errs {
 		t.Error("At() is not the object's own node")
 	}
-	if o.At("a", 1) != errs.At("a", 1) {
-		t.Error("At(path) is not the node below the object's")
+	o.At("a", 1).Add("CODE", "message")
+	if leaves := errs.At("a", 1).Leaves(); len(leaves) != 1 || leaves[0].Code != "CODE" {
+		t.Errorf("an error added at At(path) is %v at the object's path, want it there", leaves)
 	}
 	if err, ok := apierr.As(o.Err()); !ok || err.Code != apierr.CodeInvalidFormBody {
 		t.Errorf("Err() = %v, want the 50035 error", o.Err())
