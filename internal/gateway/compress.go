@@ -14,7 +14,7 @@ import (
 // in order gets every message whole.
 
 // compressor turns each frame into the next chunk of the connection's
-// stream (only the writer goroutine uses it).
+// stream (only the connection's one flusher at a time uses it).
 type compressor interface {
 	compress(frame []byte) ([]byte, error)
 }

@@ -50,6 +50,9 @@ func main() {
 	bare := flag.Bool("bare", false, "measure a bare coder/websocket server (hello, READY, heartbeat ACKs) with the same client instead of slashd: the baseline")
 	flag.Parse()
 	heapProfile = *memprofile
+	if heapProfile != "" {
+		runtime.MemProfileRate = 1 // every allocation: a session's few small ones would be lost in sampling
+	}
 	if *client != "" {
 		runClients(*client, *token, *sessions)
 		return
@@ -127,8 +130,7 @@ func runServer(n, events int) error {
 			return err
 		}
 	}
-	fmt.Printf("server heap in use: %.1f MiB before, %.1f MiB with the sessions: %.1f KiB per session\n",
-		mib(before), mib(after), float64(after-before)/1024/float64(n))
+	perSession("server", before, after, n)
 	fmt.Printf("server goroutines: %d per session\n", (runtime.NumGoroutine()-goroutinesBefore)/max(n, 1))
 
 	for i := 0; i < events; i++ {
@@ -156,11 +158,25 @@ func writeHeapProfile(path string) error {
 	return pprof.WriteHeapProfile(f)
 }
 
-func heap() uint64 {
+// memUse is the heap and the goroutine stacks in use, after a GC.
+type memUse struct{ heap, stacks uint64 }
+
+func heap() memUse {
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	return m.HeapInuse + m.StackInuse
+	return memUse{heap: m.HeapInuse, stacks: m.StackInuse}
+}
+
+func (m memUse) total() uint64 { return m.heap + m.stacks }
+
+// perSession prints the memory the n sessions added (heap and stacks
+// together, then each).
+func perSession(who string, before, after memUse, n int) {
+	per := func(a, b uint64) float64 { return (float64(b) - float64(a)) / 1024 / float64(max(n, 1)) }
+	fmt.Printf("%s heap in use: %.1f MiB before, %.1f MiB with the sessions: %.1f KiB per session (heap %.1f KiB, stacks %.1f KiB)\n",
+		who, mib(before.total()), mib(after.total()), per(before.total(), after.total()),
+		per(before.heap, after.heap), per(before.stacks, after.stacks))
 }
 
 func mib(b uint64) float64 { return float64(b) / (1 << 20) }
@@ -321,8 +337,12 @@ func runBare(n int) error {
 	}
 	time.Sleep(time.Second) // let buffers settle, as runServer does
 	after := heap()
-	fmt.Printf("bare server heap in use: %.1f MiB before, %.1f MiB with the sessions: %.1f KiB per session\n",
-		mib(before), mib(after), float64(after-before)/1024/float64(n))
+	if heapProfile != "" {
+		if err := writeHeapProfile(heapProfile); err != nil {
+			return err
+		}
+	}
+	perSession("bare server", before, after, n)
 	in.Close()
 	return cmd.Wait()
 }
