@@ -226,7 +226,7 @@ func (c *conn) identify(d json.RawMessage) (websocket.StatusCode, string) {
 		return CloseUnknownError, ""
 	}
 	s := newSession(sid, bot.ApplicationID, shardID, shards, *id.Intents, c.g.cfg.ReplayLimit)
-	guilds, err := c.g.dir.Guilds(c.ctx, bot.ApplicationID)
+	guilds, err := c.g.dir.Guilds(c.ctx, bot.ApplicationID, s.intents&IntentGuilds != 0)
 	if err != nil {
 		c.g.log.Error("gateway: guilds", "app", bot.ApplicationID, "err", err)
 		return CloseUnknownError, ""
