@@ -210,3 +210,58 @@ func TestZstdStream(t *testing.T) {
 		t.Fatalf("got %s, want INTERACTION_CREATE with s 3", f)
 	}
 }
+
+// TestZlibStreamsShareDeflaters: zlib-stream connections borrow the
+// gateway's deflaters one message at a time; each connection's stream
+// still inflates, message after message, to exactly what it was sent.
+func TestZlibStreamsShareDeflaters(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	app, g := appID(t, e), guildID(t, e)
+	type stream struct {
+		c   *client
+		dec *json.Decoder
+	}
+	streams := make([]stream, 4)
+	for i := range streams {
+		c := dialQuery(t, e, "v=10&encoding=json&compress=zlib-stream")
+		zr, err := zlib.NewReader(&zlibFrames{t: t, ws: c.ws})
+		if err != nil {
+			t.Fatalf("zlib header: %v", err)
+		}
+		streams[i] = stream{c: c, dec: json.NewDecoder(zr)}
+	}
+	next := func(s stream) wireFrame {
+		t.Helper()
+		var f wireFrame
+		if err := s.dec.Decode(&f); err != nil {
+			t.Fatalf("inflate and decode: %v", err)
+		}
+		return f
+	}
+	for _, s := range streams {
+		if f := next(s); f.Op != 10 {
+			t.Fatalf("got %s, want Hello", f)
+		}
+		s.c.send(2, identifyData(e.Bot(), 0))
+		if f := next(s); f.name() != "READY" {
+			t.Fatalf("got %s, want READY", f)
+		}
+	}
+	const events = 20
+	for n := 1; n <= events; n++ {
+		interaction(e, app, g, n)
+	}
+	for i, s := range streams {
+		for n := 1; n <= events; n++ {
+			f := next(s)
+			var d struct {
+				ID int `json:"id"`
+			}
+			if err := json.Unmarshal(f.D, &d); err != nil || f.name() != "INTERACTION_CREATE" || d.ID != n ||
+				f.seq() != int64(n+1) {
+				t.Fatalf("connection %d: got %s, want INTERACTION_CREATE %d with s %d", i, f, n, n+1)
+			}
+		}
+	}
+}

@@ -78,7 +78,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.version, _ = strconv.Atoi(version)
-	if c.packer, err = newCompressor(q.Get("compress")); err != nil {
+	if c.packer, err = newCompressor(q.Get("compress"), &g.deflaters); err != nil {
 		c.close(CloseUnknownError, "")
 		return
 	}

@@ -134,6 +134,9 @@ type Gateway struct {
 	bus     event.Bus
 	log     *slog.Logger
 	started time.Time
+	// deflaters are lent to zlib-stream connections one message at a
+	// time (compress.go).
+	deflaters sync.Pool
 
 	mu       sync.Mutex
 	sessions map[string]*session

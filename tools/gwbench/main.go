@@ -12,11 +12,13 @@ package main
 
 import (
 	"bufio"
+	"compress/zlib"
 	"context"
 	"crypto/rand"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -33,6 +35,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/slashd/slashd/internal/api"
 	"github.com/slashd/slashd/internal/bootstrap"
@@ -47,6 +50,7 @@ func main() {
 	client := flag.String("client", "", "internal: run as the client process against this ws URL")
 	token := flag.String("token", "", "internal: the bot token")
 	memprofile := flag.String("memprofile", "", "write the server's heap profile with the sessions open to this file")
+	compress := flag.String("compress", "", "transport compression the clients ask for: zlib-stream or zstd-stream (not with -bare)")
 	bare := flag.Bool("bare", false, "measure a bare coder/websocket server (hello, READY, heartbeat ACKs) with the same client instead of slashd: the baseline")
 	flag.Parse()
 	heapProfile = *memprofile
@@ -54,22 +58,30 @@ func main() {
 		runtime.MemProfileRate = 1 // every allocation: a session's few small ones would be lost in sampling
 	}
 	if *client != "" {
-		runClients(*client, *token, *sessions)
+		runClients(*client, *token, *compress, *sessions)
 		return
 	}
+	switch *compress {
+	case "", "zlib-stream", "zstd-stream":
+	default:
+		log.Fatalf("-compress %q: want zlib-stream or zstd-stream", *compress)
+	}
 	if *bare {
+		if *compress != "" {
+			log.Fatal("-bare does not compress")
+		}
 		if err := runBare(*sessions); err != nil {
 			log.Fatal(err)
 		}
 		return
 	}
-	if err := runServer(*sessions, *events); err != nil {
+	if err := runServer(*sessions, *events, *compress); err != nil {
 		log.Fatal(err)
 	}
 }
 
 // runServer starts slashd, starts the client process, and measures.
-func runServer(n, events int) error {
+func runServer(n, events int, compress string) error {
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "gwbench")
 	if err != nil {
@@ -103,8 +115,12 @@ func runServer(n, events int) error {
 
 	before := heap()
 	goroutinesBefore := runtime.NumGoroutine()
-	cmd := exec.Command(os.Args[0], "-client", "ws://"+ln.Addr().String()+"/gateway?v=10&encoding=json",
-		"-token", creds.BotToken, "-sessions", strconv.Itoa(n))
+	url := "ws://" + ln.Addr().String() + "/gateway?v=10&encoding=json"
+	if compress != "" {
+		url += "&compress=" + compress
+	}
+	cmd := exec.Command(os.Args[0], "-client", url, "-token", creds.BotToken, "-sessions", strconv.Itoa(n),
+		"-compress", compress)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -183,7 +199,7 @@ func mib(b uint64) float64 { return float64(b) / (1 << 20) }
 
 // runClients opens n sessions, prints "ready", then for each event all
 // sessions receive prints the latency spread, until stdin closes.
-func runClients(url, token string, n int) {
+func runClients(url, token, compress string, n int) {
 	ctx := context.Background()
 	type arrival struct{ at, sent int64 }
 	arrivals := make(chan arrival, n)
@@ -194,7 +210,7 @@ func runClients(url, token string, n int) {
 		ready.Add(1)
 		go func() {
 			sem <- struct{}{}
-			c, err := connect(ctx, url, token)
+			c, err := connect(ctx, url, token, compress)
 			<-sem
 			ready.Done()
 			if err != nil {
@@ -204,7 +220,7 @@ func runClients(url, token string, n int) {
 				return
 			}
 			for {
-				_, msg, err := c.Read(ctx)
+				msg, err := c.next()
 				if err != nil {
 					return
 				}
@@ -243,14 +259,65 @@ func runClients(url, token string, n int) {
 	}
 }
 
+// gwConn is a client's connection: next returns its payloads, inflated
+// when the stream is compressed.
+type gwConn struct {
+	ws   *websocket.Conn
+	next func() ([]byte, error)
+}
+
+// newGWConn reads ws's messages, through one inflater for the whole
+// connection when compress names a stream (as the libraries do).
+func newGWConn(ctx context.Context, ws *websocket.Conn, compress string) *gwConn {
+	if compress == "" {
+		return &gwConn{ws: ws, next: func() ([]byte, error) {
+			_, msg, err := ws.Read(ctx)
+			return msg, err
+		}}
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		for {
+			_, msg, err := ws.Read(ctx)
+			if err != nil {
+				pw.CloseWithError(err)
+				return
+			}
+			if _, err := pw.Write(msg); err != nil {
+				return
+			}
+		}
+	}()
+	var dec *json.Decoder
+	return &gwConn{ws: ws, next: func() ([]byte, error) {
+		if dec == nil { // the inflaters read the stream's header at once
+			var r io.Reader
+			var err error
+			if compress == "zlib-stream" {
+				r, err = zlib.NewReader(pr)
+			} else {
+				r, err = zstd.NewReader(pr, zstd.WithDecoderConcurrency(1))
+			}
+			if err != nil {
+				return nil, err
+			}
+			dec = json.NewDecoder(r)
+		}
+		var msg json.RawMessage
+		err := dec.Decode(&msg)
+		return msg, err
+	}}
+}
+
 // connect identifies one session and waits for READY; a goroutine keeps
 // it alive with heartbeats.
-func connect(ctx context.Context, url, token string) (*websocket.Conn, error) {
-	c, _, err := websocket.Dial(ctx, url, nil)
+func connect(ctx context.Context, url, token, compress string) (*gwConn, error) {
+	ws, _, err := websocket.Dial(ctx, url, nil)
 	if err != nil {
 		return nil, err
 	}
-	_, hello, err := c.Read(ctx)
+	c := newGWConn(ctx, ws, compress)
+	hello, err := c.next()
 	if err != nil {
 		return nil, err
 	}
@@ -261,17 +328,17 @@ func connect(ctx context.Context, url, token string) (*websocket.Conn, error) {
 	}
 	_ = json.Unmarshal(hello, &h)
 	identify := `{"op":2,"d":{"token":"` + token + `","intents":0,"properties":{"os":"linux","browser":"gwbench","device":"gwbench"}}}`
-	if err := c.Write(ctx, websocket.MessageText, []byte(identify)); err != nil {
+	if err := ws.Write(ctx, websocket.MessageText, []byte(identify)); err != nil {
 		return nil, err
 	}
-	if _, msg, err := c.Read(ctx); err != nil || !strings.Contains(string(msg), `"READY"`) {
+	if msg, err := c.next(); err != nil || !strings.Contains(string(msg), `"READY"`) {
 		return nil, fmt.Errorf("no READY: %s %v", msg, err)
 	}
 	go func() {
 		t := time.NewTicker(time.Duration(h.D.Interval) * time.Millisecond)
 		defer t.Stop()
 		for range t.C {
-			if c.Write(ctx, websocket.MessageText, []byte(`{"op":1,"d":null}`)) != nil {
+			if ws.Write(ctx, websocket.MessageText, []byte(`{"op":1,"d":null}`)) != nil {
 				return
 			}
 		}
