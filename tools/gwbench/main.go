@@ -6,8 +6,12 @@
 //
 //	go run ./tools/gwbench -sessions 10000 -events 5
 //
-// It prints the server's heap and goroutines per session, and for each
-// event the time until the first, the median and the last session had it.
+// It prints the server's memory (heap and goroutine stacks) and
+// goroutines per session, and for each event the time until the first,
+// the median and the last session had it. -bare measures a bare
+// coder/websocket server with the same client instead (the baseline);
+// -compress zlib-stream or zstd-stream has the clients ask for transport
+// compression, -intents 1 for GUILD_CREATEs.
 package main
 
 import (
@@ -50,6 +54,7 @@ func main() {
 	client := flag.String("client", "", "internal: run as the client process against this ws URL")
 	token := flag.String("token", "", "internal: the bot token")
 	memprofile := flag.String("memprofile", "", "write the server's heap profile with the sessions open to this file")
+	intents := flag.Int("intents", 0, "the intents the clients identify with (1: GUILDS, which adds a GUILD_CREATE per guild, kept for resume)")
 	compress := flag.String("compress", "", "transport compression the clients ask for: zlib-stream or zstd-stream (not with -bare)")
 	bare := flag.Bool("bare", false, "measure a bare coder/websocket server (hello, READY, heartbeat ACKs) with the same client instead of slashd: the baseline")
 	flag.Parse()
@@ -58,7 +63,7 @@ func main() {
 		runtime.MemProfileRate = 1 // every allocation: a session's few small ones would be lost in sampling
 	}
 	if *client != "" {
-		runClients(*client, *token, *compress, *sessions)
+		runClients(*client, *token, *compress, *intents, *sessions)
 		return
 	}
 	switch *compress {
@@ -75,13 +80,13 @@ func main() {
 		}
 		return
 	}
-	if err := runServer(*sessions, *events, *compress); err != nil {
+	if err := runServer(*sessions, *events, *compress, *intents); err != nil {
 		log.Fatal(err)
 	}
 }
 
 // runServer starts slashd, starts the client process, and measures.
-func runServer(n, events int, compress string) error {
+func runServer(n, events int, compress string, intents int) error {
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "gwbench")
 	if err != nil {
@@ -120,7 +125,7 @@ func runServer(n, events int, compress string) error {
 		url += "&compress=" + compress
 	}
 	cmd := exec.Command(os.Args[0], "-client", url, "-token", creds.BotToken, "-sessions", strconv.Itoa(n),
-		"-compress", compress)
+		"-compress", compress, "-intents", strconv.Itoa(intents))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -199,7 +204,7 @@ func mib(b uint64) float64 { return float64(b) / (1 << 20) }
 
 // runClients opens n sessions, prints "ready", then for each event all
 // sessions receive prints the latency spread, until stdin closes.
-func runClients(url, token, compress string, n int) {
+func runClients(url, token, compress string, intents, n int) {
 	ctx := context.Background()
 	type arrival struct{ at, sent int64 }
 	arrivals := make(chan arrival, n)
@@ -210,7 +215,7 @@ func runClients(url, token, compress string, n int) {
 		ready.Add(1)
 		go func() {
 			sem <- struct{}{}
-			c, err := connect(ctx, url, token, compress)
+			c, err := connect(ctx, url, token, compress, intents)
 			<-sem
 			ready.Done()
 			if err != nil {
@@ -311,7 +316,7 @@ func newGWConn(ctx context.Context, ws *websocket.Conn, compress string) *gwConn
 
 // connect identifies one session and waits for READY; a goroutine keeps
 // it alive with heartbeats.
-func connect(ctx context.Context, url, token, compress string) (*gwConn, error) {
+func connect(ctx context.Context, url, token, compress string, intents int) (*gwConn, error) {
 	ws, _, err := websocket.Dial(ctx, url, nil)
 	if err != nil {
 		return nil, err
@@ -327,7 +332,7 @@ func connect(ctx context.Context, url, token, compress string) (*gwConn, error) 
 		} `json:"d"`
 	}
 	_ = json.Unmarshal(hello, &h)
-	identify := `{"op":2,"d":{"token":"` + token + `","intents":0,"properties":{"os":"linux","browser":"gwbench","device":"gwbench"}}}`
+	identify := `{"op":2,"d":{"token":"` + token + `","intents":` + strconv.Itoa(intents) + `,"properties":{"os":"linux","browser":"gwbench","device":"gwbench"}}}`
 	if err := ws.Write(ctx, websocket.MessageText, []byte(identify)); err != nil {
 		return nil, err
 	}
