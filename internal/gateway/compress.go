@@ -2,11 +2,11 @@ package gateway
 
 import (
 	"bytes"
-	"compress/flate"
 	"fmt"
 	"io"
 	"sync"
 
+	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -44,23 +44,33 @@ func newCompressor(name string, deflaters *sync.Pool) (compressor, error) {
 }
 
 // zlibStream is one zlib stream per connection, as clients read it,
-// whose messages are each deflated on their own: a deflater holds some
-// 800 KiB (its hash tables), which kept per connection would be most of
-// what a session costs, so the connection borrows one of the gateway's
-// for each message. A deflate stream may go on with blocks that refer
-// to nothing before them, and a sync flush leaves it byte-aligned, so
-// the stream stays one valid zlib stream for any inflater; what it
-// loses is matches across messages. BestSpeed, because resetting a
-// deflater at the other levels clears its tables (some 640 KiB) each
-// time.
+// deflated by a deflater the connection borrows from the gateway for
+// each message: a deflater holds hundreds of KiB of tables, which kept
+// per connection would be most of what a session costs. A deflate stream
+// may go on with a fresh deflater after any sync flush (which leaves it
+// byte-aligned), and it stays one valid zlib stream for any inflater.
+// The fresh deflater is primed with the connection's last two frames as
+// its dictionary: they are the last bytes the client inflated, so
+// matches may reach into them, and a dispatch like the one before
+// compresses about as well as in one long-lived deflater (frames are
+// never changed once made, and a dispatch's is in the session's buffer
+// anyway, so keeping them costs little). A message under about 128
+// bytes (an ACK) is stored or Huffman-coded whatever the dictionary.
 type zlibStream struct {
-	deflaters *sync.Pool // of *flate.Writer at BestSpeed
+	deflaters *sync.Pool // of *flate.Writer at deflateLevel
 	started   bool       // the zlib header is out
+	last      [2][]byte  // the last two frames compressed, older first
 }
+
+// deflateLevel is one of the fast levels, whose reset is cheap.
+const deflateLevel = flate.BestSpeed
 
 // zlibHeader starts the stream: deflate with a 32 KiB window, "fastest"
 // (CMF 0x78, FLG 0x01: a multiple of 31 together).
 var zlibHeader = []byte{0x78, 0x01}
+
+// maxDictionary is deflate's window: matches reach no further back.
+const maxDictionary = 32 << 10
 
 // compress ends each message with a sync flush (00 00 ff ff), the marker
 // clients look for. The stream is never closed, so the Adler-32 trailer
@@ -71,17 +81,23 @@ func (z *zlibStream) compress(f []byte) ([]byte, error) {
 	if !z.started {
 		out.Write(zlibHeader)
 	}
+	dict := z.last[1]
+	if len(z.last[0]) > 0 && len(dict) < maxDictionary {
+		dict = append(append(make([]byte, 0, len(z.last[0])+len(dict)), z.last[0]...), dict...)
+	}
+	if len(dict) > maxDictionary {
+		dict = dict[len(dict)-maxDictionary:]
+	}
 	w, _ := z.deflaters.Get().(*flate.Writer)
 	if w == nil {
 		var err error
-		if w, err = flate.NewWriter(&out, flate.BestSpeed); err != nil {
+		if w, err = flate.NewWriter(&out, deflateLevel); err != nil {
 			return nil, fmt.Errorf("deflater: %w", err)
 		}
-	} else {
-		w.Reset(&out)
 	}
+	w.ResetDict(&out, dict)
 	defer func() {
-		w.Reset(io.Discard) // not to keep out
+		w.ResetDict(io.Discard, nil) // keeps neither out nor the dictionary
 		z.deflaters.Put(w)
 	}()
 	if _, err := w.Write(f); err != nil {
@@ -91,6 +107,7 @@ func (z *zlibStream) compress(f []byte) ([]byte, error) {
 		return nil, err
 	}
 	z.started = true
+	z.last = [2][]byte{z.last[1], f}
 	return out.Bytes(), nil
 }
 
