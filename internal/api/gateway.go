@@ -72,15 +72,15 @@ func (d gatewayDirectory) Bot(ctx context.Context, token string) (gateway.Bot, e
 }
 
 // Guilds returns every guild the app's bot is a member of, with its
-// GUILD_CREATE object when create is true.
-func (d gatewayDirectory) Guilds(ctx context.Context, appID snowflake.ID, create bool) ([]gateway.Guild, error) {
+// GUILD_CREATE object when withCreate is true.
+func (d gatewayDirectory) Guilds(ctx context.Context, appID snowflake.ID, withCreate bool) ([]gateway.Guild, error) {
 	guilds, err := d.s.store.MemberGuilds(ctx, appID)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]gateway.Guild, 0, len(guilds))
 	for _, g := range guilds {
-		if !create {
+		if !withCreate {
 			out = append(out, gateway.Guild{ID: g.ID})
 			continue
 		}

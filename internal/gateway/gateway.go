@@ -33,10 +33,10 @@ type Directory interface {
 	// application; ErrUnknownToken if it is none.
 	Bot(ctx context.Context, token string) (Bot, error)
 	// Guilds returns the guilds the app's bot is in, each as the
-	// GUILD_CREATE object the libraries read when create is true (a
+	// GUILD_CREATE object the libraries read when withCreate is true (a
 	// session without the GUILDS intent gets none, and rendering them is
 	// most of an identify's work).
-	Guilds(ctx context.Context, appID snowflake.ID, create bool) ([]Guild, error)
+	Guilds(ctx context.Context, appID snowflake.ID, withCreate bool) ([]Guild, error)
 	// Members returns the members q selects of a guild the app's bot is
 	// in, by user id, each as GUILD_CREATE renders a member;
 	// ErrUnknownGuild if the bot is not in the guild (or there is none).
