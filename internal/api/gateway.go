@@ -74,15 +74,19 @@ func (d gatewayDirectory) Bot(ctx context.Context, token string) (gateway.Bot, e
 	return gateway.Bot{ApplicationID: app.ID, Flags: app.Flags, User: user}, err
 }
 
-// Guilds returns every guild the app's bot is a member of, as
-// GUILD_CREATE objects.
-func (d gatewayDirectory) Guilds(ctx context.Context, appID snowflake.ID) ([]gateway.Guild, error) {
+// Guilds returns every guild the app's bot is a member of, with its
+// GUILD_CREATE object when withCreate is true.
+func (d gatewayDirectory) Guilds(ctx context.Context, appID snowflake.ID, withCreate bool) ([]gateway.Guild, error) {
 	guilds, err := d.s.store.MemberGuilds(ctx, appID)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]gateway.Guild, 0, len(guilds))
 	for _, g := range guilds {
+		if !withCreate {
+			out = append(out, gateway.Guild{ID: g.ID})
+			continue
+		}
 		create, err := d.guildCreate(ctx, g.ID, appID)
 		if errors.Is(err, errNotMember) {
 			continue // left meanwhile

@@ -22,6 +22,7 @@ type zlibFrames struct {
 	ws     *websocket.Conn
 	buf    []byte
 	frames int
+	sizes  []int // each message's length
 }
 
 func (r *zlibFrames) Read(p []byte) (int, error) {
@@ -33,6 +34,7 @@ func (r *zlibFrames) Read(p []byte) (int, error) {
 			return 0, err
 		}
 		r.frames++
+		r.sizes = append(r.sizes, len(data))
 		if typ != websocket.MessageBinary {
 			r.t.Errorf("message %d: %v, want binary: %q", r.frames, typ, data)
 		}
@@ -208,5 +210,70 @@ func TestZstdStream(t *testing.T) {
 	interaction(e, app, g, 0)
 	if f := next(); f.name() != "INTERACTION_CREATE" || f.seq() != 3 {
 		t.Fatalf("got %s, want INTERACTION_CREATE with s 3", f)
+	}
+}
+
+// TestZlibStreamsShareDeflaters: zlib-stream connections borrow the
+// gateway's deflaters one message at a time; each connection's stream
+// still inflates, message after message, to exactly what it was sent,
+// and a dispatch like the one before compresses to a fraction of the
+// first (the frames before are the deflater's dictionary).
+func TestZlibStreamsShareDeflaters(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	app, g := appID(t, e), guildID(t, e)
+	type stream struct {
+		c      *client
+		frames *zlibFrames
+		dec    *json.Decoder
+	}
+	streams := make([]stream, 4)
+	for i := range streams {
+		c := dialQuery(t, e, "v=10&encoding=json&compress=zlib-stream")
+		zf := &zlibFrames{t: t, ws: c.ws}
+		zr, err := zlib.NewReader(zf)
+		if err != nil {
+			t.Fatalf("zlib header: %v", err)
+		}
+		streams[i] = stream{c: c, frames: zf, dec: json.NewDecoder(zr)}
+	}
+	next := func(s stream) wireFrame {
+		t.Helper()
+		var f wireFrame
+		if err := s.dec.Decode(&f); err != nil {
+			t.Fatalf("inflate and decode: %v", err)
+		}
+		return f
+	}
+	for _, s := range streams {
+		if f := next(s); f.Op != 10 {
+			t.Fatalf("got %s, want Hello", f)
+		}
+		s.c.send(2, identifyData(e.Bot(), 0))
+		if f := next(s); f.name() != "READY" {
+			t.Fatalf("got %s, want READY", f)
+		}
+	}
+	const events = 20
+	for n := 1; n <= events; n++ {
+		interaction(e, app, g, n)
+	}
+	for i, s := range streams {
+		for n := 1; n <= events; n++ {
+			f := next(s)
+			var d struct {
+				ID int `json:"id"`
+			}
+			if err := json.Unmarshal(f.D, &d); err != nil || f.name() != "INTERACTION_CREATE" || d.ID != n ||
+				f.seq() != int64(n+1) {
+				t.Fatalf("connection %d: got %s, want INTERACTION_CREATE %d with s %d", i, f, n, n+1)
+			}
+		}
+		events := s.frames.sizes[2:] // after Hello and READY
+		for n, size := range events[1:] {
+			if size*2 > events[0] {
+				t.Fatalf("connection %d: event %d took %d bytes, the first %d: want less than half", i, n+2, size, events[0])
+			}
+		}
 	}
 }

@@ -22,10 +22,14 @@ var apiVersions = map[string]bool{"6": true, "7": true, "8": true, "9": true, "1
 // writeTimeout bounds one write to a client.
 const writeTimeout = 10 * time.Second
 
-// conn is one websocket connection. Its reader goroutine handles what
-// the client sends; its writer goroutine is the only one that writes
-// (control frames first, then the attached session's dispatches), which
-// keeps a zlib stream in order.
+// conn is one websocket connection. The goroutine serving the request
+// reads what the client sends. Writes are done by a flush goroutine that
+// exists only while there is something to write: it is started when a
+// frame is queued and none is running, writes the queued control frames,
+// then the attached session's new dispatches, and ends when nothing is
+// left. One flusher at a time keeps a zlib stream in order, and a slow
+// client only holds up its own flusher. An idle connection so costs one
+// goroutine, not two.
 type conn struct {
 	g       *Gateway
 	ws      *websocket.Conn
@@ -35,13 +39,14 @@ type conn struct {
 
 	ctx    context.Context
 	cancel context.CancelFunc
-	wake   chan struct{}
 
-	mu      sync.Mutex
-	ctrl    [][]byte
-	sess    *session
-	sentSeq int64
-	watch   Timer // closes the connection when heartbeats stop
+	mu       sync.Mutex
+	ctrl     [][]byte
+	sess     *session
+	sentSeq  int64
+	flushing bool  // a flush goroutine is running (or the connection is done writing)
+	dirty    bool  // something was queued since the flusher last looked
+	watch    Timer // closes the connection when heartbeats stop
 
 	windowStart time.Time
 	sent        int
@@ -61,7 +66,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if version == "" {
 		version = "10"
 	}
-	c := &conn{g: g, ws: ws, url: URL(r), wake: make(chan struct{}, 1)}
+	c := &conn{g: g, ws: ws, url: URL(r)}
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(r.Context()))
 	defer c.cancel()
 	switch {
@@ -73,7 +78,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.version, _ = strconv.Atoi(version)
-	if c.packer, err = newCompressor(q.Get("compress")); err != nil {
+	if c.packer, err = newCompressor(q.Get("compress"), &g.deflaters); err != nil {
 		c.close(CloseUnknownError, "")
 		return
 	}
@@ -85,7 +90,6 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ws.SetReadLimit(64 << 10) // larger than MaxPayload: those get 4002, not 1009
 	c.resetWatch()
 	c.send(frame(opHello, map[string]any{"heartbeat_interval": g.cfg.HeartbeatInterval.Milliseconds()}))
-	go c.writeLoop()
 	c.readLoop()
 }
 
@@ -152,11 +156,11 @@ func (c *conn) handle(op int, d json.RawMessage) (websocket.StatusCode, string) 
 		c.send(frame(opHeartbeatACK, nil))
 		return 0, ""
 	case opIdentify:
-		return c.identify(d)
+		return onOwnStack(func() (websocket.StatusCode, string) { return c.identify(d) })
 	case opResume:
-		return c.resume(d)
+		return onOwnStack(func() (websocket.StatusCode, string) { return c.resume(d) })
 	case opRequestMembers:
-		return c.requestMembers(d)
+		return onOwnStack(func() (websocket.StatusCode, string) { return c.requestMembers(d) })
 	case opPresenceUpdate, opVoiceState, opSoundboard:
 		if c.session() == nil {
 			return CloseNotAuthenticated, ""
@@ -164,6 +168,27 @@ func (c *conn) handle(op int, d json.RawMessage) (websocket.StatusCode, string) 
 		return 0, "" // accepted; slashd has no presences, voice or soundboard to send
 	}
 	return CloseUnknownOpcode, ""
+}
+
+// onOwnStack runs f on a goroutine of its own and waits for it. The
+// payloads that go through the Directory (identify, resume, op 8) reach
+// deep into the store and JSON, which grows a goroutine's stack to some
+// 32 KiB; a goroutine keeps a grown stack until garbage collections
+// shrink it (by half per cycle, and an idle server collects rarely), so
+// on the connection's own goroutine, which lives as long as the
+// connection, that would cost every idle session some 8–16 KiB.
+func onOwnStack(f func() (websocket.StatusCode, string)) (websocket.StatusCode, string) {
+	type result struct {
+		code   websocket.StatusCode
+		reason string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, reason := f()
+		done <- result{code, reason}
+	}()
+	r := <-done
+	return r.code, r.reason
 }
 
 // identify starts a new session (op 2).
@@ -201,7 +226,7 @@ func (c *conn) identify(d json.RawMessage) (websocket.StatusCode, string) {
 		return CloseUnknownError, ""
 	}
 	s := newSession(sid, bot.ApplicationID, shardID, shards, *id.Intents, c.g.cfg.ReplayLimit)
-	guilds, err := c.g.dir.Guilds(c.ctx, bot.ApplicationID)
+	guilds, err := c.g.dir.Guilds(c.ctx, bot.ApplicationID, s.intents&IntentGuilds != 0)
 	if err != nil {
 		c.g.log.Error("gateway: guilds", "app", bot.ApplicationID, "err", err)
 		return CloseUnknownError, ""
@@ -219,7 +244,7 @@ func (c *conn) identify(d json.RawMessage) (websocket.StatusCode, string) {
 	if err != nil {
 		return CloseUnknownError, ""
 	}
-	s.dispatch("READY", ready)
+	readyFrame := s.numberReady(ready)
 	if s.intents&IntentGuilds != 0 {
 		for _, gd := range mine {
 			s.dispatch("GUILD_CREATE", gd.Create)
@@ -245,7 +270,12 @@ func (c *conn) identify(d json.RawMessage) (websocket.StatusCode, string) {
 			return 0, ""
 		}
 	}
-	c.attach(s, 0)
+	// READY goes out first, as a frame of this connection's: the flusher
+	// writes queued frames before the session's dispatches.
+	c.mu.Lock()
+	c.ctrl = append(c.ctrl, readyFrame)
+	c.mu.Unlock()
+	c.attach(s, readySeq)
 	return 0, ""
 }
 
@@ -311,7 +341,7 @@ func (c *conn) resume(d json.RawMessage) (websocket.StatusCode, string) {
 		c.send(frame(opInvalidSession, false))
 		return 0, ""
 	}
-	// The writer picks the session up at the next wake-up (RESUMED's).
+	// The flusher picks the session up at the next notify (RESUMED's).
 	c.mu.Lock()
 	c.sess, c.sentSeq = s, rs.Seq
 	c.mu.Unlock()
@@ -368,23 +398,33 @@ func (c *conn) send(f []byte) {
 	c.notify()
 }
 
+// notify says there is something to write: it starts a flusher unless
+// one is running (which then looks again before it ends).
 func (c *conn) notify() {
-	select {
-	case c.wake <- struct{}{}:
-	default:
+	c.mu.Lock()
+	c.dirty = true
+	start := !c.flushing
+	c.flushing = true
+	c.mu.Unlock()
+	if start {
+		go c.flush()
 	}
 }
 
-// writeLoop writes queued control frames, then the session's new
-// dispatches, whenever woken.
-func (c *conn) writeLoop() {
+// flush writes queued control frames, then the session's new
+// dispatches, until nothing is left or the connection fails. It clears
+// flushing under the same lock as it finds nothing dirty, so a notify
+// either sees it running or starts the next one. A failed connection
+// keeps flushing set: nothing is started for it again.
+func (c *conn) flush() {
 	for {
-		select {
-		case <-c.ctx.Done():
-			return
-		case <-c.wake:
-		}
 		c.mu.Lock()
+		if !c.dirty || c.ctx.Err() != nil {
+			c.flushing = c.ctx.Err() != nil
+			c.mu.Unlock()
+			return
+		}
+		c.dirty = false
 		ctrl, s, after := c.ctrl, c.sess, c.sentSeq
 		c.ctrl = nil
 		c.mu.Unlock()

@@ -33,8 +33,10 @@ type Directory interface {
 	// application; ErrUnknownToken if it is none.
 	Bot(ctx context.Context, token string) (Bot, error)
 	// Guilds returns the guilds the app's bot is in, each as the
-	// GUILD_CREATE object the libraries read.
-	Guilds(ctx context.Context, appID snowflake.ID) ([]Guild, error)
+	// GUILD_CREATE object the libraries read when withCreate is true (a
+	// session without the GUILDS intent gets none, and rendering them is
+	// most of an identify's work).
+	Guilds(ctx context.Context, appID snowflake.ID, withCreate bool) ([]Guild, error)
 	// Members returns the members q selects of a guild the app's bot is
 	// in, by user id, each as GUILD_CREATE renders a member;
 	// ErrUnknownGuild if the bot is not in the guild (or there is none).
@@ -70,7 +72,7 @@ type Bot struct {
 // Guild is one guild of a bot.
 type Guild struct {
 	ID     snowflake.ID
-	Create json.RawMessage // the GUILD_CREATE data
+	Create json.RawMessage // the GUILD_CREATE data (nil when not asked for)
 }
 
 // Config tunes the gateway.
@@ -132,6 +134,9 @@ type Gateway struct {
 	bus     event.Bus
 	log     *slog.Logger
 	started time.Time
+	// deflaters are lent to zlib-stream connections one message at a
+	// time (compress.go).
+	deflaters sync.Pool
 
 	mu       sync.Mutex
 	sessions map[string]*session

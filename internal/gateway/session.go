@@ -124,6 +124,20 @@ func (s *session) dispatch(t string, data []byte) {
 	}
 }
 
+// readySeq is READY's sequence number: a session's first dispatch.
+const readySeq = 1
+
+// numberReady numbers READY and returns its frame, without keeping it
+// for replay: a client that can resume has had it (it carries the
+// session id), and the other nodes' copies of the session start after
+// it. Kept, it would be the largest thing an idle session holds.
+func (s *session) numberReady(data []byte) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq = readySeq
+	return dispatchFrame("READY", s.seq, data)
+}
+
 // assemble takes one piece of a dispatch addressed to the session and
 // returns the dispatch's data once its last piece is in. Pieces come in
 // order; a piece that does not follow the one before (its dispatch's

@@ -6,17 +6,23 @@
 //
 //	go run ./tools/gwbench -sessions 10000 -events 5
 //
-// It prints the server's heap and goroutines per session, and for each
-// event the time until the first, the median and the last session had it.
+// It prints the server's memory (heap and goroutine stacks) and
+// goroutines per session, and for each event the time until the first,
+// the median and the last session had it. -bare measures a bare
+// coder/websocket server with the same client instead (the baseline);
+// -compress zlib-stream or zstd-stream has the clients ask for transport
+// compression, -intents 1 for GUILD_CREATEs.
 package main
 
 import (
 	"bufio"
+	"compress/zlib"
 	"context"
 	"crypto/rand"
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -33,6 +39,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/slashd/slashd/internal/api"
 	"github.com/slashd/slashd/internal/bootstrap"
@@ -47,26 +54,39 @@ func main() {
 	client := flag.String("client", "", "internal: run as the client process against this ws URL")
 	token := flag.String("token", "", "internal: the bot token")
 	memprofile := flag.String("memprofile", "", "write the server's heap profile with the sessions open to this file")
+	intents := flag.Int("intents", 0, "the intents the clients identify with (1: GUILDS, which adds a GUILD_CREATE per guild, kept for resume)")
+	compress := flag.String("compress", "", "transport compression the clients ask for: zlib-stream or zstd-stream (not with -bare)")
 	bare := flag.Bool("bare", false, "measure a bare coder/websocket server (hello, READY, heartbeat ACKs) with the same client instead of slashd: the baseline")
 	flag.Parse()
 	heapProfile = *memprofile
+	if heapProfile != "" {
+		runtime.MemProfileRate = 1 // every allocation: a session's few small ones would be lost in sampling
+	}
 	if *client != "" {
-		runClients(*client, *token, *sessions)
+		runClients(*client, *token, *compress, *intents, *sessions)
 		return
 	}
+	switch *compress {
+	case "", "zlib-stream", "zstd-stream":
+	default:
+		log.Fatalf("-compress %q: want zlib-stream or zstd-stream", *compress)
+	}
 	if *bare {
+		if *compress != "" {
+			log.Fatal("-bare does not compress")
+		}
 		if err := runBare(*sessions); err != nil {
 			log.Fatal(err)
 		}
 		return
 	}
-	if err := runServer(*sessions, *events); err != nil {
+	if err := runServer(*sessions, *events, *compress, *intents); err != nil {
 		log.Fatal(err)
 	}
 }
 
 // runServer starts slashd, starts the client process, and measures.
-func runServer(n, events int) error {
+func runServer(n, events int, compress string, intents int) error {
 	ctx := context.Background()
 	dir, err := os.MkdirTemp("", "gwbench")
 	if err != nil {
@@ -100,8 +120,12 @@ func runServer(n, events int) error {
 
 	before := heap()
 	goroutinesBefore := runtime.NumGoroutine()
-	cmd := exec.Command(os.Args[0], "-client", "ws://"+ln.Addr().String()+"/gateway?v=10&encoding=json",
-		"-token", creds.BotToken, "-sessions", strconv.Itoa(n))
+	url := "ws://" + ln.Addr().String() + "/gateway?v=10&encoding=json"
+	if compress != "" {
+		url += "&compress=" + compress
+	}
+	cmd := exec.Command(os.Args[0], "-client", url, "-token", creds.BotToken, "-sessions", strconv.Itoa(n),
+		"-compress", compress, "-intents", strconv.Itoa(intents))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -127,8 +151,7 @@ func runServer(n, events int) error {
 			return err
 		}
 	}
-	fmt.Printf("server heap in use: %.1f MiB before, %.1f MiB with the sessions: %.1f KiB per session\n",
-		mib(before), mib(after), float64(after-before)/1024/float64(n))
+	perSession("server", before, after, n)
 	fmt.Printf("server goroutines: %d per session\n", (runtime.NumGoroutine()-goroutinesBefore)/max(n, 1))
 
 	for i := 0; i < events; i++ {
@@ -156,18 +179,32 @@ func writeHeapProfile(path string) error {
 	return pprof.WriteHeapProfile(f)
 }
 
-func heap() uint64 {
+// memUse is the heap and the goroutine stacks in use, after a GC.
+type memUse struct{ heap, stacks uint64 }
+
+func heap() memUse {
 	runtime.GC()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	return m.HeapInuse + m.StackInuse
+	return memUse{heap: m.HeapInuse, stacks: m.StackInuse}
+}
+
+func (m memUse) total() uint64 { return m.heap + m.stacks }
+
+// perSession prints the memory the n sessions added (heap and stacks
+// together, then each).
+func perSession(who string, before, after memUse, n int) {
+	per := func(a, b uint64) float64 { return (float64(b) - float64(a)) / 1024 / float64(max(n, 1)) }
+	fmt.Printf("%s heap in use: %.1f MiB before, %.1f MiB with the sessions: %.1f KiB per session (heap %.1f KiB, stacks %.1f KiB)\n",
+		who, mib(before.total()), mib(after.total()), per(before.total(), after.total()),
+		per(before.heap, after.heap), per(before.stacks, after.stacks))
 }
 
 func mib(b uint64) float64 { return float64(b) / (1 << 20) }
 
 // runClients opens n sessions, prints "ready", then for each event all
 // sessions receive prints the latency spread, until stdin closes.
-func runClients(url, token string, n int) {
+func runClients(url, token, compress string, intents, n int) {
 	ctx := context.Background()
 	type arrival struct{ at, sent int64 }
 	arrivals := make(chan arrival, n)
@@ -178,7 +215,7 @@ func runClients(url, token string, n int) {
 		ready.Add(1)
 		go func() {
 			sem <- struct{}{}
-			c, err := connect(ctx, url, token)
+			c, err := connect(ctx, url, token, compress, intents)
 			<-sem
 			ready.Done()
 			if err != nil {
@@ -188,7 +225,7 @@ func runClients(url, token string, n int) {
 				return
 			}
 			for {
-				_, msg, err := c.Read(ctx)
+				msg, err := c.next()
 				if err != nil {
 					return
 				}
@@ -227,14 +264,65 @@ func runClients(url, token string, n int) {
 	}
 }
 
+// gwConn is a client's connection: next returns its payloads, inflated
+// when the stream is compressed.
+type gwConn struct {
+	ws   *websocket.Conn
+	next func() ([]byte, error)
+}
+
+// newGWConn reads ws's messages, through one inflater for the whole
+// connection when compress names a stream (as the libraries do).
+func newGWConn(ctx context.Context, ws *websocket.Conn, compress string) *gwConn {
+	if compress == "" {
+		return &gwConn{ws: ws, next: func() ([]byte, error) {
+			_, msg, err := ws.Read(ctx)
+			return msg, err
+		}}
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		for {
+			_, msg, err := ws.Read(ctx)
+			if err != nil {
+				pw.CloseWithError(err)
+				return
+			}
+			if _, err := pw.Write(msg); err != nil {
+				return
+			}
+		}
+	}()
+	var dec *json.Decoder
+	return &gwConn{ws: ws, next: func() ([]byte, error) {
+		if dec == nil { // the inflaters read the stream's header at once
+			var r io.Reader
+			var err error
+			if compress == "zlib-stream" {
+				r, err = zlib.NewReader(pr)
+			} else {
+				r, err = zstd.NewReader(pr, zstd.WithDecoderConcurrency(1))
+			}
+			if err != nil {
+				return nil, err
+			}
+			dec = json.NewDecoder(r)
+		}
+		var msg json.RawMessage
+		err := dec.Decode(&msg)
+		return msg, err
+	}}
+}
+
 // connect identifies one session and waits for READY; a goroutine keeps
 // it alive with heartbeats.
-func connect(ctx context.Context, url, token string) (*websocket.Conn, error) {
-	c, _, err := websocket.Dial(ctx, url, nil)
+func connect(ctx context.Context, url, token, compress string, intents int) (*gwConn, error) {
+	ws, _, err := websocket.Dial(ctx, url, nil)
 	if err != nil {
 		return nil, err
 	}
-	_, hello, err := c.Read(ctx)
+	c := newGWConn(ctx, ws, compress)
+	hello, err := c.next()
 	if err != nil {
 		return nil, err
 	}
@@ -244,18 +332,18 @@ func connect(ctx context.Context, url, token string) (*websocket.Conn, error) {
 		} `json:"d"`
 	}
 	_ = json.Unmarshal(hello, &h)
-	identify := `{"op":2,"d":{"token":"` + token + `","intents":0,"properties":{"os":"linux","browser":"gwbench","device":"gwbench"}}}`
-	if err := c.Write(ctx, websocket.MessageText, []byte(identify)); err != nil {
+	identify := `{"op":2,"d":{"token":"` + token + `","intents":` + strconv.Itoa(intents) + `,"properties":{"os":"linux","browser":"gwbench","device":"gwbench"}}}`
+	if err := ws.Write(ctx, websocket.MessageText, []byte(identify)); err != nil {
 		return nil, err
 	}
-	if _, msg, err := c.Read(ctx); err != nil || !strings.Contains(string(msg), `"READY"`) {
+	if msg, err := c.next(); err != nil || !strings.Contains(string(msg), `"READY"`) {
 		return nil, fmt.Errorf("no READY: %s %v", msg, err)
 	}
 	go func() {
 		t := time.NewTicker(time.Duration(h.D.Interval) * time.Millisecond)
 		defer t.Stop()
 		for range t.C {
-			if c.Write(ctx, websocket.MessageText, []byte(`{"op":1,"d":null}`)) != nil {
+			if ws.Write(ctx, websocket.MessageText, []byte(`{"op":1,"d":null}`)) != nil {
 				return
 			}
 		}
@@ -321,8 +409,12 @@ func runBare(n int) error {
 	}
 	time.Sleep(time.Second) // let buffers settle, as runServer does
 	after := heap()
-	fmt.Printf("bare server heap in use: %.1f MiB before, %.1f MiB with the sessions: %.1f KiB per session\n",
-		mib(before), mib(after), float64(after-before)/1024/float64(n))
+	if heapProfile != "" {
+		if err := writeHeapProfile(heapProfile); err != nil {
+			return err
+		}
+	}
+	perSession("bare server", before, after, n)
 	in.Close()
 	return cmd.Wait()
 }
