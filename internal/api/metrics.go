@@ -26,6 +26,7 @@ type serverMetrics struct {
 	interactions *metrics.CounterVec   // type, outcome
 	delivery     *metrics.HistogramVec // target
 	storeOps     *metrics.HistogramVec // op
+	busGaps      *metrics.CounterVec   // consumer
 }
 
 // routeUnmatched is the route label of requests no route took (the
@@ -66,7 +67,14 @@ func newServerMetrics(started time.Time, gatewayStats func() gateway.Stats) *ser
 			[]float64{.005, .01, .025, .05, .1, .25, .5, 1, 1.5, 2, 2.5, 3, 5}, "target"),
 		storeOps: r.Histogram("slashd_store_operation_duration_seconds",
 			"Time of a store call, by store method.", metrics.DefaultDurationBuckets, "op"),
+		busGaps: r.Counter("slashd_event_bus_gaps_total",
+			"Times a consumer's event bus subscription lost events to its full buffer: the gateway "+
+				"(dispatches may have been missed) or the read cache (it emptied itself).", "consumer"),
 	}
+	// Both series exist from the start, at 0, so that an alert on them
+	// has something to compare.
+	m.busGaps.With(gapGateway)
+	m.busGaps.With(gapCache)
 	sessions := r.Gauge("slashd_gateway_sessions",
 		"Gateway sessions this node holds, by state: connected, or resumable (waiting for the client to resume).", "state")
 	connections := r.Gauge("slashd_gateway_connections", "Open gateway websocket connections on this node.")
@@ -78,6 +86,17 @@ func newServerMetrics(started time.Time, gatewayStats func() gateway.Stats) *ser
 	})
 	r.RegisterRuntime(started)
 	return m
+}
+
+// The consumers slashd_event_bus_gaps_total counts.
+const (
+	gapGateway = "gateway"
+	gapCache   = "cache"
+)
+
+// busGap counts one gap in consumer's bus subscription.
+func (m *serverMetrics) busGap(consumer string) func() {
+	return func() { m.busGaps.With(consumer).Inc() }
 }
 
 // observeStore is the timed store's observer.

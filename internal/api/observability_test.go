@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -20,8 +21,12 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/slashd/slashd/internal/api"
+	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/metrics"
 	"github.com/slashd/slashd/internal/metrics/metricstest"
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store/sqlite"
 	"github.com/slashd/slashd/internal/testenv"
 	"github.com/slashd/slashd/sdk/interactions"
 )
@@ -453,4 +458,68 @@ func BenchmarkRequestMetrics(b *testing.B) {
 			}
 		})
 	}
+}
+
+// A bus subscription that lost events is counted by consumer: here the
+// gateway's, on a bus that marks one probe event AfterGap (as a bus does
+// for a subscriber whose buffer was full). Both series exist at 0 before.
+func TestMetricsEventBusGaps(t *testing.T) {
+	t.Parallel()
+	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "slashd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	bus := &gapMarkingBus{Memory: event.NewMemory()}
+	h := api.New(api.DefaultConfig(), api.Deps{Store: st, IDs: snowflake.NewGenerator(0, nil), Events: bus})
+	defer h.Shutdown(context.Background())
+	read := func() (gateway, cache float64) {
+		rec := httptest.NewRecorder()
+		h.Metrics().Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		exp, err := metricstest.Parse(rec.Body.String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, okG := exp.Value("slashd_event_bus_gaps_total", labels{"consumer": "gateway"})
+		c, okC := exp.Value("slashd_event_bus_gaps_total", labels{"consumer": "cache"})
+		if !okG || !okC {
+			t.Fatalf("slashd_event_bus_gaps_total lacks a consumer's series:\n%s", rec.Body)
+		}
+		return g, c
+	}
+	if g, c := read(); g != 0 || c != 0 {
+		t.Fatalf("before any gap: gateway %v, cache %v; want 0 and 0", g, c)
+	}
+	bus.Publish(context.Background(), event.Event{Type: gapProbe})
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		g, c := read()
+		if g == 1 && c == 0 { // this node's cache is not shared: it does not subscribe
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after one marked event: gateway %v, cache %v; want 1 and 0", g, c)
+		}
+		<-time.After(10 * time.Millisecond) // poll
+	}
+}
+
+// gapProbe is the event gapMarkingBus marks AfterGap.
+const gapProbe = "TEST_GAP_PROBE"
+
+// gapMarkingBus hands its subscribers every gapProbe event marked
+// AfterGap, and the rest as they are.
+type gapMarkingBus struct{ *event.Memory }
+
+func (b *gapMarkingBus) Subscribe(ctx context.Context, buffer int) <-chan event.Event {
+	in := b.Memory.Subscribe(ctx, buffer)
+	out := make(chan event.Event, buffer)
+	go func() {
+		defer close(out)
+		for e := range in {
+			e.AfterGap = e.AfterGap || e.Type == gapProbe
+			out <- e
+		}
+	}()
+	return out
 }

@@ -202,7 +202,7 @@ func New(cfg Config, d Deps) *Server {
 	if cfg.Cache != CacheOff {
 		// Outside the timing: the metrics count what reaches the store.
 		s.cache = cachepkg.New(ctx, d.Store, cachepkg.Options{Bus: d.Events, Shared: cfg.Cache == CacheShared,
-			Entries: cfg.CacheEntries, CommandBytes: cfg.CacheBytes, Logger: d.Logger})
+			Entries: cfg.CacheEntries, CommandBytes: cfg.CacheBytes, Logger: d.Logger, OnGap: s.metrics.busGap(gapCache)})
 		s.lists = newListCache(cfg.CacheBytes)
 		d.Store = s.cache
 	}
@@ -215,6 +215,7 @@ func New(cfg Config, d Deps) *Server {
 		Logins: oauth.LoginLimits{Account: cfg.LoginAccountLimit, Address: cfg.LoginAddressLimit}})
 	gcfg := cfg.Gateway
 	gcfg.Now, gcfg.AfterFunc, gcfg.Logger, gcfg.Limiter = d.Now, d.AfterFunc, d.Logger, s.limiter
+	gcfg.OnBusGap = s.metrics.busGap(gapGateway)
 	s.gateway = gateway.New(gcfg, gatewayDirectory{s}, s.events)
 	// Both listen to the bus from now on: a node started beside others
 	// must not miss a session started there a moment later.

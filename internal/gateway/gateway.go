@@ -109,6 +109,10 @@ type Config struct {
 	Now       func() time.Time
 	AfterFunc func(d time.Duration, f func()) Timer
 	Logger    *slog.Logger
+	// OnBusGap is called when the gateway's bus subscription lost
+	// events to its full buffer (sessions may have missed dispatches);
+	// nil: only logged.
+	OnBusGap func()
 }
 
 // Timer is a timer AfterFunc started (*time.Timer is one).
@@ -213,6 +217,13 @@ func (g *Gateway) run(ctx context.Context, events <-chan event.Event) {
 		case e, ok := <-events:
 			if !ok {
 				return
+			}
+			if e.AfterGap {
+				g.log.Warn("gateway: the event bus dropped events for this node (its subscription buffer was full): " +
+					"sessions may have missed dispatches")
+				if g.cfg.OnBusGap != nil {
+					g.cfg.OnBusGap()
+				}
 			}
 			if dispatched[e.Type] {
 				g.Dispatch(e)

@@ -66,6 +66,9 @@ type Options struct {
 	// empties the cache and reads the store (default 2 s).
 	BarrierTimeout time.Duration
 	Logger         *slog.Logger
+	// OnGap is called when the bus subscription lost events to its full
+	// buffer and the cache emptied itself (nil: only logged).
+	OnGap func()
 }
 
 // Defaults: 100,000 entries per map and 64 MiB of commands.
@@ -408,6 +411,9 @@ func (s *Store) listen(ctx context.Context, events <-chan event.Event) {
 			// this event (a barrier marker) can vouch for it.
 			s.log.Warn("cache: the bus lost events to a full subscriber buffer: emptying the cache")
 			s.apply(Invalidation{All: true})
+			if s.opt.OnGap != nil {
+				s.opt.OnGap()
+			}
 		}
 		switch e.Type {
 		case EventInvalidate:

@@ -224,7 +224,8 @@ func TestSharedLostInvalidationEmptiesTheCache(t *testing.T) {
 	shared := event.NewMemory()
 	lossy := &lossyBus{Memory: shared}
 	a := cache.New(ctx, inner, cache.Options{Bus: shared, Shared: true})
-	b := cache.New(ctx, inner, cache.Options{Bus: lossy, Shared: true})
+	var gaps atomic.Int32
+	b := cache.New(ctx, inner, cache.Options{Bus: lossy, Shared: true, OnGap: func() { gaps.Add(1) }})
 	scope := command.Scope{ApplicationID: f.App, GuildID: f.Guild}
 	for i := range 5 {
 		if _, err := b.RawCommands(ctx, scope); err != nil { // warm b
@@ -240,6 +241,9 @@ func TestSharedLostInvalidationEmptiesTheCache(t *testing.T) {
 		}
 		if n := lossy.lost.Load(); n != int32(i+1) {
 			t.Fatalf("the bus lost %d invalidations, want %d: the test lost nothing", n, i+1)
+		}
+		if n := gaps.Load(); n != int32(i+1) {
+			t.Fatalf("OnGap called %d times after %d gaps", n, i+1)
 		}
 	}
 }
