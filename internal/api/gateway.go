@@ -110,11 +110,6 @@ func (d gatewayDirectory) guildCreate(ctx context.Context, guildID, botID snowfl
 	if err != nil {
 		return nil, err
 	}
-	g := view.snap.Guild
-	roles := make([]interaction.Role, len(view.snap.Roles))
-	for i, r := range view.snap.Roles {
-		roles[i] = interaction.NewRole(r)
-	}
 	channels := make([]guildChannel, 0, len(view.snap.Channels))
 	threads := []guildChannel{}
 	for _, c := range view.snap.Channels {
@@ -126,21 +121,32 @@ func (d gatewayDirectory) guildCreate(ctx context.Context, guildID, botID snowfl
 		channels = append(channels, gc)
 	}
 	self := guildMember(view.member, view.user)
-	joined := self.JoinedAt
-	return json.Marshal(map[string]any{
-		"id": g.ID, "name": g.Name, "icon": nil, "splash": nil, "discovery_splash": nil, "banner": nil,
-		"description": nil, "owner_id": g.OwnerID, "region": "", "afk_channel_id": nil, "afk_timeout": 300,
-		"verification_level": 0, "default_message_notifications": 0, "explicit_content_filter": 0,
-		"roles": roles, "emojis": []any{}, "stickers": []any{}, "features": []string{}, "mfa_level": 0,
-		"application_id": nil, "system_channel_id": nil, "system_channel_flags": 0, "rules_channel_id": nil,
-		"public_updates_channel_id": nil, "safety_alerts_channel_id": nil, "max_members": 500000,
-		"vanity_url_code": nil, "premium_tier": 0, "premium_subscription_count": 0, "preferred_locale": defaultLocale,
-		"nsfw_level": 0, "premium_progress_bar_enabled": false, "joined_at": joined, "large": false,
-		"unavailable": false, "member_count": len(members), "members": []any{self},
-		"channels": channels, "threads": threads, "presences": []any{}, "voice_states": []any{},
-		"stage_instances": []any{}, "guild_scheduled_events": []any{}, "soundboard_sounds": []any{},
-		"lazy": true,
+	none := []json.RawMessage{}
+	return json.Marshal(guildCreateObject{
+		guildObject: newGuildObject(view.snap), JoinedAt: self.JoinedAt, MemberCount: len(members),
+		Members: []wire.GuildMember{self}, Channels: channels, Threads: threads, Presences: none, VoiceStates: none,
+		StageInstances: none, GuildScheduledEvents: none, SoundboardSounds: none, Lazy: true,
 	})
+}
+
+// guildCreateObject is GUILD_CREATE's guild: the guild object with the
+// bot's membership, the channels and threads, and the lists slashd keeps
+// none of.
+type guildCreateObject struct {
+	guildObject
+	JoinedAt             string             `json:"joined_at"`
+	Large                bool               `json:"large"`
+	Unavailable          bool               `json:"unavailable"`
+	MemberCount          int                `json:"member_count"`
+	Members              []wire.GuildMember `json:"members"`
+	Channels             []guildChannel     `json:"channels"`
+	Threads              []guildChannel     `json:"threads"`
+	Presences            []json.RawMessage  `json:"presences"`
+	VoiceStates          []json.RawMessage  `json:"voice_states"`
+	StageInstances       []json.RawMessage  `json:"stage_instances"`
+	GuildScheduledEvents []json.RawMessage  `json:"guild_scheduled_events"`
+	SoundboardSounds     []json.RawMessage  `json:"soundboard_sounds"`
+	Lazy                 bool               `json:"lazy"`
 }
 
 // guildMember is a member as the gateway renders one, in GUILD_CREATE

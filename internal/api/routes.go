@@ -85,6 +85,17 @@ func (s *Server) routes() {
 		// Any user's public object (discord.js client.users.fetch).
 		s.handle(p, "GET", "/users/{user_id}", chatRoute, s.getUser)
 		s.handle(p, "GET", "/applications/@me", readRoute, s.getCurrentApplication)
+
+		// Guilds as a bot reads them (a person too, with their client
+		// token, where the real service lets them): guilds.go.
+		g := "/guilds/{guild_id}"
+		s.handle(p, "GET", g, chatRoute, s.getGuild)
+		s.handle(p, "GET", g+"/members", chatRoute, s.listGuildMembers)
+		s.handle(p, "GET", g+"/members/search", chatRoute, s.searchGuildMembers)
+		s.handle(p, "GET", g+"/members/{user_id}", chatRoute, s.getGuildMember)
+		s.handle(p, "GET", g+"/roles", chatRoute, s.getGuildRoles)
+		s.handle(p, "GET", g+"/roles/{role_id}", chatRoute, s.getGuildRole)
+		s.handle(p, "GET", g+"/channels", chatRoute, s.getGuildChannels)
 		s.handle(p, "GET", "/oauth2/applications/@me", readRoute, s.getCurrentApplication)
 	}
 	// OAuth2: the token endpoint, revocation, @me, the keys and the

@@ -371,6 +371,7 @@ func TestResponseShapes(t *testing.T) {
 	t.Run("messages and interactions", func(t *testing.T) { w.t = t; w.interactions() })
 	t.Run("identity and gateway", func(t *testing.T) { w.t = t; w.identity() })
 	t.Run("private channels", func(t *testing.T) { w.t = t; w.privateChannels() })
+	t.Run("guilds", func(t *testing.T) { w.t = t; w.guilds() })
 	t.Run("OAuth2", func(t *testing.T) { w.t = t; w.oauth() })
 	t.Run("admin", func(t *testing.T) { w.t = t; w.admin() })
 

@@ -23,6 +23,7 @@ const (
 	CodeGeneral                   = 0
 	CodeUnknownApplication        = 10002
 	CodeUnknownGuild              = 10004
+	CodeUnknownRole               = 10011
 	CodeUnknownUser               = 10013
 	CodeUnknownCommand            = 10063
 	CodeUnknownCommandPermissions = 10066

@@ -70,6 +70,12 @@ const (
 // ApplicationFlagEmbedded marks apps that have an Activity (real service flag 1<<17).
 const ApplicationFlagEmbedded = 1 << 17
 
+// ApplicationFlagsGuildMembersIntent are the flags that enable an app's
+// GUILD_MEMBERS privileged intent: GATEWAY_GUILD_MEMBERS (1<<14) and
+// GATEWAY_GUILD_MEMBERS_LIMITED (1<<15). Either lets its bot list a
+// guild's members.
+const ApplicationFlagsGuildMembersIntent = 1<<14 | 1<<15
+
 // Numeric limits (spec §2, §8).
 const (
 	MaxNameLength        = 32

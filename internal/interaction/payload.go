@@ -107,11 +107,13 @@ func NewMember(m guild.Member, user *wire.User, perms guild.Permissions) Member 
 		Permissions: perms}
 }
 
-// Role is a role object.
+// Role is a role object (OpenAPI's GuildRoleResponse): in GUILD_CREATE,
+// GET /guilds/{id}/roles and an interaction's resolved roles alike.
 type Role struct {
 	ID           snowflake.ID      `json:"id"`
 	Name         string            `json:"name"`
 	Color        int               `json:"color"`
+	Colors       RoleColors        `json:"colors"`
 	Hoist        bool              `json:"hoist"`
 	Icon         *string           `json:"icon"`
 	UnicodeEmoji *string           `json:"unicode_emoji"`
@@ -120,6 +122,15 @@ type Role struct {
 	Managed      bool              `json:"managed"`
 	Mentionable  bool              `json:"mentionable"`
 	Flags        int               `json:"flags"`
+}
+
+// RoleColors are a role's colors (the real service's replacement for
+// color, which it still sends): slashd's roles have none, so the
+// primary is 0 as color is, and there is no gradient.
+type RoleColors struct {
+	Primary   int  `json:"primary_color"`
+	Secondary *int `json:"secondary_color"`
+	Tertiary  *int `json:"tertiary_color"`
 }
 
 // NewRole shapes a role.

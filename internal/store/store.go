@@ -316,12 +316,14 @@ type World interface {
 }
 
 // MemberQuery selects members of a guild: with UserIDs not nil, those
-// users (Prefix and Limit do not apply); otherwise those whose username
-// starts with Prefix, compared case-insensitively ("" selects all), at
-// most Limit of them (0: no limit).
+// users (Prefix, After and Limit do not apply); otherwise those whose
+// user id is above After and whose username starts with Prefix, compared
+// case-insensitively ("" selects all), at most Limit of them (0: no
+// limit).
 type MemberQuery struct {
 	UserIDs []snowflake.ID
 	Prefix  string
+	After   snowflake.ID // a page's start: the highest user id of the previous page
 	Limit   int
 }
 

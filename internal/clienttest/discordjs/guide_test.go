@@ -535,7 +535,7 @@ func byName(cmds []djsCommand) map[string]djsCommand {
 
 // djsGuideCommands are the names of the guide's commands in
 // commands/, which the deployment script registers.
-var djsGuideCommands = []string{"anywhere", "ban", "defer", "delete", "dm-me", "echo", "edit", "fetch", "followup", "gif", "guide", "info",
+var djsGuideCommands = []string{"anywhere", "ban", "defer", "delete", "dm-me", "echo", "edit", "fetch", "followup", "gif", "guide", "info", "member",
 	"Message Information", "modal", "ping", "secret", "server", "user", "User Information", "whois"}
 
 // commands lists the app's commands in scope (global when guild is "")

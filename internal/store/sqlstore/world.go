@@ -467,7 +467,8 @@ func (s *Store) SearchMembers(ctx context.Context, guildID snowflake.ID, q store
 		}
 		rows, err = s.db.QueryContext(ctx, query, args...)
 	default:
-		rows, err = s.cached().QueryContext(ctx, query+` ORDER BY members.user_id`, args...)
+		rows, err = s.cached().QueryContext(ctx, query+` AND members.user_id > $2 ORDER BY members.user_id`,
+			append(args, id64(q.After))...)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", what, err)

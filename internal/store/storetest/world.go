@@ -290,7 +290,11 @@ func testSearchMembers(t *testing.T, open func(t *testing.T) store.Store) {
 		{"% is no wildcard", store.MemberQuery{Prefix: "a%"}, []snowflake.ID{8}},
 		{"non-ASCII case", store.MemberQuery{Prefix: "él"}, []snowflake.ID{6}},
 		{"no match", store.MemberQuery{Prefix: "zz"}, []snowflake.ID{}},
-		{"user ids", store.MemberQuery{UserIDs: []snowflake.ID{8, 2, 7, 99, 2}, Prefix: "zz", Limit: 1},
+		{"after", store.MemberQuery{After: 3}, []snowflake.ID{4, 5, 6, 8}},
+		{"after and limit", store.MemberQuery{After: 1, Limit: 2}, []snowflake.ID{2, 3}},
+		{"after and prefix", store.MemberQuery{After: 2, Prefix: "al"}, []snowflake.ID{3, 5}},
+		{"after the last", store.MemberQuery{After: 8}, []snowflake.ID{}},
+		{"user ids", store.MemberQuery{UserIDs: []snowflake.ID{8, 2, 7, 99, 2}, Prefix: "zz", After: 5, Limit: 1},
 			[]snowflake.ID{2, 8}},
 		{"no user ids", store.MemberQuery{UserIDs: []snowflake.ID{}}, []snowflake.ID{}},
 	} {
