@@ -224,3 +224,68 @@ func TestModalSubmit(t *testing.T) {
 		"data": jsonObj{"id": shown.Interaction.ID, "custom_id": "fb", "components": []any{}}})
 	wantError(t, r, 400, unknownModal)
 }
+
+// A user select and a channel select: the app gets the values and, as
+// from the real service, data.resolved with what they name; a value
+// naming nothing, or a channel outside the select's channel_types, is
+// refused.
+func TestSelectMenuResolved(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	w := newInvokeWorld(t, e)
+	cmd := w.command(jsonObj{"name": "selects", "description": "Selects"})
+	components := []any{
+		jsonObj{"type": 1, "components": []any{jsonObj{"type": 5, "custom_id": "who"}}},
+		jsonObj{"type": 1, "components": []any{jsonObj{"type": 8, "custom_id": "where", "channel_types": []int{0}}}},
+		jsonObj{"type": 1, "components": []any{jsonObj{"type": 8, "custom_id": "voice", "channel_types": []int{2}}}},
+	}
+	var gotData json.RawMessage
+	w.answerWith(func(i *interactions.Interaction) (interactions.Response, error) {
+		if i.Type == interactions.InteractionApplicationCommand {
+			return interactions.Response{Type: 4, Data: jsonObj{"content": "selects", "components": components}}, nil
+		}
+		var raw struct {
+			Data json.RawMessage `json:"data"`
+		}
+		_ = json.Unmarshal(i.Raw, &raw)
+		gotData = raw.Data
+		return interactions.DeferUpdate(), nil
+	})
+	r := w.invoke(w.invocation(2, cmd))
+	wantStatus(t, r, 200)
+	var reply struct {
+		Resource struct {
+			Message struct {
+				ID string `json:"id"`
+			} `json:"message"`
+		} `json:"resource"`
+	}
+	r.JSON(t, &reply)
+	click := func(data jsonObj) testenv.Response {
+		return w.invoke(jsonObj{"type": 3, "application_id": w.app, "channel_id": w.channel,
+			"message_id": reply.Resource.Message.ID, "data": data})
+	}
+	var data struct {
+		Values   []string `json:"values"`
+		Resolved struct {
+			Users    map[string]struct{ ID string } `json:"users"`
+			Members  map[string]json.RawMessage     `json:"members"`
+			Channels map[string]struct{ ID string } `json:"channels"`
+		} `json:"resolved"`
+	}
+	wantStatus(t, click(jsonObj{"custom_id": "who", "component_type": 5, "values": []string{w.member}}), 200)
+	if err := json.Unmarshal(gotData, &data); err != nil || data.Resolved.Users[w.member].ID != w.member ||
+		data.Resolved.Members[w.member] == nil {
+		t.Fatalf("user select data: %s", gotData)
+	}
+	wantStatus(t, click(jsonObj{"custom_id": "where", "component_type": 8, "values": []string{w.channel}}), 200)
+	if err := json.Unmarshal(gotData, &data); err != nil || data.Resolved.Channels[w.channel].ID != w.channel {
+		t.Fatalf("channel select data: %s", gotData)
+	}
+	wantError(t, click(jsonObj{"custom_id": "who", "component_type": 5, "values": []string{"123456789"}}), 400,
+		formError(leaf{"data.values.0", "INTERACTION_APPLICATION_COMMAND_OPTION_INVALID", "Unknown user"}))
+	wantError(t, click(jsonObj{"custom_id": "voice", "component_type": 8, "values": []string{w.channel}}), 400,
+		formError(leaf{"data.values.0", "INTERACTION_APPLICATION_COMMAND_OPTION_INVALID", "Channel type is not allowed for this option"}))
+	wantError(t, click(jsonObj{"custom_id": "who", "component_type": 5, "values": []string{"me"}}), 400,
+		formError(leaf{"data.values.0", "NUMBER_TYPE_COERCE", `Value "me" is not snowflake.`}))
+}

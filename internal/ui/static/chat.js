@@ -3,8 +3,8 @@
 // public API with the user's client token (minted through the admin
 // API), as a chat client would: the messages, the command index,
 // POST /interactions for commands, autocomplete, components and modals.
-// New messages arrive by polling with backoff (see docs/design.md).
-import { admin, discord, clientToken, APIError } from "./api.js";
+// Messages arrive live, over server-sent events (see docs/design.md).
+import { admin, discord, clientToken, liveTicket, APIError } from "./api.js";
 import { el, clear, pill, errorBox } from "./dom.js";
 import { loadWorld, channelLabel, userLabel } from "./world.js";
 
@@ -21,7 +21,7 @@ export async function chatView(root) {
   const world = await loadWorld();
   const st = {
     place: "", channel: "", user: "", token: "", guild: null, dms: [], index: null, indexKey: "",
-    hidden: [], messages: [], ephemeral: new Map(), sig: "", timer: 0, delay: 500, stopped: false, command: null,
+    hidden: [], messages: [], ephemeral: new Map(), es: null, timer: 0, delay: 1000, stopped: false, command: null,
   };
   const placeSel = el("select", { id: "chat-place" });
   const chanSel = el("select", { id: "chat-channel" });
@@ -102,7 +102,8 @@ export async function chatView(root) {
     st.channel = chanSel.value;
     st.user = userSel.value;
     st.index = null;
-    st.sig = "";
+    closeLive();
+    st.messages = [];
     clear(list);
     clear(form);
     st.command = null;
@@ -117,7 +118,7 @@ export async function chatView(root) {
     }
     if (mine !== selection) return;
     st.token = token;
-    kick();
+    await connectLive(mine);
   }
 
   placeSel.addEventListener("change", () => loadPlace().catch(fail));
@@ -132,34 +133,95 @@ export async function chatView(root) {
     }
   });
 
-  // Live updates: poll the channel, every 0.5 s after a change or an
-  // action, backing off to 8 s while nothing changes.
-  function kick() {
-    st.delay = 500;
-    clearTimeout(st.timer);
-    st.timer = setTimeout(poll, 0);
+  // Live updates: a server-sent event stream of the channel as the
+  // member sees it (internal/ui/live.go). On each "ready" (the first and
+  // every reconnection) and "resync" (the stream fell behind) the
+  // messages are read once, so nothing is missed; in between, events
+  // carry each change.
+  function live(text, state) {
+    const e = document.getElementById("chat-live");
+    e.textContent = text;
+    e.dataset.state = state;
   }
-  async function poll() {
-    if (st.stopped || !st.channel) return;
+  function closeLive() {
+    clearTimeout(st.timer);
+    if (st.es) st.es.close();
+    st.es = null;
+  }
+  async function connectLive(mine) {
+    closeLive();
     const channel = st.channel;
+    let ticket;
+    try {
+      ticket = await liveTicket(st.token, channel, st.user);
+    } catch (e) {
+      if (mine !== selection || st.stopped) return;
+      if (e instanceof APIError && e.status !== 429 && e.status < 500) {
+        fail(e);
+        live("", "closed");
+        return;
+      }
+      retryLive(mine);
+      return;
+    }
+    if (mine !== selection || st.stopped) return;
+    const es = new EventSource("/ui/live/chat?ticket=" + encodeURIComponent(ticket));
+    st.es = es;
+    const mineNow = () => st.es === es;
+    es.addEventListener("ready", () => {
+      if (!mineNow()) return;
+      st.delay = 1000;
+      live("live", "open");
+      refresh(channel);
+    });
+    es.addEventListener("resync", () => mineNow() && refresh(channel));
+    for (const kind of ["message_create", "message_update"]) {
+      es.addEventListener(kind, (ev) => mineNow() && upsert(JSON.parse(ev.data)));
+    }
+    es.addEventListener("message_delete", (ev) => {
+      if (!mineNow()) return;
+      const { id } = JSON.parse(ev.data);
+      st.messages = st.messages.filter((m) => m.id !== id);
+      st.ephemeral.get(ephemeralKey())?.delete(id);
+      render();
+    });
+    es.onerror = () => {
+      if (!mineNow()) return;
+      live("reconnecting…", "connecting");
+      // The browser reconnects by itself, unless the server refused the
+      // stream (the ticket's check failed): then ask for a new ticket.
+      if (es.readyState === EventSource.CLOSED) retryLive(mine);
+    };
+  }
+  function retryLive(mine) {
+    live("reconnecting…", "connecting");
+    clearTimeout(st.timer);
+    st.timer = setTimeout(() => connectLive(mine), st.delay);
+    st.delay = Math.min(st.delay * 2, 8000);
+  }
+  async function refresh(channel) {
     try {
       const msgs = await discord("GET", `/channels/${channel}/messages?limit=50`, st.token);
       if (channel !== st.channel) return;
-      const sig = JSON.stringify(msgs);
-      if (sig !== st.sig) {
-        st.sig = sig;
-        st.messages = msgs;
-        render();
-        st.delay = 500;
-      } else {
-        st.delay = Math.min(st.delay * 2, 8000);
-      }
-      document.getElementById("chat-live").textContent = "live";
+      st.messages = msgs;
+      render();
     } catch (e) {
-      st.delay = Math.min(st.delay * 2, 8000);
-      document.getElementById("chat-live").textContent = "reconnecting…";
+      fail(e);
     }
-    if (!st.stopped) st.timer = setTimeout(poll, st.delay);
+  }
+  function upsert(m) {
+    if (m.channel_id && m.channel_id !== st.channel) return;
+    const i = st.messages.findIndex((x) => x.id === m.id);
+    if (i >= 0) st.messages[i] = m;
+    else st.messages.unshift(m);
+    const eph = st.ephemeral.get(ephemeralKey());
+    if (eph?.has(m.id)) eph.set(m.id, m);
+    render();
+  }
+  // kick: after an action, the stream brings its results; reconnect if
+  // it is down.
+  function kick() {
+    if (!st.es && st.channel && st.token && !st.stopped) connectLive(selection);
   }
 
   function ephemeralKey() { return st.channel + "/" + st.user; }
@@ -540,7 +602,7 @@ export async function chatView(root) {
   await loadPlace();
   return () => {
     st.stopped = true;
-    clearTimeout(st.timer);
+    closeLive();
   };
 }
 
