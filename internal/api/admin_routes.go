@@ -79,6 +79,8 @@ func (s *Server) adminRoutes() {
 
 	// Why a member may or may not use a command in a channel.
 	s.adminHandle("GET", guild+"/commands/{command_id}/access", s.explainAccess)
+	// The same in a DM or group DM (explain.go).
+	s.adminHandle("GET", "/private-channels/{channel_id}/commands/{command_id}/access", s.explainPrivateAccess)
 }
 
 // adminHandle registers one admin route: path is relative to /admin/v1.

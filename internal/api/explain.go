@@ -80,6 +80,52 @@ func (s *Server) explainAccess(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// explainPrivateAccess is GET
+// /admin/v1/private-channels/{channel_id}/commands/{command_id}/access?user_id=…:
+// whether a participant of a DM or group DM may see and use a global
+// command there, and why (installations, contexts, the age
+// restriction), as the command picker decides it.
+func (s *Server) explainPrivateAccess(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	channelID, err := pathID(r, "channel_id")
+	if err != nil {
+		return err
+	}
+	commandID, err := pathID(r, "command_id")
+	if err != nil {
+		return err
+	}
+	userID, err := queryID(r, "user_id")
+	if err != nil {
+		return err
+	}
+	if _, err := s.store.Channel(ctx, channelID); err == nil {
+		return errUnknownChannel // a guild's: see explainAccess
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	ch, view, err := s.invokerChannel(ctx, userID, channelID, 0)
+	if err != nil {
+		return err
+	}
+	cmd, err := s.findCommand(r, view, 0, commandID)
+	if err != nil {
+		return err
+	}
+	ac, err := s.loadAppCommands(ctx, cmd.ApplicationID, 0)
+	if err != nil {
+		return err
+	}
+	d := access.NewViewer(view.context(ch, cmd.ApplicationID)).Decide(ac.index, cmd)
+	if d.Allowed && cmd.Type == command.PrimaryEntryPoint && !ac.embedded() {
+		d = access.Decision{Allowed: false, Rule: "entry_point_without_activity",
+			Reason: "an entry point command shows only when its app has Activities (the EMBEDDED flag)"}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"allowed": d.Allowed, "reason": d.Reason, "rule": d.Rule,
+		"authorizing_integration_owners": ownerKeys(d.Owners)})
+	return nil
+}
+
 // findCommand finds a command by id among the guild's commands and the
 // global commands of every app, those installed in the guild first. Apps
 // that are not installed are searched too, so that the decision can say

@@ -298,7 +298,7 @@ export async function chatView(root) {
         el("option", { value: "" }, c.placeholder || "Make a selection"),
         (c.options || []).map((o) => el("option", { value: o.value }, o.label)));
       case 5: case 6: case 7: case 8:
-        return el("select", { disabled: true }, el("option", {}, (c.placeholder || "Select") + " (not in the playground yet)"));
+        return autoSelect(m, c);
       case 9:
         return el("div", { class: "arow" }, el("div", {}, (c.components || []).map((x) => renderComponent(m, x))),
           c.accessory ? renderComponent(m, c.accessory) : null);
@@ -311,6 +311,64 @@ export async function chatView(root) {
       default:
         return el("span", { class: "muted" }, `[component type ${c.type}]`);
     }
+  }
+
+  // The choices of the place: its members, roles and channels (a DM's
+  // or group DM's: its recipients and itself), as [id, label] pairs.
+  function placeUsers() {
+    if (st.guild) {
+      return st.guild.members.map((m) => [m.user_id, (m.nick ? m.nick + " · " : "") + userLabel(world.userByID.get(m.user_id))]);
+    }
+    const dm = st.dms.find((c) => c.id === st.channel);
+    const ids = [st.user, ...(dm?.recipients || []).map((r) => r.id)];
+    return [...new Set(ids)].map((id) => [id, userLabel(world.userByID.get(id))]);
+  }
+  function placeRoles() {
+    return st.guild ? st.guild.roles.map((r) => [r.id, "@" + r.name.replace(/^@/, "")]) : [];
+  }
+  function placeChannels(types) {
+    const ok = (c) => !types?.length || types.includes(c.type);
+    if (st.guild) return st.guild.channels.filter(ok).map((c) => [c.id, channelLabel(c)]);
+    const dm = st.dms.find((c) => c.id === st.channel);
+    return dm && ok(dm) ? [[dm.id, dm.type === 3 ? "this group DM" : "this DM"]] : [];
+  }
+  function choiceGroups(kind, channelTypes) {
+    switch (kind) {
+      case "user": return [["Members", placeUsers()]];
+      case "role": return [["Roles", placeRoles()]];
+      case "mentionable": return [["Members", placeUsers()], ["Roles", placeRoles()]];
+      default: return [["Channels", placeChannels(channelTypes)]];
+    }
+  }
+  function groupedOptions(groups, selected = new Set()) {
+    const nonEmpty = groups.filter(([, opts]) => opts.length);
+    const opt = ([v, t]) => el("option", { value: v, selected: selected.has(v) }, t);
+    return nonEmpty.length === 1 ? nonEmpty[0][1].map(opt)
+      : nonEmpty.map(([label, opts]) => el("optgroup", { label }, opts.map(opt)));
+  }
+
+  // autoSelect is a user (5), role (6), mentionable (7) or channel (8)
+  // select menu with the place's choices; it sends the ids chosen, as the
+  // real client does (slashd resolves them for the app).
+  function autoSelect(m, c) {
+    const kind = { 5: "user", 6: "role", 7: "mentionable", 8: "channel" }[c.type];
+    const max = c.max_values ?? 1;
+    const min = c.min_values ?? 1;
+    const defaults = new Set((c.default_values || []).map((d) => d.id));
+    const groups = choiceGroups(kind, c.channel_types);
+    const empty = !groups.some(([, o]) => o.length);
+    const sendValues = (values) => component(m, { component_type: c.type, custom_id: c.custom_id, values });
+    if (max <= 1) {
+      return el("select", { disabled: !!c.disabled || empty, "data-custom-id": c.custom_id, "data-type": c.type,
+        onchange: (ev) => ev.target.value && sendValues([ev.target.value]) },
+      el("option", { value: "" }, empty ? `(no ${kind} here)` : c.placeholder || `Select a ${kind}`),
+      groupedOptions(groups, defaults));
+    }
+    const sel = el("select", { multiple: true, size: Math.min(6, 1 + groups.reduce((n, [, o]) => n + o.length, 0)),
+      disabled: !!c.disabled || empty, "data-custom-id": c.custom_id, "data-type": c.type }, groupedOptions(groups, defaults));
+    return el("div", { class: "multi" }, el("div", { class: "muted" }, c.placeholder || `Select ${min}–${max}`), sel,
+      el("button", { type: "button", class: "secondary", disabled: !!c.disabled || empty, "data-send": c.custom_id,
+        onclick: () => sendValues([...sel.selectedOptions].map((o) => o.value)) }, "Send selection"));
   }
 
   async function send(body) {
@@ -386,26 +444,40 @@ export async function chatView(root) {
     render();
   }
 
-  // hiddenCommands are the installed apps' commands the member does not
-  // see here, each with the access explainer's reason (guild channels
-  // only: a playground aid the real client does not show).
+  // hiddenCommands are the reachable apps' commands the member does not
+  // see here, each with the access explainer's reason (a playground aid
+  // the real client does not show). In a guild: the apps installed
+  // there; in a DM or group DM: the apps the user installed, and the
+  // app whose bot is in the DM.
   async function hiddenCommands(idx) {
-    if (!st.guild) return [];
     const seen = new Set(idx.application_commands.map((c) => c.id));
     const out = [];
-    for (const inst of st.guild.installations) {
-      const [gl, gu] = await Promise.all([admin("GET", `/applications/${inst.application_id}/commands`),
-        admin("GET", `/applications/${inst.application_id}/commands?guild_id=${st.guild.id}`)]);
-      for (const c of [...gu.commands, ...gl.commands]) {
-        if (seen.has(c.id) || (c.type !== 1 && c.type !== 4)) continue;
-        try {
-          const q = new URLSearchParams({ user_id: st.user, channel_id: st.channel });
-          const d = await admin("GET", `/guilds/${st.guild.id}/commands/${c.id}/access?${q}`);
-          out.push({ c, reason: d.reason || d.rule });
-        } catch (e) {
-          out.push({ c, reason: e.message });
-        }
+    const explain = async (c, path) => {
+      if (seen.has(c.id) || (c.type !== 1 && c.type !== 4)) return;
+      try {
+        const d = await admin("GET", path(c));
+        out.push({ c, reason: d.reason || d.rule });
+      } catch (e) {
+        out.push({ c, reason: e.message });
       }
+    };
+    const q = new URLSearchParams({ user_id: st.user, channel_id: st.channel });
+    if (st.guild) {
+      for (const inst of st.guild.installations) {
+        const [gl, gu] = await Promise.all([admin("GET", `/applications/${inst.application_id}/commands`),
+          admin("GET", `/applications/${inst.application_id}/commands?guild_id=${st.guild.id}`)]);
+        for (const c of [...gu.commands, ...gl.commands]) await explain(c, (x) => `/guilds/${st.guild.id}/commands/${x.id}/access?${q}`);
+      }
+      return out;
+    }
+    const dm = st.dms.find((c) => c.id === st.channel);
+    const installs = await admin("GET", `/users/${st.user}/installations`).catch(() => []);
+    const apps = new Set(installs.map((i) => i.application_id));
+    for (const r of dm?.recipients || []) if (world.appByID.has(r.id)) apps.add(r.id);
+    const who = new URLSearchParams({ user_id: st.user });
+    for (const app of apps) {
+      const gl = await admin("GET", `/applications/${app}/commands`);
+      for (const c of gl.commands) await explain(c, (x) => `/private-channels/${st.channel}/commands/${x.id}/access?${who}`);
     }
     return out;
   }
@@ -481,7 +553,7 @@ export async function chatView(root) {
       ev.preventDefault();
       const values = collect(e);
       if (!values) return;
-      const ok = await invoke(e.c, e.path, undefined, values);
+      const ok = await invoke(e.c, e.path, undefined, values, attachmentsOf(e).map(({ option, ...a }) => a));
       if (ok) {
         clear(form);
         input.value = "";
@@ -505,17 +577,20 @@ export async function chatView(root) {
     let f;
     const sel = (opts) => el("select", { id, "data-type": o.type }, o.required ? null : el("option", { value: "" }, "—"),
       opts.map(([v, t]) => el("option", { value: v }, t)));
-    const users = st.guild ? st.guild.members.map((m) => [m.user_id, userLabel(world.userByID.get(m.user_id))])
-      : world.users.map((u) => [u.id, userLabel(u)]);
-    const roles = st.guild ? st.guild.roles.map((r) => [r.id, "@" + r.name.replace(/^@/, "")]) : [];
+    // user, role, mentionable and channel options: the place's choices.
+    const picker = (kind) => {
+      const groups = choiceGroups(kind, o.channel_types);
+      const none = !groups.some(([, x]) => x.length);
+      return el("select", { id, "data-type": o.type, disabled: none, required: !!o.required },
+        el("option", { value: "" }, none ? `(no ${kind} here)` : o.required ? `Pick a ${kind}` : "—"), groupedOptions(groups));
+    };
     if (o.choices?.length) f = sel(o.choices.map((c) => [JSON.stringify(c.value), c.name]));
     else if (o.type === 5) f = sel([["true", "True"], ["false", "False"]]);
-    else if (o.type === 6) f = sel(users);
-    else if (o.type === 8) f = sel(roles);
-    else if (o.type === 9) f = sel([...users, ...roles]);
-    else if (o.type === 7) f = sel((st.guild?.channels || []).filter((c) => !o.channel_types || o.channel_types.includes(c.type))
-      .map((c) => [c.id, channelLabel(c)]));
-    else if (o.type === 11) f = el("input", { id, type: "file", disabled: true, title: "attachments are not in the playground yet" });
+    else if (o.type === 6) f = picker("user");
+    else if (o.type === 8) f = picker("role");
+    else if (o.type === 9) f = picker("mentionable");
+    else if (o.type === 7) f = picker("channel");
+    else if (o.type === 11) f = el("input", { id, type: "file", "data-type": o.type, required: !!o.required });
     else {
       const numeric = o.type === 4 || o.type === 10;
       f = el("input", { id, "data-type": o.type, autocomplete: "off", required: !!o.required,
@@ -553,12 +628,33 @@ export async function chatView(root) {
     const out = [];
     for (const o of e.opts) {
       const f = document.getElementById("opt-" + o.name);
-      if (!f || o.type === 11) continue;
+      if (!f) continue;
+      if (o.type === 11) {
+        // An attachment names its upload by its index in data.attachments.
+        const i = attachmentsOf(e).findIndex((a) => a.option === o.name);
+        if (i >= 0) out.push({ type: 11, name: o.name, value: String(i) });
+        continue;
+      }
       const v = value(o, f.value, o === focused);
       if (v === undefined && o !== focused) continue;
       const opt = { type: o.type, name: o.name, value: v ?? "" };
       if (o === focused) opt.focused = true;
       out.push(opt);
+    }
+    return out;
+  }
+
+  // attachmentsOf lists the files of the form's attachment options, as
+  // data.attachments describes uploads ({id, filename, size,
+  // content_type}; the id is the upload's index, as the real client
+  // numbers them). slashd keeps no file contents: only this reaches the
+  // app (docs/compat.md).
+  function attachmentsOf(e) {
+    const out = [];
+    for (const o of e.opts) {
+      const file = o.type === 11 ? document.getElementById("opt-" + o.name)?.files?.[0] : null;
+      if (file) out.push({ option: o.name, id: String(out.length), filename: file.name, size: file.size,
+        content_type: file.type || "application/octet-stream" });
     }
     return out;
   }
@@ -591,9 +687,10 @@ export async function chatView(root) {
 
   // invoke sends an APPLICATION_COMMAND interaction; target is a user or
   // message command's target.
-  async function invoke(c, path, target, values = []) {
+  async function invoke(c, path, target, values = [], attachments = []) {
     const data = { id: c.id, name: c.name, type: c.type, version: c.version };
     if (c.type === 1) data.options = wrap(path || [], values);
+    if (attachments.length) data.attachments = attachments;
     if (target) data.target_id = target;
     const ans = await send({ type: 2, application_id: c.application_id, channel_id: st.channel, data });
     return ans !== null;
