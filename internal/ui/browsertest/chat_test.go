@@ -170,6 +170,7 @@ func TestChat(t *testing.T) {
 	if !regexp.MustCompile(`X-Signature-Ed25519: [0-9a-f]{128}\s+X-Signature-Timestamp: \d{10}`).MatchString(sig) {
 		t.Fatalf("signature headers: %q", sig)
 	}
+	run(t, ctx, "scroll to the signature", chromedp.ScrollIntoView(chromedp.ID("log-signature")))
 	shot(t, ctx, "10-log")
 
 	// /multi's entry: the answer, then the follow-up it posted later.

@@ -62,7 +62,7 @@ func (w *world) startPickerApp(t *testing.T) {
 		case in.Type == 2 && in.Data.Name == "panel":
 			answer = map[string]any{"type": 4, "data": map[string]any{"content": "Pick someone and somewhere",
 				"components": []any{
-					map[string]any{"type": 1, "components": []any{map[string]any{"type": 5, "custom_id": "who", "placeholder": "Someone"}}},
+					map[string]any{"type": 1, "components": []any{map[string]any{"type": 5, "custom_id": "who", "placeholder": "One or two members", "max_values": 2}}},
 					map[string]any{"type": 1, "components": []any{map[string]any{"type": 8, "custom_id": "where",
 						"placeholder": "A text channel", "channel_types": []int{0}}}},
 				}}}
@@ -148,8 +148,15 @@ func TestChatPickers(t *testing.T) {
 	waitText(t, ctx, `#messages select[data-custom-id="who"]`, "bob")
 	waitText(t, ctx, `#messages select[data-custom-id="where"]`, "#general")
 	shot(t, ctx, "13-select-menus")
-	chooseIn(t, ctx, `#messages select[data-custom-id="who"]`, bob)
-	waitText(t, ctx, "#messages", "Selected user bob")
+	// The user select takes up to two: bob and the owner, then "Send".
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => {
+		const s = document.querySelector('#messages select[data-custom-id="who"]');
+		for (const o of s.options) o.selected = o.value === `+jsString(bob)+` || o.value === `+jsString(w.creds.OwnerUserID)+`;
+		return true; })()`)); err != nil {
+		t.Fatalf("select two members: %v", err)
+	}
+	click(t, ctx, `#messages button[data-send="who"]`)
+	waitText(t, ctx, "#messages", "Selected user bob, user owner")
 	chooseIn(t, ctx, `#messages select[data-custom-id="where"]`, w.creds.ChannelID)
 	waitText(t, ctx, "#messages", "Selected channel #general")
 }

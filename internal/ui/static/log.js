@@ -87,6 +87,7 @@ export async function logView(root) {
       el("h3", {}, "Then: follow-ups and edits"),
       (e.later || []).length ? el("div", { id: "log-later" }, e.later.map((m) => el("div", { class: "later" },
         el("div", {}, pill(m.event, m.event === "delete" ? "bad" : "accent"), " ",
+          m.message?.content ? el("span", {}, m.message.content, " ") : null,
           el("span", { class: "muted" }, `message ${m.message_id} · ${new Date(m.at).toLocaleTimeString()}`)),
         m.message ? el("pre", {}, JSON.stringify(m.message, null, 2)) : null)))
         : el("p", { class: "muted", id: "log-later" }, "None yet: the app's follow-ups and edits of its answer appear here as they happen."),
