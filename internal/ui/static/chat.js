@@ -503,10 +503,17 @@ export async function chatView(root) {
 
   const appName = (id) => st.index?.applications?.find((a) => a.id === id)?.name || world.appByID.get(id)?.name || id;
 
+  // Only the latest keystroke's list is shown, and a list equal to the
+  // one shown is left alone: replacing it under the pointer would lose a
+  // click.
+  let pickerSeq = 0;
+  let pickerShown = "";
   async function showPicker() {
+    const mine = ++pickerSeq;
     const v = input.value;
     if (!v.startsWith("/")) {
       picker.hidden = true;
+      pickerShown = "";
       return;
     }
     try {
@@ -515,9 +522,13 @@ export async function chatView(root) {
       fail(e);
       return;
     }
+    if (mine !== pickerSeq || input.value !== v) return;
     const q = v.slice(1).toLowerCase();
     const es = entries().filter((e) => e.label.toLowerCase().startsWith(q) || (q && e.label.toLowerCase().includes(q)));
     const hidden = st.hidden.filter((h) => h.c.name.toLowerCase().startsWith(q.split(" ")[0]));
+    const key = JSON.stringify([es.map((e) => [e.c.id, e.label]), hidden.map((h) => [h.c.id, h.reason])]);
+    if (!picker.hidden && key === pickerShown) return;
+    pickerShown = key;
     clear(picker, es.map((e) => el("button", { type: "button", class: "entry", "data-name": e.label, onclick: () => choose(e) },
       el("strong", {}, "/" + e.label), el("span", { class: "desc" }, e.desc || ""), " ", pill(appName(e.c.application_id)))),
     hidden.map((h) => el("div", { class: "entry hidden", "data-name": h.c.name, title: h.reason },
@@ -540,6 +551,7 @@ export async function chatView(root) {
   // options at once).
   function choose(e) {
     picker.hidden = true;
+    pickerShown = "";
     input.value = "/" + e.label + " ";
     st.command = e;
     if (!e.opts.length) {
