@@ -46,4 +46,14 @@ func TestChatDM(t *testing.T) {
 	waitText(t, ctx, "#messages .ephemeral", "pong")
 	waitText(t, ctx, "#messages", "bob used /ping")
 	shot(t, ctx, "14-dm")
+
+	// The log, filtered: the DM's /ping is no guild's.
+	click(t, ctx, "#nav-log")
+	waitText(t, ctx, "#log-list", "/ping")
+	choose(t, ctx, "log-guild", w.creds.GuildID)
+	waitText(t, ctx, "#log-list", "No interaction yet")
+	choose(t, ctx, "log-guild", "")
+	waitText(t, ctx, "#log-list", "/ping")
+	choose(t, ctx, "log-app", w.creds.ApplicationID)
+	waitText(t, ctx, "#log-list", "/ping")
 }

@@ -214,6 +214,7 @@ export async function chatView(root) {
     const i = st.messages.findIndex((x) => x.id === m.id);
     if (i >= 0) st.messages[i] = m;
     else st.messages.unshift(m);
+    if (st.messages.length > 500) st.messages = st.messages.sort((a, b) => cmpID(b.id, a.id)).slice(0, 500);
     const eph = st.ephemeral.get(ephemeralKey());
     if (eph?.has(m.id)) eph.set(m.id, m);
     render();
