@@ -289,3 +289,58 @@ func TestSelectMenuResolved(t *testing.T) {
 	wantError(t, click(jsonObj{"custom_id": "who", "component_type": 5, "values": []string{"me"}}), 400,
 		formError(leaf{"data.values.0", "NUMBER_TYPE_COERCE", `Value "me" is not snowflake.`}))
 }
+
+// A modal's user and channel selects (in labels): the app gets the
+// values and data.resolved with what they name; a value naming nothing
+// is refused.
+func TestModalSelectsResolved(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	w := newInvokeWorld(t, e)
+	cmd := w.command(jsonObj{"name": "assign", "description": "Assign"})
+	var got json.RawMessage
+	w.answerWith(func(i *interactions.Interaction) (interactions.Response, error) {
+		if i.Type == interactions.InteractionApplicationCommand {
+			return interactions.Response{Type: 9, Data: jsonObj{"custom_id": "as", "title": "Assign", "components": []any{
+				jsonObj{"type": 18, "label": "Who", "component": jsonObj{"type": 5, "custom_id": "who"}},
+				jsonObj{"type": 18, "label": "Where", "component": jsonObj{"type": 8, "custom_id": "where", "channel_types": []int{0}}},
+			}}}, nil
+		}
+		var raw struct {
+			Data json.RawMessage `json:"data"`
+		}
+		_ = json.Unmarshal(i.Raw, &raw)
+		got = raw.Data
+		return interactions.Message("ok"), nil
+	})
+	r := w.invoke(w.invocation(2, cmd))
+	wantStatus(t, r, 200)
+	var shown struct {
+		Interaction struct {
+			ID string `json:"id"`
+		} `json:"interaction"`
+	}
+	r.JSON(t, &shown)
+	submit := func(who, where string) testenv.Response {
+		return w.invoke(jsonObj{"type": 5, "application_id": w.app, "channel_id": w.channel, "data": jsonObj{
+			"id": shown.Interaction.ID, "custom_id": "as", "components": []any{
+				jsonObj{"type": 18, "component": jsonObj{"type": 5, "custom_id": "who", "values": []string{who}}},
+				jsonObj{"type": 18, "component": jsonObj{"type": 8, "custom_id": "where", "values": []string{where}}},
+			}}})
+	}
+	wantStatus(t, submit(w.member, w.channel), 200)
+	var data struct {
+		Resolved struct {
+			Users    map[string]struct{ ID string } `json:"users"`
+			Channels map[string]struct{ ID string } `json:"channels"`
+		} `json:"resolved"`
+	}
+	if err := json.Unmarshal(got, &data); err != nil || data.Resolved.Users[w.member].ID != w.member ||
+		data.Resolved.Channels[w.channel].ID != w.channel {
+		t.Fatalf("delivered data: %s", got)
+	}
+	wantError(t, submit("123456789", w.channel), 400,
+		formError(leaf{"data.components.0.component.values.0", "INTERACTION_APPLICATION_COMMAND_OPTION_INVALID", "Unknown user"}))
+	wantError(t, submit("me", w.channel), 400,
+		formError(leaf{"data.components.0.component.values.0", "NUMBER_TYPE_COERCE", `Value "me" is not snowflake.`}))
+}
