@@ -36,7 +36,15 @@ func (w *world) startPickerApp(t *testing.T) {
 				Name     string
 				CustomID string `json:"custom_id"`
 				Values   []string
-				Options  []struct {
+				// a modal submission's labels
+				Components []struct {
+					Component struct {
+						CustomID string `json:"custom_id"`
+						Value    string
+						Values   []string
+					}
+				}
+				Options []struct {
 					Name  string
 					Value any
 				}
@@ -66,6 +74,25 @@ func (w *world) startPickerApp(t *testing.T) {
 					map[string]any{"type": 1, "components": []any{map[string]any{"type": 8, "custom_id": "where",
 						"placeholder": "A text channel", "channel_types": []int{0}}}},
 				}}}
+		case in.Type == 2 && in.Data.Name == "assign":
+			answer = map[string]any{"type": 9, "data": map[string]any{"custom_id": "assign", "title": "Assign a task",
+				"components": []any{
+					map[string]any{"type": 18, "label": "Who does it", "component": map[string]any{"type": 5, "custom_id": "who"}},
+					map[string]any{"type": 18, "label": "The task", "component": map[string]any{"type": 4, "custom_id": "task", "style": 1}},
+				}}}
+		case in.Type == 5:
+			var who, task string
+			for _, c := range in.Data.Components {
+				switch c.Component.CustomID {
+				case "who":
+					for _, v := range c.Component.Values {
+						who = res.Users[v].Username
+					}
+				case "task":
+					task = c.Component.Value
+				}
+			}
+			answer = map[string]any{"type": 4, "data": map[string]any{"content": "Assigned to " + who + ": " + task}}
 		case in.Type == 2:
 			var said []string
 			for _, o := range in.Data.Options {
@@ -106,6 +133,7 @@ func (w *world) startPickerApp(t *testing.T) {
 				map[string]any{"type": 6, "name": "who", "description": "A member", "required": true},
 				map[string]any{"type": 11, "name": "file", "description": "A file"}}},
 			map[string]any{"name": "panel", "description": "Select menus"},
+			map[string]any{"name": "assign", "description": "A modal with a user select"},
 		}, nil)
 }
 
@@ -113,7 +141,7 @@ func (w *world) startPickerApp(t *testing.T) {
 // an attachment option's file reach the app resolved; a user select
 // (type 5) and a channel select (type 8, channel_types) of its message
 // list the guild's members and text channels, and a choice reaches the
-// app resolved.
+// app resolved; so does a user select in a modal.
 func TestChatPickers(t *testing.T) {
 	w := newWorld(t)
 	w.startPickerApp(t)
@@ -159,4 +187,15 @@ func TestChatPickers(t *testing.T) {
 	waitText(t, ctx, "#messages", "Selected user bob, user owner")
 	chooseIn(t, ctx, `#messages select[data-custom-id="where"]`, w.creds.ChannelID)
 	waitText(t, ctx, "#messages", "Selected channel #general")
+
+	// /assign: a modal with a user select in a label.
+	typeInto(t, ctx, "composer-input", "/assign")
+	click(t, ctx, `#picker button[data-name="assign"]`)
+	run(t, ctx, "the modal", chromedp.WaitVisible(chromedp.ID("modal")))
+	waitText(t, ctx, "#modal-who", "bob")
+	choose(t, ctx, "modal-who", bob)
+	typeInto(t, ctx, "modal-task", "water the plants")
+	shot(t, ctx, "13b-modal-select")
+	click(t, ctx, "#modal-submit")
+	waitText(t, ctx, "#messages", "Assigned to bob: water the plants")
 }

@@ -398,30 +398,57 @@ export async function chatView(root) {
     return send({ type: 3, application_id: appOf(m), channel_id: st.channel, message_id: m.id, data });
   }
 
-  // The modal: text inputs, in action rows or labels; submitted as
-  // a MODAL_SUBMIT interaction.
+  // The modal: text inputs and select menus (string, user, role,
+  // mentionable, channel), in action rows or labels; submitted as a
+  // MODAL_SUBMIT interaction in the layout each came in.
   function showModal(interactionID, modal, appID) {
     const inputs = [];
-    const field = (ti, label) => {
-      const attrs = { id: "modal-" + ti.custom_id, required: ti.required !== false, value: ti.value || "",
-        placeholder: ti.placeholder || "", minLength: ti.min_length ?? undefined, maxLength: ti.max_length ?? undefined };
-      const f = ti.style === 2 ? el("textarea", { ...attrs, rows: 4 }) : el("input", attrs);
-      inputs.push({ ti, f });
-      return el("div", {}, el("label", { for: attrs.id }, label || ti.label || ti.custom_id), f);
+    const selectKinds = { 3: "string", 5: "user", 6: "role", 7: "mentionable", 8: "channel" };
+    const field = (def, label, inLabel) => {
+      const id = "modal-" + def.custom_id;
+      let f;
+      if (def.type === 4) {
+        const attrs = { id, required: def.required !== false, value: def.value || "", placeholder: def.placeholder || "",
+          minLength: def.min_length ?? undefined, maxLength: def.max_length ?? undefined };
+        f = def.style === 2 ? el("textarea", { ...attrs, rows: 4 }) : el("input", attrs);
+      } else {
+        const kind = selectKinds[def.type];
+        const groups = kind === "string" ? [["Options", (def.options || []).map((o) => [o.value, o.label])]]
+          : choiceGroups(kind, def.channel_types);
+        const defaults = new Set([...(def.default_values || []).map((d) => d.id),
+          ...(def.options || []).filter((o) => o.default).map((o) => o.value)]);
+        const multi = (def.max_values ?? 1) > 1;
+        f = el("select", { id, multiple: multi, "data-type": def.type, size: multi ? 5 : undefined },
+          multi ? null : el("option", { value: "" }, def.placeholder || `Select a ${kind === "string" ? "value" : kind}`),
+          groupedOptions(groups, defaults));
+      }
+      inputs.push({ def, f, inLabel });
+      return el("div", {}, el("label", { for: id }, label || def.label || def.custom_id), f);
     };
     const body = (modal.components || []).map((row) => {
-      if (row.type === 1) return (row.components || []).filter((x) => x.type === 4).map((ti) => field(ti));
-      if (row.type === 18 && row.component?.type === 4) return field(row.component, row.label);
+      if (row.type === 1) {
+        return (row.components || []).filter((x) => x.type === 4 || selectKinds[x.type]).map((x) => field(x, null, false));
+      }
+      if (row.type === 18 && (row.component?.type === 4 || selectKinds[row.component?.type])) {
+        return [field(row.component, row.label, true), row.description ? el("div", { class: "muted" }, row.description) : null];
+      }
       if (row.type === 10) return el("p", {}, row.content);
       return el("p", { class: "muted" }, `[component type ${row.type}]`);
     });
     const close = () => clear(modalRoot);
     const submit = async (ev) => {
       ev.preventDefault();
-      const labels = (modal.components || []).some((r) => r.type === 18);
-      const comps = inputs.map(({ ti, f }) => labels
-        ? { type: 18, component: { type: 4, custom_id: ti.custom_id, value: f.value } }
-        : { type: 1, components: [{ type: 4, custom_id: ti.custom_id, value: f.value }] });
+      const comps = [];
+      for (const { def, f, inLabel } of inputs) {
+        let c;
+        if (def.type === 4) c = { type: 4, custom_id: def.custom_id, value: f.value };
+        else {
+          const values = [...f.selectedOptions].map((o) => o.value).filter(Boolean);
+          if (!values.length) continue; // not chosen: left out (the API says when it was required)
+          c = { type: def.type, custom_id: def.custom_id, values };
+        }
+        comps.push(inLabel ? { type: 18, component: c } : { type: 1, components: [c] });
+      }
       close();
       await send({ type: 5, application_id: appID, channel_id: st.channel,
         data: { id: interactionID, custom_id: modal.custom_id, components: comps } });
