@@ -228,9 +228,12 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 	var root http.Handler = handler
 	var playground *ui.Handler
 	if cfg.ui {
-		playground = ui.New(ui.Config{API: handler, Logger: log})
+		playground = ui.New(ui.Config{API: handler, Logger: log, Events: handler.Events()})
 		handler.OnDelivery(playground.Record)
 		root = playground
+		// Its live streams never end on their own: end them first, or
+		// http.Server.Shutdown would wait for them.
+		defer playground.Close()
 	}
 	srv := &http.Server{
 		Handler:           cfg.trustedProxies.Handler(root),
@@ -259,6 +262,9 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 	// Gateway clients are told to reconnect (op 7) before the listener
 	// goes: http.Server.Shutdown does not close websockets.
 	handler.Shutdown(shutdownCtx)
+	if playground != nil {
+		playground.Close()
+	}
 	if err := srv.Shutdown(shutdownCtx); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fmt.Errorf("shutdown: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 var loginLinkRE = regexp.MustCompile(`http://\S+/ui/login\?code=[0-9a-f]{64}`)
@@ -71,5 +72,39 @@ func TestUIFlag(t *testing.T) {
 		if err != nil || cfg.ui != tc.want {
 			t.Errorf("%v %v: ui %v, %v; want %v", tc.args, tc.env, cfg.ui, err, tc.want)
 		}
+	}
+}
+
+// TestServeUILiveShutdown: an open live stream does not hold the
+// server's shutdown up: serve ends it and returns nil at once (an
+// http.Server.Shutdown waiting for it would give up after 10 s with an
+// error).
+func TestServeUILiveShutdown(t *testing.T) {
+	s := startServeConfig(t, serveConfig{addr: "127.0.0.1:0", dataDir: t.TempDir(), logLevel: slog.LevelWarn, ui: true})
+	link := loginLinkRE.FindString(s.out.String())
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noRedirect.Get(link)
+	if err != nil || len(resp.Cookies()) != 1 {
+		t.Fatalf("log in: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	req, _ := http.NewRequest("GET", s.base+"/ui/live/log", nil)
+	req.AddCookie(resp.Cookies()[0])
+	stream, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Body.Close()
+	first := make([]byte, len("event: ready"))
+	if _, err := io.ReadFull(stream.Body, first); err != nil || string(first) != "event: ready" {
+		t.Fatalf("the stream begins %q, %v", first, err)
+	}
+	start := time.Now()
+	s.stop(t)
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("serve took %v to stop with a live stream open", took)
+	}
+	if _, err := io.Copy(io.Discard, stream.Body); err != nil {
+		t.Logf("the stream ended with %v", err)
 	}
 }

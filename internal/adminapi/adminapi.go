@@ -71,9 +71,13 @@ type Deps struct {
 	// in a channel (the picker's rules), with its API errors for
 	// unknown guilds, channels, members and commands.
 	ExplainAccess func(ctx context.Context, q AccessQuery) (access.Decision, error)
+	// ExplainPrivateAccess is ExplainAccess in a DM or group DM (the
+	// query's GuildID is 0).
+	ExplainPrivateAccess func(ctx context.Context, q AccessQuery) (access.Decision, error)
 }
 
-// AccessQuery names a member, a channel and a command of one guild.
+// AccessQuery names a member, a channel and a command of one guild, or
+// (GuildID 0) a participant, a DM or group DM and a global command.
 type AccessQuery struct {
 	GuildID, CommandID, UserID, ChannelID snowflake.ID
 }

@@ -66,8 +66,35 @@ func (a *API) explainAccess(ctx context.Context, req *Request) (Response, error)
 		return Response{}, err
 	}
 	d, err := a.ExplainAccess(ctx, q)
+	return accessAnswer(d), err
+}
+
+// explainPrivateAccess is GET
+// /admin/v1/private-channels/{channel_id}/commands/{command_id}/access?user_id=…:
+// explainAccess in a DM or group DM, for one of its participants.
+func (a *API) explainPrivateAccess(ctx context.Context, req *Request) (Response, error) {
+	var (
+		q   AccessQuery
+		err error
+	)
+	if q.ChannelID, err = req.PathID("channel_id"); err != nil {
+		return Response{}, err
+	}
+	if q.CommandID, err = req.PathID("command_id"); err != nil {
+		return Response{}, err
+	}
+	if q.UserID, err = req.QueryID("user_id"); err != nil {
+		return Response{}, err
+	}
+	d, err := a.ExplainPrivateAccess(ctx, q)
+	return accessAnswer(d), err
+}
+
+// accessAnswer renders an access decision: allowed, the reason and rule
+// that decided, and the installations that authorize the use.
+func accessAnswer(d access.Decision) Response {
 	return ok(map[string]any{"allowed": d.Allowed, "reason": d.Reason, "rule": d.Rule,
-		"authorizing_integration_owners": ownerKeys(d.Owners)}), err
+		"authorizing_integration_owners": ownerKeys(d.Owners)})
 }
 
 // ownerKeys lists the installation types that authorize a use, as the

@@ -93,5 +93,7 @@ func (a *API) routes() []route {
 		// Why a member may or may not use a command in a channel: the
 		// ids are checked (query included) before anything is looked up.
 		{"GET", guild + "/commands/{command_id}/access", nil, noBody, a.explainAccess},
+		// The same in a DM or group DM.
+		{"GET", "/private-channels/{channel_id}/commands/{command_id}/access", nil, noBody, a.explainPrivateAccess},
 	}
 }

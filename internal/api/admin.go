@@ -25,6 +25,7 @@ func (s *Server) adminRoutes() {
 		PrivateChannel:       s.privateChannelObject,
 		OpenDM:               s.openDMFor,
 		ExplainAccess:        s.explainAccess,
+		ExplainPrivateAccess: s.explainPrivateAccess,
 	}).Register(routeRecorder{s})
 }
 

@@ -41,6 +41,19 @@ func (s *Server) prepareComponentInvocation(ctx context.Context, user snowflake.
 	if err := interaction.CheckComponent(inv, msg.Components); err != nil {
 		return invocation{}, err
 	}
+	// A user, role, mentionable or channel select: its values are
+	// resolved as command options' are.
+	refs, err := interaction.SelectRefs(inv, msg.Components)
+	if err != nil {
+		return invocation{}, err
+	}
+	if len(refs) > 0 {
+		res, err := s.resolve(ctx, view, ch, interaction.Invocation{ApplicationID: inv.ApplicationID}, interaction.Resolved{Refs: refs})
+		if err != nil {
+			return invocation{}, err
+		}
+		inv.Data.Resolved = res
+	}
 	var from map[string]snowflake.ID
 	if msg.InteractionMetadata != nil {
 		from = msg.InteractionMetadata.AuthorizingIntegrationOwners

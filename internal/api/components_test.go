@@ -224,3 +224,123 @@ func TestModalSubmit(t *testing.T) {
 		"data": jsonObj{"id": shown.Interaction.ID, "custom_id": "fb", "components": []any{}}})
 	wantError(t, r, 400, unknownModal)
 }
+
+// A user select and a channel select: the app gets the values and, as
+// from the real service, data.resolved with what they name; a value
+// naming nothing, or a channel outside the select's channel_types, is
+// refused.
+func TestSelectMenuResolved(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	w := newInvokeWorld(t, e)
+	cmd := w.command(jsonObj{"name": "selects", "description": "Selects"})
+	components := []any{
+		jsonObj{"type": 1, "components": []any{jsonObj{"type": 5, "custom_id": "who"}}},
+		jsonObj{"type": 1, "components": []any{jsonObj{"type": 8, "custom_id": "where", "channel_types": []int{0}}}},
+		jsonObj{"type": 1, "components": []any{jsonObj{"type": 8, "custom_id": "voice", "channel_types": []int{2}}}},
+	}
+	var gotData json.RawMessage
+	w.answerWith(func(i *interactions.Interaction) (interactions.Response, error) {
+		if i.Type == interactions.InteractionApplicationCommand {
+			return interactions.Response{Type: 4, Data: jsonObj{"content": "selects", "components": components}}, nil
+		}
+		var raw struct {
+			Data json.RawMessage `json:"data"`
+		}
+		_ = json.Unmarshal(i.Raw, &raw)
+		gotData = raw.Data
+		return interactions.DeferUpdate(), nil
+	})
+	r := w.invoke(w.invocation(2, cmd))
+	wantStatus(t, r, 200)
+	var reply struct {
+		Resource struct {
+			Message struct {
+				ID string `json:"id"`
+			} `json:"message"`
+		} `json:"resource"`
+	}
+	r.JSON(t, &reply)
+	click := func(data jsonObj) testenv.Response {
+		return w.invoke(jsonObj{"type": 3, "application_id": w.app, "channel_id": w.channel,
+			"message_id": reply.Resource.Message.ID, "data": data})
+	}
+	var data struct {
+		Values   []string `json:"values"`
+		Resolved struct {
+			Users    map[string]struct{ ID string } `json:"users"`
+			Members  map[string]json.RawMessage     `json:"members"`
+			Channels map[string]struct{ ID string } `json:"channels"`
+		} `json:"resolved"`
+	}
+	wantStatus(t, click(jsonObj{"custom_id": "who", "component_type": 5, "values": []string{w.member}}), 200)
+	if err := json.Unmarshal(gotData, &data); err != nil || data.Resolved.Users[w.member].ID != w.member ||
+		data.Resolved.Members[w.member] == nil {
+		t.Fatalf("user select data: %s", gotData)
+	}
+	wantStatus(t, click(jsonObj{"custom_id": "where", "component_type": 8, "values": []string{w.channel}}), 200)
+	if err := json.Unmarshal(gotData, &data); err != nil || data.Resolved.Channels[w.channel].ID != w.channel {
+		t.Fatalf("channel select data: %s", gotData)
+	}
+	wantError(t, click(jsonObj{"custom_id": "who", "component_type": 5, "values": []string{"123456789"}}), 400,
+		formError(leaf{"data.values.0", "INTERACTION_APPLICATION_COMMAND_OPTION_INVALID", "Unknown user"}))
+	wantError(t, click(jsonObj{"custom_id": "voice", "component_type": 8, "values": []string{w.channel}}), 400,
+		formError(leaf{"data.values.0", "INTERACTION_APPLICATION_COMMAND_OPTION_INVALID", "Channel type is not allowed for this option"}))
+	wantError(t, click(jsonObj{"custom_id": "who", "component_type": 5, "values": []string{"me"}}), 400,
+		formError(leaf{"data.values.0", "NUMBER_TYPE_COERCE", `Value "me" is not snowflake.`}))
+}
+
+// A modal's user and channel selects (in labels): the app gets the
+// values and data.resolved with what they name; a value naming nothing
+// is refused.
+func TestModalSelectsResolved(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	w := newInvokeWorld(t, e)
+	cmd := w.command(jsonObj{"name": "assign", "description": "Assign"})
+	var got json.RawMessage
+	w.answerWith(func(i *interactions.Interaction) (interactions.Response, error) {
+		if i.Type == interactions.InteractionApplicationCommand {
+			return interactions.Response{Type: 9, Data: jsonObj{"custom_id": "as", "title": "Assign", "components": []any{
+				jsonObj{"type": 18, "label": "Who", "component": jsonObj{"type": 5, "custom_id": "who"}},
+				jsonObj{"type": 18, "label": "Where", "component": jsonObj{"type": 8, "custom_id": "where", "channel_types": []int{0}}},
+			}}}, nil
+		}
+		var raw struct {
+			Data json.RawMessage `json:"data"`
+		}
+		_ = json.Unmarshal(i.Raw, &raw)
+		got = raw.Data
+		return interactions.Message("ok"), nil
+	})
+	r := w.invoke(w.invocation(2, cmd))
+	wantStatus(t, r, 200)
+	var shown struct {
+		Interaction struct {
+			ID string `json:"id"`
+		} `json:"interaction"`
+	}
+	r.JSON(t, &shown)
+	submit := func(who, where string) testenv.Response {
+		return w.invoke(jsonObj{"type": 5, "application_id": w.app, "channel_id": w.channel, "data": jsonObj{
+			"id": shown.Interaction.ID, "custom_id": "as", "components": []any{
+				jsonObj{"type": 18, "component": jsonObj{"type": 5, "custom_id": "who", "values": []string{who}}},
+				jsonObj{"type": 18, "component": jsonObj{"type": 8, "custom_id": "where", "values": []string{where}}},
+			}}})
+	}
+	wantStatus(t, submit(w.member, w.channel), 200)
+	var data struct {
+		Resolved struct {
+			Users    map[string]struct{ ID string } `json:"users"`
+			Channels map[string]struct{ ID string } `json:"channels"`
+		} `json:"resolved"`
+	}
+	if err := json.Unmarshal(got, &data); err != nil || data.Resolved.Users[w.member].ID != w.member ||
+		data.Resolved.Channels[w.channel].ID != w.channel {
+		t.Fatalf("delivered data: %s", got)
+	}
+	wantError(t, submit("123456789", w.channel), 400,
+		formError(leaf{"data.components.0.component.values.0", "INTERACTION_APPLICATION_COMMAND_OPTION_INVALID", "Unknown user"}))
+	wantError(t, submit("me", w.channel), 400,
+		formError(leaf{"data.components.0.component.values.0", "NUMBER_TYPE_COERCE", `Value "me" is not snowflake.`}))
+}

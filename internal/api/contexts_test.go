@@ -527,3 +527,34 @@ func TestContextComponentsAndModals(t *testing.T) {
 		t.Errorf("modal in the group DM: %+v, want context 2 and owners {1: %s}", last, w.member)
 	}
 }
+
+// TestExplainPrivateAccess: in each DM and group DM, with and without
+// the user's install, the admin explainer allows exactly the commands
+// the picker shows, and says why for the others.
+func TestExplainPrivateAccess(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	w := newContextWorld(t, e, true)
+	for _, installed := range []bool{false, true} {
+		if installed {
+			w.installForUser()
+		}
+		for _, p := range w.places {
+			if p.guild != "" {
+				continue
+			}
+			shown := map[string]bool{}
+			for _, n := range w.picked(p) {
+				shown[n] = true
+			}
+			for name, c := range w.cmds {
+				d := adminObj(t, e, "GET", "/private-channels/"+p.channel+"/commands/"+str(c, "id")+"/access?user_id="+w.member, nil, 200)
+				if allowed, _ := d["allowed"].(bool); allowed != shown[name] || (!allowed && str(d, "reason") == "") {
+					t.Errorf("installed %v, %s, /%s: explainer %v, picker shows it: %v", installed, p.name, name, d, shown[name])
+				}
+			}
+		}
+	}
+	// A guild channel is the guild explainer's.
+	adminDo(t, e, "GET", "/private-channels/"+w.channel+"/commands/"+str(w.cmds[contextCommands()[0].name], "id")+"/access?user_id="+w.member, nil, 404)
+}

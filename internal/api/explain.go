@@ -66,6 +66,37 @@ func (s *Server) explainAccess(ctx context.Context, q adminapi.AccessQuery) (acc
 	return d, nil
 }
 
+// explainPrivateAccess is the decision of GET
+// /admin/v1/private-channels/{channel_id}/commands/{command_id}/access?user_id=…
+// (q.GuildID 0): whether a participant of a DM or group DM may see and
+// use a global command there, and why (installations, contexts, the age
+// restriction), as the command picker decides it.
+func (s *Server) explainPrivateAccess(ctx context.Context, q adminapi.AccessQuery) (access.Decision, error) {
+	if _, err := s.store.Channel(ctx, q.ChannelID); err == nil {
+		return access.Decision{}, errUnknownChannel // a guild's: see explainAccess
+	} else if !errors.Is(err, store.ErrNotFound) {
+		return access.Decision{}, err
+	}
+	ch, view, err := s.invokerChannel(ctx, q.UserID, q.ChannelID, 0)
+	if err != nil {
+		return access.Decision{}, err
+	}
+	cmd, err := s.findCommand(ctx, view, 0, q.CommandID)
+	if err != nil {
+		return access.Decision{}, err
+	}
+	ac, err := s.loadAppCommands(ctx, cmd.ApplicationID, 0)
+	if err != nil {
+		return access.Decision{}, err
+	}
+	d := access.NewViewer(view.context(ch, cmd.ApplicationID)).Decide(ac.index, cmd)
+	if d.Allowed && cmd.Type == command.PrimaryEntryPoint && !ac.embedded() {
+		d = access.Decision{Allowed: false, Rule: "entry_point_without_activity",
+			Reason: "an entry point command shows only when its app has Activities (the EMBEDDED flag)"}
+	}
+	return d, nil
+}
+
 // findCommand finds a command by id among the guild's commands and the
 // global commands of every app, those installed in the guild first. Apps
 // that are not installed are searched too, so that the decision can say

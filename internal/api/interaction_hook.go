@@ -27,10 +27,13 @@ type Delivery struct {
 	// Endpoint), "gateway" or "service" (slashd answered itself).
 	Route    string
 	Endpoint string
-	Status   int // the endpoint's HTTP status; 0: none
-	Outcome  string
-	Reason   string // why it failed
-	Latency  time.Duration
+	// Signature and Timestamp are the X-Signature-Ed25519 and
+	// X-Signature-Timestamp headers sent to the endpoint ("": none).
+	Signature, Timestamp string
+	Status               int // the endpoint's HTTP status; 0: none
+	Outcome              string
+	Reason               string // why it failed
+	Latency              time.Duration
 	// Payload is the interaction's JSON as delivered; Answer what POST
 	// /interactions answered the client (nil when it failed: see Reason).
 	Payload json.RawMessage
@@ -59,7 +62,7 @@ func (s *Server) noteDelivery(ctx context.Context, in invocation, d delivery, to
 	out := Delivery{InteractionID: in.record.ID, Type: in.record.Type, ApplicationID: in.app.ID,
 		GuildID: in.record.GuildID, ChannelID: in.record.ChannelID, UserID: in.record.UserID, At: in.record.CreatedAt,
 		CommandVersion: in.cmd.Version,
-		Route:          d.target, Endpoint: d.endpoint, Status: d.status, Outcome: d.outcome, Reason: d.reason, Latency: took,
+		Route:          d.target, Endpoint: d.endpoint, Signature: d.signed.Signature, Timestamp: d.signed.Timestamp, Status: d.status, Outcome: d.outcome, Reason: d.reason, Latency: took,
 		Payload: json.RawMessage(in.body)}
 	if err == nil {
 		if res, rerr := s.callbackResponse(ctx, rec); rerr == nil {

@@ -401,6 +401,7 @@ type delivery struct {
 	status   int    // the endpoint's HTTP status; 0: none
 	outcome  string // one of the outcome* labels
 	reason   string // why it failed, for the log
+	signed   webhook.Signed
 }
 
 // deliver is dispatch's work: it fills d as it goes. An entry point with
@@ -419,9 +420,10 @@ func (s *Server) deliver(ctx context.Context, in invocation, d *delivery) (answe
 	}
 	d.target, d.endpoint = targetEndpoint, endpointForLog(in.app.InteractionsEndpointURL)
 	resp, err := s.webhooks.Deliver(ctx, in.app.InteractionsEndpointURL, ed25519.PrivateKey(in.app.PrivateKey), in.body)
+	d.signed = resp.Signed
 	var de *webhook.DeliveryError
 	if errors.As(err, &de) {
-		d.status, d.reason = de.Status, de.Diagnostic()
+		d.status, d.reason, d.signed = de.Status, de.Diagnostic(), de.Signed
 		switch de.Kind {
 		case webhook.KindTimeout:
 			d.outcome = outcomeTimeout

@@ -41,6 +41,14 @@ func (s *Server) prepareModalInvocation(ctx context.Context, user snowflake.ID, 
 	if err != nil {
 		return invocation{}, err
 	}
+	// User, role, mentionable and channel selects: their values are
+	// resolved as command options' are.
+	if refs := data.Refs(); len(refs) > 0 {
+		if data.Resolved, err = s.resolve(ctx, view, ch, interaction.Invocation{ApplicationID: inv.ApplicationID},
+			interaction.Resolved{Refs: refs}); err != nil {
+			return invocation{}, err
+		}
+	}
 	app, err := s.store.Application(ctx, inv.ApplicationID)
 	if err != nil {
 		return invocation{}, notFoundAs(err, errUnknownApp)

@@ -206,7 +206,7 @@ func New(cfg Config, d Deps) *Server {
 		s.lists = newListCache(cfg.CacheBytes)
 		d.Store = s.cache
 	}
-	s.store, s.limiter = d.Store, newRateLimiter(cfg, d)
+	s.store, s.limiter = messageEvents{Store: d.Store, bus: s.events}, newRateLimiter(cfg, d)
 	if cfg.AuthFailureLimit.On() {
 		s.failures = ratelimit.NewWithMaxKeys(d.Now, cfg.RateLimitKeys)
 	}

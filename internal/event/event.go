@@ -19,7 +19,29 @@ const (
 	// InteractionCreate carries an invocation to an app that has no
 	// Interactions Endpoint URL (its gateway sessions deliver it).
 	InteractionCreate = "INTERACTION_CREATE"
+	// MessageCreate, MessageUpdate and MessageDelete say a channel's
+	// message changed (Data: a Message). The gateway does not dispatch
+	// them to bots (slashd's gateway carries interactions, not chat);
+	// the playground streams them to the chat it shows.
+	MessageCreate = "MESSAGE_CREATE"
+	MessageUpdate = "MESSAGE_UPDATE"
+	MessageDelete = "MESSAGE_DELETE"
 )
+
+// Message is the Data of the message events: where the message is, who
+// may see it, and (create and update) its wire JSON.
+type Message struct {
+	ID        snowflake.ID `json:"id"`
+	ChannelID snowflake.ID `json:"channel_id"`
+	GuildID   snowflake.ID `json:"guild_id,omitempty"`
+	// InteractionID is the interaction the message answers (0: none):
+	// the answer, a follow-up, or a message a component was used on.
+	InteractionID snowflake.ID `json:"interaction_id,omitempty"`
+	// VisibleTo is the only user who sees an ephemeral message (0:
+	// everyone who sees the channel).
+	VisibleTo snowflake.ID    `json:"visible_to,omitempty"`
+	Body      json.RawMessage `json:"body,omitempty"`
+}
 
 // Event is one thing that happened to an application.
 type Event struct {

@@ -142,9 +142,13 @@ func (g *Gateway) sessionDispatch(e event.Event) {
 
 // control applies a control event from the bus.
 func (g *Gateway) control(e event.Event) {
-	if e.Type == eventSessionDispatch {
+	switch e.Type {
+	case eventSessionDispatch:
 		g.sessionDispatch(e)
 		return
+	case eventNodeAlive, eventNodeSync, eventSessionStart, eventSessionEnd, eventSessionResumed:
+	default:
+		return // another consumer's (the caches', the playground's): not decoded here
 	}
 	se, ok := decodeControl(e.Data)
 	if !ok {

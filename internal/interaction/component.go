@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/slashd/slashd/internal/apierr"
+	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/snowflake"
 )
@@ -50,6 +51,9 @@ type ComponentData struct {
 	CustomID      string   `json:"custom_id"`
 	ComponentType int      `json:"component_type"`
 	Values        []string `json:"values,omitempty"`
+	// Resolved holds what the values of a user, role, mentionable or
+	// channel select name (the caller resolves SelectRefs).
+	Resolved *ResolvedData `json:"resolved,omitempty"`
 }
 
 // ParseComponentInvocation reads a decoded type-3 body.
@@ -101,13 +105,15 @@ func readValues(l []any, at *apierr.Fields) []string {
 // component is the part of a message component definition a click is
 // checked against.
 type component struct {
-	Type       int               `json:"type"`
-	CustomID   string            `json:"custom_id"`
-	Disabled   bool              `json:"disabled"`
-	MinValues  *int              `json:"min_values"`
-	MaxValues  *int              `json:"max_values"`
-	Options    []selectOption    `json:"options"`
-	Components []json.RawMessage `json:"components"`
+	Type      int    `json:"type"`
+	CustomID  string `json:"custom_id"`
+	Disabled  bool   `json:"disabled"`
+	MinValues *int   `json:"min_values"`
+	MaxValues *int   `json:"max_values"`
+	// ChannelTypes bounds a channel select's choices.
+	ChannelTypes []int             `json:"channel_types"`
+	Options      []selectOption    `json:"options"`
+	Components   []json.RawMessage `json:"components"`
 	// Components v2 sections hold an accessory (a button).
 	Accessory json.RawMessage `json:"accessory"`
 }
@@ -161,6 +167,35 @@ func checkValues(values []string, c component, at *apierr.Fields) {
 			at.At(i).Add(CodeComponentInvalid, MsgComponentChoice)
 		}
 	}
+}
+
+// selectOptionTypes is the option type whose resolving rules each
+// auto-populated select's values follow.
+var selectOptionTypes = map[int]command.OptionType{ComponentUserSelect: command.UserOption,
+	ComponentRoleSelect: command.Role, ComponentMentionableSelect: command.Mentionable, ComponentChannelSelect: command.Channel}
+
+// SelectRefs lists what the values of a user, role, mentionable or
+// channel select name, for the caller to resolve into data.resolved as
+// the real service does (a channel select's channel_types bound its
+// channels). Each value must be a snowflake. Call it after
+// CheckComponent; other components have none.
+func SelectRefs(inv ComponentInvocation, components []json.RawMessage) ([]Ref, error) {
+	t, ok := selectOptionTypes[inv.Data.ComponentType]
+	if !ok {
+		return nil, nil
+	}
+	c, _ := findComponent(components, inv.Data.CustomID, 0)
+	errs := &apierr.Fields{}
+	refs := make([]Ref, 0, len(inv.Data.Values))
+	for i, v := range inv.Data.Values {
+		id, err := snowflake.Parse(v)
+		if err != nil {
+			errs.At("data", "values", i).Add(form.CodeCoerce, form.MsgNotSnowflake(v))
+			continue
+		}
+		refs = append(refs, Ref{Type: t, ID: id, ChannelTypes: c.ChannelTypes, Path: []any{"data", "values", i}})
+	}
+	return refs, errs.Err()
 }
 
 // findComponent searches a component tree (action rows, v2 containers and

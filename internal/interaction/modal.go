@@ -69,7 +69,17 @@ type ModalInput struct {
 type ModalData struct {
 	CustomID   string      `json:"custom_id"`
 	Components []modalItem `json:"components"`
+	// Resolved holds what the values of its user, role, mentionable and
+	// channel selects name (the caller resolves Refs).
+	Resolved *ResolvedData `json:"resolved,omitempty"`
+	refs     []Ref
 }
+
+// Refs lists what the values of the submission's user, role,
+// mentionable and channel selects name, for the caller to resolve into
+// Resolved (each a snowflake CheckModal checked; a channel select's
+// channel_types bound its channels).
+func (d ModalData) Refs() []Ref { return d.refs }
 
 // modalItem is a label or an action row of a submission, as the app gets
 // it.
@@ -198,6 +208,8 @@ type inputDef struct {
 	MinValues *int           `json:"min_values"`
 	MaxValues *int           `json:"max_values"`
 	Options   []selectOption `json:"options"`
+	// ChannelTypes bounds a channel select's choices.
+	ChannelTypes []int `json:"channel_types"`
 }
 
 // required reports whether the user must fill the input: text inputs and
@@ -253,6 +265,21 @@ func CheckModal(inv ModalInvocation, modal json.RawMessage) (ModalData, error) {
 		}
 		if in.Type != ComponentTextInput && !checkModalValues(in.Values, d, at.At("values")) {
 			continue
+		}
+		if t, ok := selectOptionTypes[in.Type]; ok {
+			path := []any{"data", "components", i}
+			if in.InLabel {
+				path = append(path, "component")
+			}
+			for j, v := range in.Values {
+				id, err := snowflake.Parse(v)
+				if err != nil {
+					at.At("values", j).Add(form.CodeCoerce, form.MsgNotSnowflake(v))
+					continue
+				}
+				data.refs = append(data.refs, Ref{Type: t, ID: id, ChannelTypes: d.ChannelTypes,
+					Path: append(append([]any(nil), path...), "values", j)})
+			}
 		}
 		data.Components = append(data.Components, in.item())
 	}

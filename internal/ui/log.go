@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/slashd/slashd/internal/api"
+	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 
@@ -29,22 +30,60 @@ type LogEntry struct {
 	ChannelID     snowflake.ID  `json:"channel_id"`
 	UserID        snowflake.ID  `json:"user_id"`
 	// CommandVersion: see api.Delivery (absent for components and modals).
-	CommandVersion *snowflake.ID   `json:"command_version,omitempty"`
-	At             time.Time       `json:"at"`
-	Route          string          `json:"route"`
-	Endpoint       string          `json:"endpoint,omitempty"`
-	Status         int             `json:"status,omitempty"`
-	Outcome        string          `json:"outcome"`
-	Reason         string          `json:"reason,omitempty"`
-	LatencyMS      float64         `json:"latency_ms"`
-	Payload        json.RawMessage `json:"payload"`
-	Answer         json.RawMessage `json:"answer"`
+	CommandVersion *snowflake.ID `json:"command_version,omitempty"`
+	At             time.Time     `json:"at"`
+	Route          string        `json:"route"`
+	Endpoint       string        `json:"endpoint,omitempty"`
+	Status         int           `json:"status,omitempty"`
+	Outcome        string        `json:"outcome"`
+	Reason         string        `json:"reason,omitempty"`
+	// SignatureHeaders are the X-Signature-Ed25519 and
+	// X-Signature-Timestamp headers an endpoint delivery carried.
+	SignatureHeaders map[string]string `json:"signature_headers,omitempty"`
+	LatencyMS        float64           `json:"latency_ms"`
+	Payload          json.RawMessage   `json:"payload"`
+	Answer           json.RawMessage   `json:"answer"`
+	// Later is what happened after the answer, in order: the app's
+	// follow-ups (messages of the interaction) and the edits and the
+	// deletion of its original response, as message events (at most
+	// logLater, each body capped).
+	Later []LogMessage `json:"later"`
+
+	// originals are the ids of the messages the answer stands for (its
+	// message; a component's message it updates): their edits are the
+	// answer's.
+	originals []snowflake.ID
 }
+
+// LogMessage is one message event that completes a log entry.
+type LogMessage struct {
+	Event     string          `json:"event"` // "follow-up", "edit" or "delete"
+	At        time.Time       `json:"at"`
+	MessageID snowflake.ID    `json:"message_id"`
+	Message   json.RawMessage `json:"message,omitempty"`
+}
+
+const (
+	logLater   = 20
+	logMsgCap  = 16 << 10
+	earlyCount = 256
+)
 
 type interactionLog struct {
 	mu      sync.Mutex
 	entries []LogEntry // a ring: next is where the next one goes
 	next    int
+	// early holds the message events of interactions not logged yet: an
+	// answer and its follow-ups may be stored before the delivery is
+	// reported (a ring as well).
+	early     []earlyMessage
+	earlyNext int
+}
+
+type earlyMessage struct {
+	typ string
+	at  time.Time
+	m   event.Message
 }
 
 func capJSON(b []byte) json.RawMessage {
@@ -63,7 +102,11 @@ func (h *Handler) Record(d api.Delivery) {
 	e := LogEntry{InteractionID: d.InteractionID, Type: d.Type, ApplicationID: d.ApplicationID, ChannelID: d.ChannelID,
 		UserID: d.UserID, At: d.At.UTC(), Route: d.Route, Endpoint: d.Endpoint, Status: d.Status, Outcome: d.Outcome,
 		Reason: d.Reason, LatencyMS: float64(d.Latency.Microseconds()) / 1000,
-		Payload: capJSON(d.Payload), Answer: capJSON(d.Answer)}
+		Payload: capJSON(d.Payload), Answer: capJSON(d.Answer), Later: []LogMessage{}}
+	if d.Signature != "" {
+		e.SignatureHeaders = map[string]string{"X-Signature-Ed25519": d.Signature, "X-Signature-Timestamp": d.Timestamp}
+	}
+	e.originals = answerMessages(d)
 	if d.GuildID != 0 {
 		g := d.GuildID
 		e.GuildID = &g
@@ -74,13 +117,137 @@ func (h *Handler) Record(d api.Delivery) {
 	}
 	l := &h.log
 	l.mu.Lock()
-	defer l.mu.Unlock()
+	// What arrived before the entry completes it now.
+	for i, em := range l.early {
+		if em.m.ID != 0 && e.owns(em.m) {
+			e.add(em.typ, em.at, em.m)
+			l.early[i] = earlyMessage{}
+		}
+	}
 	if len(l.entries) < logEntries {
 		l.entries = append(l.entries, e)
+	} else {
+		l.entries[l.next] = e
+		l.next = (l.next + 1) % logEntries
+	}
+	l.mu.Unlock()
+	h.publishEntry(e)
+}
+
+// answerMessages are the messages a delivery's answer stands for: the
+// message it made or updated, and a component's message when the answer
+// updates it (DEFERRED_UPDATE_MESSAGE 6, UPDATE_MESSAGE 7).
+func answerMessages(d api.Delivery) []snowflake.ID {
+	var ans struct {
+		Resource struct {
+			Type    int `json:"type"`
+			Message struct {
+				ID snowflake.ID `json:"id"`
+			} `json:"message"`
+		} `json:"resource"`
+	}
+	var p struct {
+		Message struct {
+			ID snowflake.ID `json:"id"`
+		} `json:"message"`
+	}
+	_ = json.Unmarshal(d.Answer, &ans)
+	_ = json.Unmarshal(d.Payload, &p)
+	var out []snowflake.ID
+	if ans.Resource.Message.ID != 0 {
+		out = append(out, ans.Resource.Message.ID)
+	}
+	if t := ans.Resource.Type; (t == 6 || t == 7) && p.Message.ID != 0 {
+		out = append(out, p.Message.ID)
+	}
+	return out
+}
+
+// owns reports whether a message event belongs to the entry: a message
+// of its interaction, or one its answer stands for.
+func (e *LogEntry) owns(m event.Message) bool {
+	if m.InteractionID == e.InteractionID {
+		return true
+	}
+	for _, id := range e.originals {
+		if id == m.ID {
+			return true
+		}
+	}
+	return false
+}
+
+// add records a message event in the entry: a new message of the
+// interaction other than its answer is a follow-up; a change of the
+// answer's (or a follow-up's) an edit. The answer's own creation is the
+// Answer already.
+func (e *LogEntry) add(typ string, at time.Time, m event.Message) {
+	ev := ""
+	switch typ {
+	case event.MessageCreate:
+		for _, id := range e.originals {
+			if id == m.ID {
+				return
+			}
+		}
+		ev = "follow-up"
+	case event.MessageUpdate:
+		ev = "edit"
+	case event.MessageDelete:
+		ev = "delete"
+	}
+	if len(e.Later) >= logLater {
 		return
 	}
-	l.entries[l.next] = e
-	l.next = (l.next + 1) % logEntries
+	lm := LogMessage{Event: ev, At: at.UTC(), MessageID: m.ID}
+	if len(m.Body) > 0 {
+		if len(m.Body) > logMsgCap {
+			lm.Message = json.RawMessage(logTruncMsg)
+		} else {
+			lm.Message = append(json.RawMessage(nil), m.Body...)
+		}
+	}
+	e.Later = append(e.Later, lm)
+}
+
+// logMessage completes the log's entries with a message event; it
+// returns the entry it completed (a copy), if any. An event no entry
+// owns is kept a while, for the entry its interaction may be reported
+// in later.
+func (h *Handler) logMessage(typ string, m event.Message) (LogEntry, bool) {
+	l := &h.log
+	now := h.cfg.Now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	// The newest entry that owns it: a message several interactions
+	// touched (a component's) is the latest one's to show.
+	var e *LogEntry
+	for i := range l.entries {
+		if c := &l.entries[i]; c.owns(m) && (e == nil || !c.At.Before(e.At)) {
+			e = c
+		}
+	}
+	if e != nil {
+		n := len(e.Later)
+		e.add(typ, now, m)
+		if len(e.Later) == n {
+			return LogEntry{}, false
+		}
+		out := *e
+		out.Later = append([]LogMessage(nil), e.Later...)
+		return out, true
+	}
+	if m.InteractionID == 0 && typ == event.MessageCreate {
+		return LogEntry{}, false // a user's post: no interaction's
+	}
+	em := earlyMessage{typ: typ, at: now, m: m}
+	if len(l.early) < earlyCount {
+		l.early = append(l.early, em)
+	} else {
+		l.early[l.earlyNext] = em
+		l.earlyNext = (l.earlyNext + 1) % earlyCount
+	}
+	return LogEntry{}, false
 }
 
 // interactions is GET /ui/interactions[?application_id=…&guild_id=…]:
@@ -104,6 +271,7 @@ func (h *Handler) interactions(w http.ResponseWriter, r *http.Request) {
 		if guild != "" && (e.GuildID == nil || e.GuildID.String() != guild) {
 			continue
 		}
+		e.Later = append([]LogMessage(nil), e.Later...)
 		out = append(out, e)
 	}
 	l.mu.Unlock()

@@ -16,6 +16,7 @@
 package ui
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"embed"
@@ -31,6 +32,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/slashd/slashd/internal/event"
 )
 
 //go:embed static
@@ -66,6 +69,13 @@ type Config struct {
 	SessionTTL   time.Duration
 	MaxSessions  int
 	LoginCodeTTL time.Duration
+	// Events is the bus the API publishes message events on
+	// (api.Server.Events): the live chat listens to it. Nil: the chat
+	// streams carry no messages (the log's stream still works).
+	Events event.Bus
+	// Heartbeat is how often an idle live stream gets a comment line
+	// (15 s when 0).
+	Heartbeat time.Duration
 }
 
 // Handler serves the UI and passes every other request to the API.
@@ -78,6 +88,13 @@ type Handler struct {
 	codes    map[string]loginCode
 
 	log interactionLog
+
+	// Live streams (live.go): ctx ends them (Close).
+	ctx     context.Context
+	stop    context.CancelFunc
+	liveMu  sync.Mutex
+	streams map[*stream]struct{}
+	tickets map[string]chatTicket
 }
 
 type session struct {
@@ -111,7 +128,15 @@ func New(cfg Config) *Handler {
 	if cfg.LoginCodeTTL == 0 {
 		cfg.LoginCodeTTL = 24 * time.Hour
 	}
-	h := &Handler{cfg: cfg, mux: http.NewServeMux(), sessions: map[string]*session{}, codes: map[string]loginCode{}}
+	if cfg.Heartbeat == 0 {
+		cfg.Heartbeat = defaultHeartbeat
+	}
+	h := &Handler{cfg: cfg, mux: http.NewServeMux(), sessions: map[string]*session{}, codes: map[string]loginCode{},
+		streams: map[*stream]struct{}{}, tickets: map[string]chatTicket{}}
+	h.ctx, h.stop = context.WithCancel(context.Background())
+	if cfg.Events != nil {
+		go h.listen(cfg.Events.Subscribe(h.ctx, 4096))
+	}
 	sub, err := fs.Sub(staticFiles, "static")
 	if err != nil {
 		panic(err) // the embedded tree is fixed at build time
@@ -124,6 +149,9 @@ func New(cfg Config) *Handler {
 	h.mux.HandleFunc("GET /ui/session", h.sessionInfo)
 	h.mux.HandleFunc("/ui/admin/v1/", h.adminProxy)
 	h.mux.HandleFunc("GET /ui/interactions", h.interactions)
+	h.mux.HandleFunc("POST /ui/live/chat", h.liveTicket)
+	h.mux.HandleFunc("GET /ui/live/chat", h.liveChat)
+	h.mux.HandleFunc("GET /ui/live/log", h.liveLog)
 	h.mux.Handle("/", cfg.API)
 	return h
 }

@@ -101,6 +101,8 @@ type Response struct {
 	Data json.RawMessage
 	// Body is the raw answer body.
 	Body []byte
+	// Signed is the signature headers the delivery carried.
+	Signed Signed
 }
 
 // ErrorKind classifies a failed delivery.
@@ -150,6 +152,9 @@ type DeliveryError struct {
 	Detail string
 	// Err is the underlying error, if any.
 	Err error
+	// Signed is the signature headers the delivery carried (zero when
+	// it was not sent).
+	Signed Signed
 }
 
 // Error returns the message to show the invoking user: MessageNoResponse for
@@ -268,7 +273,26 @@ func (d *Deliverer) Deliver(ctx context.Context, endpoint string, priv ed25519.P
 		return Response{}, err
 	}
 	ts := d.timestamp()
-	a, err := d.post(ctx, endpoint, body, Sign(priv, ts, body), ts)
+	signed := Signed{Signature: Sign(priv, ts, body), Timestamp: ts}
+	resp, err := d.deliver(ctx, endpoint, body, signed)
+	resp.Signed = signed
+	var de *DeliveryError
+	if errors.As(err, &de) {
+		de.Signed = signed
+	}
+	return resp, err
+}
+
+// Signed is the signature headers a delivery was sent with
+// (HeaderSignature, HeaderTimestamp), for logs that show them.
+type Signed struct {
+	Signature string
+	Timestamp string
+}
+
+func (d *Deliverer) deliver(ctx context.Context, endpoint string, body []byte, signed Signed) (Response, error) {
+	ts := signed.Timestamp
+	a, err := d.post(ctx, endpoint, body, signed.Signature, ts)
 	if err != nil {
 		return Response{}, err
 	}

@@ -171,6 +171,10 @@ func TestDeliver(t *testing.T) {
 				if de.Kind != tt.want.kind || de.Status != tt.want.errStatus {
 					t.Fatalf("kind/status = %v/%d, want %v/%d (%s)", de.Kind, de.Status, tt.want.kind, tt.want.errStatus, de.Diagnostic())
 				}
+				// A failed delivery still says how it was signed.
+				if len(de.Signed.Signature) != 128 || de.Signed.Timestamp != "1700000000" {
+					t.Errorf("signed %+v", de.Signed)
+				}
 				wantMsg := MessageFailed
 				if tt.want.kind == KindTimeout {
 					wantMsg = MessageNoResponse
@@ -219,11 +223,16 @@ func TestDeliverHeaders(t *testing.T) {
 
 	d := New(Config{Now: func() time.Time { return fixedNow }})
 	body := []byte(`{"type":2,"id":"42"}`)
-	if _, err := d.Deliver(context.Background(), srv.URL+"/interactions?x=1", priv, body); err != nil {
+	resp, err := d.Deliver(context.Background(), srv.URL+"/interactions?x=1", priv, body)
+	if err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	// What the delivery reports it sent is what the endpoint got.
+	if resp.Signed.Signature != got.Header.Get(HeaderSignature) || resp.Signed.Timestamp != got.Header.Get(HeaderTimestamp) {
+		t.Errorf("reported %+v, sent %q %q", resp.Signed, got.Header.Get(HeaderSignature), got.Header.Get(HeaderTimestamp))
+	}
 	if got.Method != http.MethodPost || got.URL.Path != "/interactions" || got.URL.RawQuery != "x=1" {
 		t.Errorf("request %s %s", got.Method, got.URL)
 	}

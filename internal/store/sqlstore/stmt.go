@@ -16,14 +16,21 @@ type stmtCache struct {
 }
 
 func (s *Store) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
-	s.stmts.mu.Lock()
-	defer s.stmts.mu.Unlock()
-	if st, ok := s.stmts.stmts[query]; ok {
+	if st, ok := s.preparedStmt(query); ok {
 		return st, nil
 	}
+	// Prepared outside the lock: preparing waits for a pooled connection,
+	// and a transaction holding one may be waiting for the lock
+	// (preparedStmt), which would deadlock.
 	st, err := s.db.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, err
+	}
+	s.stmts.mu.Lock()
+	defer s.stmts.mu.Unlock()
+	if old, ok := s.stmts.stmts[query]; ok {
+		_ = st.Close() // another caller prepared it meanwhile
+		return old, nil
 	}
 	if s.stmts.stmts == nil {
 		s.stmts.stmts = make(map[string]*sql.Stmt)

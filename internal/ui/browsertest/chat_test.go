@@ -3,6 +3,7 @@ package browsertest
 import (
 	"context"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -27,6 +28,17 @@ func choose(t *testing.T, ctx context.Context, id, value string) {
 	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
 	if err != nil || got != value {
 		t.Fatalf("choose %s in #%s: got %q, %v", value, id, got, err)
+	}
+}
+
+// chooseIn is choose for the first select css matches.
+func chooseIn(t *testing.T, ctx context.Context, css, value string) {
+	t.Helper()
+	js := `(() => { const s = document.querySelector(` + jsString(css) + `); s.value = ` + jsString(value) +
+		`; s.dispatchEvent(new Event("change")); return s.value; })()`
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
+	if err != nil || got != value {
+		t.Fatalf("choose %s in %s: got %q, %v", value, css, got, err)
 	}
 }
 
@@ -104,11 +116,18 @@ func TestChat(t *testing.T) {
 	shot(t, ctx, "06b-option-error")
 	click(t, ctx, "#command-form button.secondary") // cancel
 
-	// /multi: the answer, then the follow-up the bot posts later.
+	// /multi: the answer, then the follow-up the bot posts later, which
+	// arrives over the chat's event stream: no read of the messages
+	// happens meanwhile (the page reads them only when a stream opens).
+	waitJS(t, ctx, "the live stream", `document.getElementById("chat-live").dataset.state === "open"`)
+	reads := messageReads(t, ctx)
 	typeInto(t, ctx, "composer-input", "/multi")
 	click(t, ctx, `#picker button[data-name="multi"]`)
 	waitText(t, ctx, "#messages", "This is the answer.")
 	waitText(t, ctx, "#messages", "And this is a follow-up.")
+	if n := messageReads(t, ctx); n != reads {
+		t.Fatalf("the page read the messages %d times while the follow-up arrived: it polls", n-reads)
+	}
 
 	// /ping: an ephemeral answer, for bob only.
 	typeInto(t, ctx, "composer-input", "/ping")
@@ -146,7 +165,25 @@ func TestChat(t *testing.T) {
 	waitText(t, ctx, "#log-payload", "Lovely playground")
 	waitText(t, ctx, "#log-answer", "Thanks for your feedback!")
 	waitText(t, ctx, "#log-detail", "endpoint http://127.0.0.1:")
+	// The signature headers the endpoint got.
+	sig := text(t, ctx, "#log-signature")
+	if !regexp.MustCompile(`X-Signature-Ed25519: [0-9a-f]{128}\s+X-Signature-Timestamp: \d{10}`).MatchString(sig) {
+		t.Fatalf("signature headers: %q", sig)
+	}
+	run(t, ctx, "scroll to the signature", chromedp.ScrollIntoView(chromedp.ID("log-signature")))
 	shot(t, ctx, "10-log")
+
+	// /multi's entry: the answer, then the follow-up it posted later.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => {
+		const row = [...document.querySelectorAll("#log-list tbody tr")].find((r) => r.cells[1].innerText === "/multi");
+		row.click(); return true; })()`)); err != nil {
+		t.Fatalf("open the /multi row: %v", err)
+	}
+	waitText(t, ctx, "#log-answer", "This is the answer.")
+	waitText(t, ctx, "#log-later", "follow-up")
+	waitText(t, ctx, "#log-later", "And this is a follow-up.")
+	run(t, ctx, "scroll to the follow-up", chromedp.ScrollIntoView(chromedp.ID("log-later")))
+	shot(t, ctx, "10b-log-follow-up")
 
 	// Copy as curl: the /pick row's command invokes /pick again as bob.
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => {
@@ -180,6 +217,17 @@ func TestChat(t *testing.T) {
 	typeInto(t, ctx, "composer-input", "/")
 	waitText(t, ctx, "#picker", "Hidden: denied")
 	shot(t, ctx, "11-playground")
+}
+
+// messageReads counts the page's reads of a channel's messages so far.
+func messageReads(t *testing.T, ctx context.Context) int {
+	t.Helper()
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`performance.getEntriesByType("resource")
+		.filter((e) => /\/api\/v10\/channels\/\d+\/messages\?/.test(e.name)).length`))
+	if err != nil {
+		t.Fatalf("count the reads: %v", err)
+	}
+	return n
 }
 
 // waitJS waits until the expression is true.

@@ -7,7 +7,8 @@ import (
 )
 
 // TestChatDM: a DM seen as one of its users, where the commands of an
-// app installed to that user's account are offered and answered.
+// app installed to that user's account are offered and answered, and
+// one whose contexts exclude DMs is shown greyed with the reason.
 func TestChatDM(t *testing.T) {
 	w := newWorld(t)
 	w.startBot(t)
@@ -15,7 +16,9 @@ func TestChatDM(t *testing.T) {
 	// bob's account, and a DM between bob and the owner.
 	w.call(t, "PUT", "/api/v10/applications/"+w.creds.ApplicationID+"/commands", "Bot "+w.creds.BotToken,
 		[]any{map[string]any{"name": "ping", "description": "Replies with pong", "integration_types": []int{0, 1},
-			"contexts": []int{0, 1, 2}}}, nil)
+			"contexts": []int{0, 1, 2}},
+			map[string]any{"name": "guildonly", "description": "Only in guilds", "integration_types": []int{0, 1},
+				"contexts": []int{0}}}, nil)
 	var bob struct{ ID string }
 	w.admin(t, "POST", "/users", map[string]any{"username": "bob"}, &bob)
 	w.admin(t, "PUT", "/users/"+bob.ID+"/installations/"+w.creds.ApplicationID, map[string]any{"scopes": []string{"applications.commands"}}, nil)
@@ -32,9 +35,25 @@ func TestChatDM(t *testing.T) {
 	choose(t, ctx, "chat-user", bob.ID)
 	waitText(t, ctx, "#chat-channel", "DM: demo owner")
 	waitText(t, ctx, "#messages", "No message yet")
+	// The picker: /ping, and /guildonly hidden here, with the reason.
+	typeInto(t, ctx, "composer-input", "/")
+	waitText(t, ctx, "#picker", "/ping")
+	waitText(t, ctx, "#picker", "Hidden: ")
+	waitText(t, ctx, "#picker .hidden", "lack PRIVATE_CHANNEL (2)")
+	shot(t, ctx, "14a-dm-picker")
 	typeInto(t, ctx, "composer-input", "/pi")
 	click(t, ctx, `#picker button[data-name="ping"]`)
 	waitText(t, ctx, "#messages .ephemeral", "pong")
 	waitText(t, ctx, "#messages", "bob used /ping")
 	shot(t, ctx, "14-dm")
+
+	// The log, filtered: the DM's /ping is no guild's.
+	click(t, ctx, "#nav-log")
+	waitText(t, ctx, "#log-list", "/ping")
+	choose(t, ctx, "log-guild", w.creds.GuildID)
+	waitText(t, ctx, "#log-list", "No interaction yet")
+	choose(t, ctx, "log-guild", "")
+	waitText(t, ctx, "#log-list", "/ping")
+	choose(t, ctx, "log-app", w.creds.ApplicationID)
+	waitText(t, ctx, "#log-list", "/ping")
 }

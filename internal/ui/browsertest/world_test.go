@@ -73,10 +73,10 @@ func newWorld(t *testing.T) *world {
 	cfg := api.DefaultConfig()
 	cfg.RateLimit = false
 	handler := api.New(cfg, api.Deps{Store: st, IDs: ids, Now: time.Now, Rand: rand.Reader})
-	w := &world{ui: ui.New(ui.Config{API: handler})}
+	w := &world{ui: ui.New(ui.Config{API: handler, Events: handler.Events()})}
 	handler.OnDelivery(w.ui.Record)
 	srv := httptest.NewServer(w.ui)
-	t.Cleanup(func() { handler.Shutdown(context.Background()); srv.Close(); st.Close() })
+	t.Cleanup(func() { w.ui.Close(); handler.Shutdown(context.Background()); srv.Close(); st.Close() })
 	w.url = srv.URL
 	env := bootstrap.Env{Store: st, IDs: ids, Rand: rand.Reader, Now: time.Now}
 	if w.creds, err = bootstrap.CreateApp(ctx, env, bootstrap.AppOptions{Name: "demo", GuildName: "demo guild", BaseURL: srv.URL}); err != nil {

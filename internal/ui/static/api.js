@@ -58,6 +58,14 @@ export function discord(method, path, token, body) {
   return call("/api/v10" + path, method, { Authorization: token }, body);
 }
 
+// liveTicket asks for a chat stream of channel as user (whose client
+// token proves they may read it); the stream is
+// /ui/live/chat?ticket=… (see chat.js).
+export function liveTicket(token, channel, user) {
+  return call("/ui/live/chat", "POST", { "X-CSRF-Token": csrf, Authorization: token },
+    { channel_id: channel, user_id: user }).then((r) => r.ticket);
+}
+
 const tokens = new Map();
 
 // clientToken mints (once per page) a client token for a user through

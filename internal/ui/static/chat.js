@@ -3,8 +3,8 @@
 // public API with the user's client token (minted through the admin
 // API), as a chat client would: the messages, the command index,
 // POST /interactions for commands, autocomplete, components and modals.
-// New messages arrive by polling with backoff (see docs/design.md).
-import { admin, discord, clientToken, APIError } from "./api.js";
+// Messages arrive live, over server-sent events (see docs/design.md).
+import { admin, discord, clientToken, liveTicket, APIError } from "./api.js";
 import { el, clear, pill, errorBox } from "./dom.js";
 import { loadWorld, channelLabel, userLabel } from "./world.js";
 
@@ -21,7 +21,7 @@ export async function chatView(root) {
   const world = await loadWorld();
   const st = {
     place: "", channel: "", user: "", token: "", guild: null, dms: [], index: null, indexKey: "",
-    hidden: [], messages: [], ephemeral: new Map(), sig: "", timer: 0, delay: 500, stopped: false, command: null,
+    hidden: [], messages: [], ephemeral: new Map(), es: null, timer: 0, delay: 1000, stopped: false, command: null,
   };
   const placeSel = el("select", { id: "chat-place" });
   const chanSel = el("select", { id: "chat-channel" });
@@ -102,7 +102,8 @@ export async function chatView(root) {
     st.channel = chanSel.value;
     st.user = userSel.value;
     st.index = null;
-    st.sig = "";
+    closeLive();
+    st.messages = [];
     clear(list);
     clear(form);
     st.command = null;
@@ -117,7 +118,7 @@ export async function chatView(root) {
     }
     if (mine !== selection) return;
     st.token = token;
-    kick();
+    await connectLive(mine);
   }
 
   placeSel.addEventListener("change", () => loadPlace().catch(fail));
@@ -132,34 +133,96 @@ export async function chatView(root) {
     }
   });
 
-  // Live updates: poll the channel, every 0.5 s after a change or an
-  // action, backing off to 8 s while nothing changes.
-  function kick() {
-    st.delay = 500;
-    clearTimeout(st.timer);
-    st.timer = setTimeout(poll, 0);
+  // Live updates: a server-sent event stream of the channel as the
+  // member sees it (internal/ui/live.go). On each "ready" (the first and
+  // every reconnection) and "resync" (the stream fell behind) the
+  // messages are read once, so nothing is missed; in between, events
+  // carry each change.
+  function live(text, state) {
+    const e = document.getElementById("chat-live");
+    e.textContent = text;
+    e.dataset.state = state;
   }
-  async function poll() {
-    if (st.stopped || !st.channel) return;
+  function closeLive() {
+    clearTimeout(st.timer);
+    if (st.es) st.es.close();
+    st.es = null;
+  }
+  async function connectLive(mine) {
+    closeLive();
     const channel = st.channel;
+    let ticket;
+    try {
+      ticket = await liveTicket(st.token, channel, st.user);
+    } catch (e) {
+      if (mine !== selection || st.stopped) return;
+      if (e instanceof APIError && e.status !== 429 && e.status < 500) {
+        fail(e);
+        live("", "closed");
+        return;
+      }
+      retryLive(mine);
+      return;
+    }
+    if (mine !== selection || st.stopped) return;
+    const es = new EventSource("/ui/live/chat?ticket=" + encodeURIComponent(ticket));
+    st.es = es;
+    const mineNow = () => st.es === es;
+    es.addEventListener("ready", () => {
+      if (!mineNow()) return;
+      st.delay = 1000;
+      live("live", "open");
+      refresh(channel);
+    });
+    es.addEventListener("resync", () => mineNow() && refresh(channel));
+    for (const kind of ["message_create", "message_update"]) {
+      es.addEventListener(kind, (ev) => mineNow() && upsert(JSON.parse(ev.data)));
+    }
+    es.addEventListener("message_delete", (ev) => {
+      if (!mineNow()) return;
+      const { id } = JSON.parse(ev.data);
+      st.messages = st.messages.filter((m) => m.id !== id);
+      st.ephemeral.get(ephemeralKey())?.delete(id);
+      render();
+    });
+    es.onerror = () => {
+      if (!mineNow()) return;
+      live("reconnecting…", "connecting");
+      // The browser reconnects by itself, unless the server refused the
+      // stream (the ticket's check failed): then ask for a new ticket.
+      if (es.readyState === EventSource.CLOSED) retryLive(mine);
+    };
+  }
+  function retryLive(mine) {
+    live("reconnecting…", "connecting");
+    clearTimeout(st.timer);
+    st.timer = setTimeout(() => connectLive(mine), st.delay);
+    st.delay = Math.min(st.delay * 2, 8000);
+  }
+  async function refresh(channel) {
     try {
       const msgs = await discord("GET", `/channels/${channel}/messages?limit=50`, st.token);
       if (channel !== st.channel) return;
-      const sig = JSON.stringify(msgs);
-      if (sig !== st.sig) {
-        st.sig = sig;
-        st.messages = msgs;
-        render();
-        st.delay = 500;
-      } else {
-        st.delay = Math.min(st.delay * 2, 8000);
-      }
-      document.getElementById("chat-live").textContent = "live";
+      st.messages = msgs;
+      render();
     } catch (e) {
-      st.delay = Math.min(st.delay * 2, 8000);
-      document.getElementById("chat-live").textContent = "reconnecting…";
+      fail(e);
     }
-    if (!st.stopped) st.timer = setTimeout(poll, st.delay);
+  }
+  function upsert(m) {
+    if (m.channel_id && m.channel_id !== st.channel) return;
+    const i = st.messages.findIndex((x) => x.id === m.id);
+    if (i >= 0) st.messages[i] = m;
+    else st.messages.unshift(m);
+    if (st.messages.length > 500) st.messages = st.messages.sort((a, b) => cmpID(b.id, a.id)).slice(0, 500);
+    const eph = st.ephemeral.get(ephemeralKey());
+    if (eph?.has(m.id)) eph.set(m.id, m);
+    render();
+  }
+  // kick: after an action, the stream brings its results; reconnect if
+  // it is down.
+  function kick() {
+    if (!st.es && st.channel && st.token && !st.stopped) connectLive(selection);
   }
 
   function ephemeralKey() { return st.channel + "/" + st.user; }
@@ -236,7 +299,7 @@ export async function chatView(root) {
         el("option", { value: "" }, c.placeholder || "Make a selection"),
         (c.options || []).map((o) => el("option", { value: o.value }, o.label)));
       case 5: case 6: case 7: case 8:
-        return el("select", { disabled: true }, el("option", {}, (c.placeholder || "Select") + " (not in the playground yet)"));
+        return autoSelect(m, c);
       case 9:
         return el("div", { class: "arow" }, el("div", {}, (c.components || []).map((x) => renderComponent(m, x))),
           c.accessory ? renderComponent(m, c.accessory) : null);
@@ -249,6 +312,64 @@ export async function chatView(root) {
       default:
         return el("span", { class: "muted" }, `[component type ${c.type}]`);
     }
+  }
+
+  // The choices of the place: its members, roles and channels (a DM's
+  // or group DM's: its recipients and itself), as [id, label] pairs.
+  function placeUsers() {
+    if (st.guild) {
+      return st.guild.members.map((m) => [m.user_id, (m.nick ? m.nick + " · " : "") + userLabel(world.userByID.get(m.user_id))]);
+    }
+    const dm = st.dms.find((c) => c.id === st.channel);
+    const ids = [st.user, ...(dm?.recipients || []).map((r) => r.id)];
+    return [...new Set(ids)].map((id) => [id, userLabel(world.userByID.get(id))]);
+  }
+  function placeRoles() {
+    return st.guild ? st.guild.roles.map((r) => [r.id, "@" + r.name.replace(/^@/, "")]) : [];
+  }
+  function placeChannels(types) {
+    const ok = (c) => !types?.length || types.includes(c.type);
+    if (st.guild) return st.guild.channels.filter(ok).map((c) => [c.id, channelLabel(c)]);
+    const dm = st.dms.find((c) => c.id === st.channel);
+    return dm && ok(dm) ? [[dm.id, dm.type === 3 ? "this group DM" : "this DM"]] : [];
+  }
+  function choiceGroups(kind, channelTypes) {
+    switch (kind) {
+      case "user": return [["Members", placeUsers()]];
+      case "role": return [["Roles", placeRoles()]];
+      case "mentionable": return [["Members", placeUsers()], ["Roles", placeRoles()]];
+      default: return [["Channels", placeChannels(channelTypes)]];
+    }
+  }
+  function groupedOptions(groups, selected = new Set()) {
+    const nonEmpty = groups.filter(([, opts]) => opts.length);
+    const opt = ([v, t]) => el("option", { value: v, selected: selected.has(v) }, t);
+    return nonEmpty.length === 1 ? nonEmpty[0][1].map(opt)
+      : nonEmpty.map(([label, opts]) => el("optgroup", { label }, opts.map(opt)));
+  }
+
+  // autoSelect is a user (5), role (6), mentionable (7) or channel (8)
+  // select menu with the place's choices; it sends the ids chosen, as the
+  // real client does (slashd resolves them for the app).
+  function autoSelect(m, c) {
+    const kind = { 5: "user", 6: "role", 7: "mentionable", 8: "channel" }[c.type];
+    const max = c.max_values ?? 1;
+    const min = c.min_values ?? 1;
+    const defaults = new Set((c.default_values || []).map((d) => d.id));
+    const groups = choiceGroups(kind, c.channel_types);
+    const empty = !groups.some(([, o]) => o.length);
+    const sendValues = (values) => component(m, { component_type: c.type, custom_id: c.custom_id, values });
+    if (max <= 1) {
+      return el("select", { disabled: !!c.disabled || empty, "data-custom-id": c.custom_id, "data-type": c.type,
+        onchange: (ev) => ev.target.value && sendValues([ev.target.value]) },
+      el("option", { value: "" }, empty ? `(no ${kind} here)` : c.placeholder || `Select a ${kind}`),
+      groupedOptions(groups, defaults));
+    }
+    const sel = el("select", { multiple: true, size: Math.min(6, 1 + groups.reduce((n, [, o]) => n + o.length, 0)),
+      disabled: !!c.disabled || empty, "data-custom-id": c.custom_id, "data-type": c.type }, groupedOptions(groups, defaults));
+    return el("div", { class: "multi" }, el("div", { class: "muted" }, c.placeholder || `Select ${min}–${max}`), sel,
+      el("button", { type: "button", class: "secondary", disabled: !!c.disabled || empty, "data-send": c.custom_id,
+        onclick: () => sendValues([...sel.selectedOptions].map((o) => o.value)) }, "Send selection"));
   }
 
   async function send(body) {
@@ -277,30 +398,57 @@ export async function chatView(root) {
     return send({ type: 3, application_id: appOf(m), channel_id: st.channel, message_id: m.id, data });
   }
 
-  // The modal: text inputs, in action rows or labels; submitted as
-  // a MODAL_SUBMIT interaction.
+  // The modal: text inputs and select menus (string, user, role,
+  // mentionable, channel), in action rows or labels; submitted as a
+  // MODAL_SUBMIT interaction in the layout each came in.
   function showModal(interactionID, modal, appID) {
     const inputs = [];
-    const field = (ti, label) => {
-      const attrs = { id: "modal-" + ti.custom_id, required: ti.required !== false, value: ti.value || "",
-        placeholder: ti.placeholder || "", minLength: ti.min_length ?? undefined, maxLength: ti.max_length ?? undefined };
-      const f = ti.style === 2 ? el("textarea", { ...attrs, rows: 4 }) : el("input", attrs);
-      inputs.push({ ti, f });
-      return el("div", {}, el("label", { for: attrs.id }, label || ti.label || ti.custom_id), f);
+    const selectKinds = { 3: "string", 5: "user", 6: "role", 7: "mentionable", 8: "channel" };
+    const field = (def, label, inLabel) => {
+      const id = "modal-" + def.custom_id;
+      let f;
+      if (def.type === 4) {
+        const attrs = { id, required: def.required !== false, value: def.value || "", placeholder: def.placeholder || "",
+          minLength: def.min_length ?? undefined, maxLength: def.max_length ?? undefined };
+        f = def.style === 2 ? el("textarea", { ...attrs, rows: 4 }) : el("input", attrs);
+      } else {
+        const kind = selectKinds[def.type];
+        const groups = kind === "string" ? [["Options", (def.options || []).map((o) => [o.value, o.label])]]
+          : choiceGroups(kind, def.channel_types);
+        const defaults = new Set([...(def.default_values || []).map((d) => d.id),
+          ...(def.options || []).filter((o) => o.default).map((o) => o.value)]);
+        const multi = (def.max_values ?? 1) > 1;
+        f = el("select", { id, multiple: multi, "data-type": def.type, size: multi ? 5 : undefined },
+          multi ? null : el("option", { value: "" }, def.placeholder || `Select a ${kind === "string" ? "value" : kind}`),
+          groupedOptions(groups, defaults));
+      }
+      inputs.push({ def, f, inLabel });
+      return el("div", {}, el("label", { for: id }, label || def.label || def.custom_id), f);
     };
     const body = (modal.components || []).map((row) => {
-      if (row.type === 1) return (row.components || []).filter((x) => x.type === 4).map((ti) => field(ti));
-      if (row.type === 18 && row.component?.type === 4) return field(row.component, row.label);
+      if (row.type === 1) {
+        return (row.components || []).filter((x) => x.type === 4 || selectKinds[x.type]).map((x) => field(x, null, false));
+      }
+      if (row.type === 18 && (row.component?.type === 4 || selectKinds[row.component?.type])) {
+        return [field(row.component, row.label, true), row.description ? el("div", { class: "muted" }, row.description) : null];
+      }
       if (row.type === 10) return el("p", {}, row.content);
       return el("p", { class: "muted" }, `[component type ${row.type}]`);
     });
     const close = () => clear(modalRoot);
     const submit = async (ev) => {
       ev.preventDefault();
-      const labels = (modal.components || []).some((r) => r.type === 18);
-      const comps = inputs.map(({ ti, f }) => labels
-        ? { type: 18, component: { type: 4, custom_id: ti.custom_id, value: f.value } }
-        : { type: 1, components: [{ type: 4, custom_id: ti.custom_id, value: f.value }] });
+      const comps = [];
+      for (const { def, f, inLabel } of inputs) {
+        let c;
+        if (def.type === 4) c = { type: 4, custom_id: def.custom_id, value: f.value };
+        else {
+          const values = [...f.selectedOptions].map((o) => o.value).filter(Boolean);
+          if (!values.length) continue; // not chosen: left out (the API says when it was required)
+          c = { type: def.type, custom_id: def.custom_id, values };
+        }
+        comps.push(inLabel ? { type: 18, component: c } : { type: 1, components: [c] });
+      }
       close();
       await send({ type: 5, application_id: appID, channel_id: st.channel,
         data: { id: interactionID, custom_id: modal.custom_id, components: comps } });
@@ -324,26 +472,40 @@ export async function chatView(root) {
     render();
   }
 
-  // hiddenCommands are the installed apps' commands the member does not
-  // see here, each with the access explainer's reason (guild channels
-  // only: a playground aid the real client does not show).
+  // hiddenCommands are the reachable apps' commands the member does not
+  // see here, each with the access explainer's reason (a playground aid
+  // the real client does not show). In a guild: the apps installed
+  // there; in a DM or group DM: the apps the user installed, and the
+  // app whose bot is in the DM.
   async function hiddenCommands(idx) {
-    if (!st.guild) return [];
     const seen = new Set(idx.application_commands.map((c) => c.id));
     const out = [];
-    for (const inst of st.guild.installations) {
-      const [gl, gu] = await Promise.all([admin("GET", `/applications/${inst.application_id}/commands`),
-        admin("GET", `/applications/${inst.application_id}/commands?guild_id=${st.guild.id}`)]);
-      for (const c of [...gu.commands, ...gl.commands]) {
-        if (seen.has(c.id) || (c.type !== 1 && c.type !== 4)) continue;
-        try {
-          const q = new URLSearchParams({ user_id: st.user, channel_id: st.channel });
-          const d = await admin("GET", `/guilds/${st.guild.id}/commands/${c.id}/access?${q}`);
-          out.push({ c, reason: d.reason || d.rule });
-        } catch (e) {
-          out.push({ c, reason: e.message });
-        }
+    const explain = async (c, path) => {
+      if (seen.has(c.id) || (c.type !== 1 && c.type !== 4)) return;
+      try {
+        const d = await admin("GET", path(c));
+        out.push({ c, reason: d.reason || d.rule });
+      } catch (e) {
+        out.push({ c, reason: e.message });
       }
+    };
+    const q = new URLSearchParams({ user_id: st.user, channel_id: st.channel });
+    if (st.guild) {
+      for (const inst of st.guild.installations) {
+        const [gl, gu] = await Promise.all([admin("GET", `/applications/${inst.application_id}/commands`),
+          admin("GET", `/applications/${inst.application_id}/commands?guild_id=${st.guild.id}`)]);
+        for (const c of [...gu.commands, ...gl.commands]) await explain(c, (x) => `/guilds/${st.guild.id}/commands/${x.id}/access?${q}`);
+      }
+      return out;
+    }
+    const dm = st.dms.find((c) => c.id === st.channel);
+    const installs = await admin("GET", `/users/${st.user}/installations`).catch(() => []);
+    const apps = new Set(installs.map((i) => i.application_id));
+    for (const r of dm?.recipients || []) if (world.appByID.has(r.id)) apps.add(r.id);
+    const who = new URLSearchParams({ user_id: st.user });
+    for (const app of apps) {
+      const gl = await admin("GET", `/applications/${app}/commands`);
+      for (const c of gl.commands) await explain(c, (x) => `/private-channels/${st.channel}/commands/${x.id}/access?${who}`);
     }
     return out;
   }
@@ -369,10 +531,17 @@ export async function chatView(root) {
 
   const appName = (id) => st.index?.applications?.find((a) => a.id === id)?.name || world.appByID.get(id)?.name || id;
 
+  // Only the latest keystroke's list is shown, and a list equal to the
+  // one shown is left alone: replacing it under the pointer would lose a
+  // click.
+  let pickerSeq = 0;
+  let pickerShown = "";
   async function showPicker() {
+    const mine = ++pickerSeq;
     const v = input.value;
     if (!v.startsWith("/")) {
       picker.hidden = true;
+      pickerShown = "";
       return;
     }
     try {
@@ -381,9 +550,13 @@ export async function chatView(root) {
       fail(e);
       return;
     }
+    if (mine !== pickerSeq || input.value !== v) return;
     const q = v.slice(1).toLowerCase();
     const es = entries().filter((e) => e.label.toLowerCase().startsWith(q) || (q && e.label.toLowerCase().includes(q)));
     const hidden = st.hidden.filter((h) => h.c.name.toLowerCase().startsWith(q.split(" ")[0]));
+    const key = JSON.stringify([es.map((e) => [e.c.id, e.label]), hidden.map((h) => [h.c.id, h.reason])]);
+    if (!picker.hidden && key === pickerShown) return;
+    pickerShown = key;
     clear(picker, es.map((e) => el("button", { type: "button", class: "entry", "data-name": e.label, onclick: () => choose(e) },
       el("strong", {}, "/" + e.label), el("span", { class: "desc" }, e.desc || ""), " ", pill(appName(e.c.application_id)))),
     hidden.map((h) => el("div", { class: "entry hidden", "data-name": h.c.name, title: h.reason },
@@ -406,6 +579,7 @@ export async function chatView(root) {
   // options at once).
   function choose(e) {
     picker.hidden = true;
+    pickerShown = "";
     input.value = "/" + e.label + " ";
     st.command = e;
     if (!e.opts.length) {
@@ -419,7 +593,7 @@ export async function chatView(root) {
       ev.preventDefault();
       const values = collect(e);
       if (!values) return;
-      const ok = await invoke(e.c, e.path, undefined, values);
+      const ok = await invoke(e.c, e.path, undefined, values, attachmentsOf(e).map(({ option, ...a }) => a));
       if (ok) {
         clear(form);
         input.value = "";
@@ -443,17 +617,20 @@ export async function chatView(root) {
     let f;
     const sel = (opts) => el("select", { id, "data-type": o.type }, o.required ? null : el("option", { value: "" }, "—"),
       opts.map(([v, t]) => el("option", { value: v }, t)));
-    const users = st.guild ? st.guild.members.map((m) => [m.user_id, userLabel(world.userByID.get(m.user_id))])
-      : world.users.map((u) => [u.id, userLabel(u)]);
-    const roles = st.guild ? st.guild.roles.map((r) => [r.id, "@" + r.name.replace(/^@/, "")]) : [];
+    // user, role, mentionable and channel options: the place's choices.
+    const picker = (kind) => {
+      const groups = choiceGroups(kind, o.channel_types);
+      const none = !groups.some(([, x]) => x.length);
+      return el("select", { id, "data-type": o.type, disabled: none, required: !!o.required },
+        el("option", { value: "" }, none ? `(no ${kind} here)` : o.required ? `Pick a ${kind}` : "—"), groupedOptions(groups));
+    };
     if (o.choices?.length) f = sel(o.choices.map((c) => [JSON.stringify(c.value), c.name]));
     else if (o.type === 5) f = sel([["true", "True"], ["false", "False"]]);
-    else if (o.type === 6) f = sel(users);
-    else if (o.type === 8) f = sel(roles);
-    else if (o.type === 9) f = sel([...users, ...roles]);
-    else if (o.type === 7) f = sel((st.guild?.channels || []).filter((c) => !o.channel_types || o.channel_types.includes(c.type))
-      .map((c) => [c.id, channelLabel(c)]));
-    else if (o.type === 11) f = el("input", { id, type: "file", disabled: true, title: "attachments are not in the playground yet" });
+    else if (o.type === 6) f = picker("user");
+    else if (o.type === 8) f = picker("role");
+    else if (o.type === 9) f = picker("mentionable");
+    else if (o.type === 7) f = picker("channel");
+    else if (o.type === 11) f = el("input", { id, type: "file", "data-type": o.type, required: !!o.required });
     else {
       const numeric = o.type === 4 || o.type === 10;
       f = el("input", { id, "data-type": o.type, autocomplete: "off", required: !!o.required,
@@ -491,12 +668,33 @@ export async function chatView(root) {
     const out = [];
     for (const o of e.opts) {
       const f = document.getElementById("opt-" + o.name);
-      if (!f || o.type === 11) continue;
+      if (!f) continue;
+      if (o.type === 11) {
+        // An attachment names its upload by its index in data.attachments.
+        const i = attachmentsOf(e).findIndex((a) => a.option === o.name);
+        if (i >= 0) out.push({ type: 11, name: o.name, value: String(i) });
+        continue;
+      }
       const v = value(o, f.value, o === focused);
       if (v === undefined && o !== focused) continue;
       const opt = { type: o.type, name: o.name, value: v ?? "" };
       if (o === focused) opt.focused = true;
       out.push(opt);
+    }
+    return out;
+  }
+
+  // attachmentsOf lists the files of the form's attachment options, as
+  // data.attachments describes uploads ({id, filename, size,
+  // content_type}; the id is the upload's index, as the real client
+  // numbers them). slashd keeps no file contents: only this reaches the
+  // app (docs/compat.md).
+  function attachmentsOf(e) {
+    const out = [];
+    for (const o of e.opts) {
+      const file = o.type === 11 ? document.getElementById("opt-" + o.name)?.files?.[0] : null;
+      if (file) out.push({ option: o.name, id: String(out.length), filename: file.name, size: file.size,
+        content_type: file.type || "application/octet-stream" });
     }
     return out;
   }
@@ -529,9 +727,10 @@ export async function chatView(root) {
 
   // invoke sends an APPLICATION_COMMAND interaction; target is a user or
   // message command's target.
-  async function invoke(c, path, target, values = []) {
+  async function invoke(c, path, target, values = [], attachments = []) {
     const data = { id: c.id, name: c.name, type: c.type, version: c.version };
     if (c.type === 1) data.options = wrap(path || [], values);
+    if (attachments.length) data.attachments = attachments;
     if (target) data.target_id = target;
     const ans = await send({ type: 2, application_id: c.application_id, channel_id: st.channel, data });
     return ans !== null;
@@ -540,7 +739,7 @@ export async function chatView(root) {
   await loadPlace();
   return () => {
     st.stopped = true;
-    clearTimeout(st.timer);
+    closeLive();
   };
 }
 

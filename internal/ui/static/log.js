@@ -60,9 +60,6 @@ export async function logView(root) {
   const detail = el("div", { id: "log-detail" });
   let entries = [];
   let selected = "";
-  let timer = 0;
-  let stopped = false;
-  let sig = "";
 
   const show = (e) => {
     selected = e.interaction_id;
@@ -74,17 +71,26 @@ export async function logView(root) {
         ["When", new Date(e.at).toLocaleString()],
         ["App", app ? app.name : e.application_id],
         ["User", userLabel(world.userByID.get(e.user_id)) + ` (${e.user_id})`],
-        ["Route", e.route === "endpoint" ? `endpoint ${e.endpoint} (signed: X-Signature-Ed25519, X-Signature-Timestamp)`
+        ["Route", e.route === "endpoint" ? `endpoint ${e.endpoint}`
           : e.route === "gateway" ? "gateway (INTERACTION_CREATE)" : "slashd itself"],
         ["Status", e.status ? String(e.status) : "—"],
         ["Outcome", pill(e.outcome, e.outcome === "answered" || e.outcome === "deferred" ? "ok" : "bad")],
         ["Latency", `${e.latency_ms.toFixed(1)} ms`],
+        e.signature_headers ? ["Signed with", el("div", { id: "log-signature" },
+          Object.entries(e.signature_headers).map(([k, v]) => el("div", {}, el("code", {}, `${k}: ${v}`))))] : null,
         e.reason ? ["Why", e.reason] : null,
       ].filter(Boolean)),
       el("h3", {}, "Payload as delivered"),
       el("pre", { id: "log-payload" }, JSON.stringify(e.payload, null, 2)),
       el("h3", {}, "Answer"),
       el("pre", { id: "log-answer" }, e.answer ? JSON.stringify(e.answer, null, 2) : "(none)"),
+      el("h3", {}, "Then: follow-ups and edits"),
+      (e.later || []).length ? el("div", { id: "log-later" }, e.later.map((m) => el("div", { class: "later" },
+        el("div", {}, pill(m.event, m.event === "delete" ? "bad" : "accent"), " ",
+          m.message?.content ? el("span", {}, m.message.content, " ") : null,
+          el("span", { class: "muted" }, `message ${m.message_id} · ${new Date(m.at).toLocaleTimeString()}`)),
+        m.message ? el("pre", {}, JSON.stringify(m.message, null, 2)) : null)))
+        : el("p", { class: "muted", id: "log-later" }, "None yet: the app's follow-ups and edits of its answer appear here as they happen."),
       el("h3", {}, "Invoke it again"),
       curl(e) ? el("pre", { id: "log-curl" }, curl(e)) : el("p", { class: "muted" },
         "A modal submission answers its modal: it cannot be sent again."),
@@ -107,36 +113,56 @@ export async function logView(root) {
       const g = e.guild_id ? world.guilds.find((x) => x.id === e.guild_id)?.name || e.guild_id : "DM";
       const tr = el("tr", { "data-id": e.interaction_id, class: "clickable", onclick: () => show(e) },
         [new Date(e.at).toLocaleTimeString(), what(e), world.appByID.get(e.application_id)?.name || e.application_id, g,
-          e.route, pill(e.outcome, e.outcome === "answered" || e.outcome === "deferred" ? "ok" : "bad"),
+          e.route, [pill(e.outcome, e.outcome === "answered" || e.outcome === "deferred" ? "ok" : "bad"),
+            (e.later || []).length ? pill(`+${e.later.length} later`) : null],
           e.latency_ms.toFixed(1)].map((c) => el("td", {}, c)));
       body.append(tr);
     }
     clear(list, t);
   };
 
-  const poll = async () => {
-    if (stopped) return;
+  // Live: a server-sent event stream of new and completed entries
+  // (internal/ui/live.go); on each "ready" and "resync" the log is read
+  // once, so a reconnection misses nothing.
+  let es = null;
+  const load = async () => {
     try {
       entries = await fetchLog(appSel.value, guildSel.value);
-      const s = JSON.stringify(entries.map((e) => e.interaction_id));
-      if (s !== sig) {
-        sig = s;
-        render();
-      }
+      render();
+      const cur = entries.find((x) => x.interaction_id === selected);
+      if (cur) show(cur);
     } catch (e) {
       clear(list, errorBox(e));
     }
-    if (!stopped) timer = setTimeout(poll, 2000);
   };
-  const refilter = () => { clearTimeout(timer); sig = ""; poll(); };
-  appSel.addEventListener("change", refilter);
-  guildSel.addEventListener("change", refilter);
+  const connect = () => {
+    if (es) es.close();
+    const q = new URLSearchParams();
+    if (appSel.value) q.set("application_id", appSel.value);
+    if (guildSel.value) q.set("guild_id", guildSel.value);
+    const mine = new EventSource("/ui/live/log?" + q);
+    es = mine;
+    mine.addEventListener("ready", () => es === mine && load());
+    mine.addEventListener("resync", () => es === mine && load());
+    mine.addEventListener("entry", (ev) => {
+      if (es !== mine) return;
+      const e = JSON.parse(ev.data);
+      const i = entries.findIndex((x) => x.interaction_id === e.interaction_id);
+      if (i >= 0) entries[i] = e;
+      else entries.unshift(e);
+      entries.length = Math.min(entries.length, 200);
+      render();
+      if (e.interaction_id === selected) show(e);
+    });
+  };
+  appSel.addEventListener("change", connect);
+  guildSel.addEventListener("change", connect);
 
   root.append(el("div", { class: "layout log" },
     el("aside", { class: "side" }, el("h3", {}, "Filter"),
       el("label", { for: "log-app" }, "App"), appSel, el("label", { for: "log-guild" }, "Guild"), guildSel,
       el("p", { class: "muted" }, "The last 200 interactions this node delivered, newest first (kept in memory).")),
     el("section", { class: "pane" }, list, detail)));
-  await poll();
-  return () => { stopped = true; clearTimeout(timer); };
+  connect();
+  return () => { if (es) es.close(); es = null; };
 }

@@ -1,0 +1,94 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/slashd/slashd/internal/event"
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store"
+)
+
+// messageEvents is the store as the server writes it: every message it
+// creates, changes or deletes is published on the event bus
+// (event.MessageCreate, MessageUpdate, MessageDelete) once the write
+// succeeded, whichever route made it (a user's post, an answer, a
+// follow-up, an edit, a delete), on whichever node. The playground's
+// live chat and interaction log listen to them (internal/ui); the
+// gateway does not dispatch them.
+type messageEvents struct {
+	store.Store
+	bus event.Bus
+}
+
+func (m messageEvents) publish(ctx context.Context, typ string, msg store.Message) {
+	m.bus.Publish(context.WithoutCancel(ctx), event.Event{Type: typ, GuildID: msg.GuildID,
+		Data: event.Message{ID: msg.ID, ChannelID: msg.ChannelID, GuildID: msg.GuildID,
+			InteractionID: msg.InteractionID, VisibleTo: msg.VisibleTo, Body: json.RawMessage(msg.Body)}})
+}
+
+func (m messageEvents) CreateMessage(ctx context.Context, msg store.Message) error {
+	if err := m.Store.CreateMessage(ctx, msg); err != nil {
+		return err
+	}
+	m.publish(ctx, event.MessageCreate, msg)
+	return nil
+}
+
+func (m messageEvents) CreateFollowup(ctx context.Context, id snowflake.ID, limit int, msg store.Message) error {
+	if err := m.Store.CreateFollowup(ctx, id, limit, msg); err != nil {
+		return err
+	}
+	m.publish(ctx, event.MessageCreate, msg)
+	return nil
+}
+
+// UpdateMessage reads the message back: the event says where it is and
+// who sees it, which the new body alone does not.
+func (m messageEvents) UpdateMessage(ctx context.Context, id snowflake.ID, body []byte) error {
+	if err := m.Store.UpdateMessage(ctx, id, body); err != nil {
+		return err
+	}
+	if msg, err := m.Store.Message(ctx, id); err == nil {
+		m.publish(ctx, event.MessageUpdate, msg)
+	}
+	return nil
+}
+
+// DeleteMessage reads the message first: a deleted one cannot be.
+func (m messageEvents) DeleteMessage(ctx context.Context, id snowflake.ID) error {
+	msg, rerr := m.Store.Message(ctx, id)
+	if err := m.Store.DeleteMessage(ctx, id); err != nil {
+		return err
+	}
+	if rerr == nil {
+		msg.Body = nil
+		m.publish(ctx, event.MessageDelete, msg)
+	}
+	return nil
+}
+
+// AnswerInteraction publishes the answer's message: a new one (an
+// answer, a deferred answer's placeholder), or the component's message
+// an UPDATE_MESSAGE answer replaces.
+func (m messageEvents) AnswerInteraction(ctx context.Context, id snowflake.ID, fn func(store.Interaction) (store.Answer, error)) (store.Interaction, error) {
+	var put *store.Message
+	var replaces snowflake.ID
+	rec, err := m.Store.AnswerInteraction(ctx, id, func(cur store.Interaction) (store.Answer, error) {
+		a, err := fn(cur)
+		put, replaces = a.Put, cur.MessageID
+		return a, err
+	})
+	if err != nil || put == nil {
+		return rec, err
+	}
+	if put.ID == replaces {
+		m.publish(ctx, event.MessageUpdate, *put)
+	} else {
+		m.publish(ctx, event.MessageCreate, *put)
+	}
+	return rec, nil
+}
+
+// Events is the bus the server publishes on (and listens to).
+func (s *Server) Events() event.Bus { return s.events }
