@@ -190,6 +190,9 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 
 	apiCfg := api.DefaultConfig()
 	apiCfg.RateLimit = cfg.rateLimit
+	// Message events feed the playground's live chat; without it nobody
+	// reads them (in a cluster, run every node with the same --ui).
+	apiCfg.MessageEventsOff = !cfg.ui
 	apiCfg.Build = build
 	cfg.limits.apply(&apiCfg)
 	// A PostgreSQL store may serve several nodes: they count the rate

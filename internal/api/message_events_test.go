@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slashd/slashd/internal/api"
 	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/testenv"
 	"github.com/slashd/slashd/sdk/interactions"
@@ -87,5 +88,34 @@ func TestMessageEvents(t *testing.T) {
 	wantStatus(t, w.invoke(w.invocation(2, cmd)), 200)
 	if m := next(event.MessageCreate); m.VisibleTo.String() != w.member {
 		t.Fatalf("the ephemeral answer is visible to %s, want %s", m.VisibleTo, w.member)
+	}
+}
+
+// With MessageEventsOff (serve --ui=false) a message written publishes
+// nothing: the bus carries the marker published after the post, and no
+// message event before it.
+func TestMessageEventsOff(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t, func(c *api.Config) { c.MessageEventsOff = true })
+	w := newInvokeWorld(t, e)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	events := e.API.Events().Subscribe(ctx, 256)
+	mustDo(t, e, "POST", "/api/v10/channels/"+w.channel+"/messages", w.client, jsonObj{"content": "hi"}, 200)
+	const marker = "TEST_MARKER"
+	e.API.Events().Publish(ctx, event.Event{Type: marker})
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case ev := <-events:
+			switch ev.Type {
+			case event.MessageCreate, event.MessageUpdate, event.MessageDelete:
+				t.Fatalf("%s published with message events off", ev.Type)
+			case marker:
+				return
+			}
+		case <-deadline:
+			t.Fatal("the marker did not come back within 30 s")
+		}
 	}
 }

@@ -34,6 +34,11 @@ import (
 
 // Config tunes the server.
 type Config struct {
+	// MessageEventsOff stops publishing MESSAGE_CREATE/UPDATE/DELETE on
+	// the event bus (message_events.go). Only the playground reads them:
+	// serve turns them off with --ui=false, which saves a bus publish
+	// per message written (a NATS round trip in a cluster).
+	MessageEventsOff bool
 	// RateLimit turns the rate limiter on (the default in production).
 	RateLimit bool
 	// SharedRateLimits counts in the store rather than in memory, so
@@ -206,7 +211,10 @@ func New(cfg Config, d Deps) *Server {
 		s.lists = newListCache(cfg.CacheBytes)
 		d.Store = s.cache
 	}
-	s.store, s.limiter = messageEvents{Store: d.Store, bus: s.events}, newRateLimiter(cfg, d)
+	s.store, s.limiter = d.Store, newRateLimiter(cfg, d)
+	if !cfg.MessageEventsOff {
+		s.store = messageEvents{Store: d.Store, bus: s.events}
+	}
 	if cfg.AuthFailureLimit.On() {
 		s.failures = ratelimit.NewWithMaxKeys(d.Now, cfg.RateLimitKeys)
 	}
