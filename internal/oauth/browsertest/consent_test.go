@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -24,40 +23,16 @@ import (
 	"github.com/slashd/slashd/internal/store"
 	"github.com/slashd/slashd/internal/store/sqlite"
 	"github.com/slashd/slashd/internal/store/sqlstore"
-	"github.com/slashd/slashd/internal/testtool"
+	"github.com/slashd/slashd/internal/testtool/chromium"
 	"github.com/slashd/slashd/sdk/authorize"
 )
 
-// chromiumNames are the names a Chromium goes by on PATH.
-var chromiumNames = []string{"chromium", "chromium-browser", "google-chrome"}
+// TestMain runs the tests where a Chromium is installed; elsewhere none
+// (see chromium.Main).
+func TestMain(m *testing.M) { os.Exit(chromium.Main(m)) }
 
-// TestMain runs the tests where a Chromium is installed (.ci/run installs
-// Debian's). Elsewhere it runs none, and `go test` says "[no tests to
-// run]" for the package; under CI it fails.
-func TestMain(m *testing.M) {
-	os.Exit(testtool.Main(m, "TestChromiumInstalled", findChromium, "apt-get install chromium"))
-}
-
-func findChromium() error {
-	_, err := testtool.LookPath(chromiumNames...)
-	return err
-}
-
-// TestChromiumInstalled is the check TestMain relies on, made where go
-// test's cache sees it.
-func TestChromiumInstalled(t *testing.T) { testtool.Probe(t, findChromium) }
-
-// chromium is the browser TestMain found.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range chromiumNames {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Fatal("no Chromium on PATH")
-	return ""
-}
+// TestChromiumInstalled is the check TestMain relies on.
+func TestChromiumInstalled(t *testing.T) { chromium.Probe(t) }
 
 // world is a server with an app that is a public OAuth2 client, and a
 // user with a login who owns a guild where the app is not installed yet.
@@ -132,25 +107,7 @@ func (w *world) call(t *testing.T, method, path, authz, body string) (int, strin
 // browser starts a headless Chromium for the test.
 func browser(t *testing.T) context.Context {
 	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium(t)),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(800, 900),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
-	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil { // starts the browser
-		t.Fatalf("start chromium: %v", err)
-	}
-	return ctx
+	return chromium.Browser(t, 800, 900, 90*time.Second)
 }
 
 // startAuthorize runs the SDK's Authorize in the background; the SDK's

@@ -21,37 +21,16 @@ import (
 	"github.com/slashd/slashd/internal/bootstrap"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store/sqlite"
-	"github.com/slashd/slashd/internal/testtool"
+	"github.com/slashd/slashd/internal/testtool/chromium"
 	"github.com/slashd/slashd/internal/ui"
 )
 
-var chromiumNames = []string{"chromium", "chromium-browser", "google-chrome"}
-
 // TestMain runs the tests where a Chromium is installed; elsewhere none
-// (see testtool.Main).
-func TestMain(m *testing.M) {
-	os.Exit(testtool.Main(m, "TestChromiumInstalled", findChromium, "apt-get install chromium"))
-}
+// (see chromium.Main).
+func TestMain(m *testing.M) { os.Exit(chromium.Main(m)) }
 
-func findChromium() error {
-	_, err := testtool.LookPath(chromiumNames...)
-	return err
-}
-
-// TestChromiumInstalled is the check TestMain relies on, made where go
-// test's cache sees it.
-func TestChromiumInstalled(t *testing.T) { testtool.Probe(t, findChromium) }
-
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range chromiumNames {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Fatal("no Chromium on PATH")
-	return ""
-}
+// TestChromiumInstalled is the check TestMain relies on.
+func TestChromiumInstalled(t *testing.T) { chromium.Probe(t) }
 
 // world is a server with the playground in front of the API, and the
 // first run's demo world: an app installed in a guild with #general, its
@@ -129,25 +108,7 @@ func (w *world) admin(t *testing.T, method, path string, body, out any) {
 // browser starts a headless Chromium for the test.
 func browser(t *testing.T) context.Context {
 	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium(t)),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 860),
-	)
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, 5*time.Minute) // a loaded machine
-	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
-	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
-	return ctx
+	return chromium.Browser(t, 1280, 860, 5*time.Minute)
 }
 
 // run runs actions, failing the test with what on error.
