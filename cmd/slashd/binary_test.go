@@ -33,9 +33,7 @@ func TestMain(m *testing.M) {
 	if testBinary.dir != "" {
 		os.RemoveAll(testBinary.dir)
 	}
-	if botBinary.dir != "" {
-		os.RemoveAll(botBinary.dir)
-	}
+	exampleBot.Remove()
 	os.Exit(code)
 }
 

@@ -6,121 +6,38 @@ package main
 // shell would.
 
 import (
-	"bufio"
 	"encoding/json"
 	"flag"
-	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/slashd/slashd/internal/slashline"
+	"github.com/slashd/slashd/internal/testtool/examplebot"
 )
 
-// botBinary is examples/bot built once per test binary, on first use.
-var botBinary struct {
-	once      sync.Once
-	dir, path string
-	err       error
-}
-
-func exampleBot(t *testing.T) string {
-	t.Helper()
-	botBinary.once.Do(func() {
-		goBin, err := exec.LookPath("go")
-		if err != nil {
-			botBinary.err = fmt.Errorf("find the go command: %w", err)
-			return
-		}
-		if botBinary.dir, err = os.MkdirTemp("", "slashd-bot-"); err != nil {
-			botBinary.err = err
-			return
-		}
-		path := filepath.Join(botBinary.dir, "bot")
-		cmd := exec.Command(goBin, "build", "-o", path, "github.com/slashd/slashd/examples/bot")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			botBinary.err = fmt.Errorf("go build ./examples/bot: %v\n%s", err, out)
-			return
-		}
-		botBinary.path = path
-	})
-	if botBinary.err != nil {
-		t.Fatal(botBinary.err)
-	}
-	return botBinary.path
-}
-
-// runningBot is examples/bot running as a process.
-type runningBot struct {
-	cmd *exec.Cmd
-	url string // where it receives interactions
-	mu  sync.Mutex
-	log strings.Builder
-}
+// exampleBot is examples/bot, built once for this test binary (TestMain
+// removes it).
+var exampleBot examplebot.Binary
 
 // startBot runs examples/bot for the app of creds on a free port and
 // waits for its start line, which says where it listens.
-func startBot(t *testing.T, creds map[string]string) *runningBot {
+func startBot(t *testing.T, creds map[string]string) *examplebot.Process {
 	t.Helper()
-	b := &runningBot{cmd: exec.Command(exampleBot(t), "-addr", "127.0.0.1:0")}
-	b.cmd.Env = append(cleanEnv(), "SLASHD_URL="+creds["base_url"], "SLASHD_PUBLIC_KEY="+creds["public_key"])
-	stderr, err := b.cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := b.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		b.cmd.Process.Signal(syscall.SIGCONT) // if the test froze it
-		b.cmd.Process.Kill()
-		b.cmd.Wait()
-	})
-	started := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`receiving interactions on (http://\S+),`)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			b.mu.Lock()
-			b.log.WriteString(sc.Text() + "\n")
-			b.mu.Unlock()
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				started <- m[1]
-			}
-		}
-		close(started)
-	}()
-	select {
-	case url, ok := <-started:
-		if !ok {
-			t.Fatalf("the bot ended before listening:\n%s", b.logText())
-		}
-		b.url = url
-	case <-time.After(20 * time.Second):
-		t.Fatalf("the bot did not start:\n%s", b.logText())
-	}
-	return b
-}
-
-func (b *runningBot) logText() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.log.String()
+	return examplebot.Start(t, &exampleBot, append(cleanEnv(), "SLASHD_URL="+creds["base_url"], "SLASHD_PUBLIC_KEY="+creds["public_key"]))
 }
 
 // setUpBot registers examples/bot's guild commands in the demo guild of
 // creds and makes the running bot the demo app's Interactions Endpoint
 // URL, as its documentation says.
-func setUpBot(t *testing.T, creds map[string]string, bot *runningBot) {
+func setUpBot(t *testing.T, creds map[string]string, bot *examplebot.Process) {
 	t.Helper()
-	defs, err := exec.Command(exampleBot(t), "-commands").Output()
+	defs, err := exec.Command(exampleBot.Path(t), "-commands").Output()
 	if err != nil {
 		t.Fatalf("bot -commands: %v", err)
 	}
@@ -130,7 +47,7 @@ func setUpBot(t *testing.T, creds map[string]string, bot *runningBot) {
 		t.Fatalf("register the bot's commands: %d %s", status, body)
 	}
 	if status, body := call(t, "PUT", base+"/admin/v1/applications/"+app+"/interactions-endpoint", "Admin "+creds["admin_token"],
-		`{"interactions_endpoint_url":"`+bot.url+`"}`); status != http.StatusOK {
+		`{"interactions_endpoint_url":"`+bot.URL+`"}`); status != http.StatusOK {
 		t.Fatalf("set the endpoint: %d %s", status, body)
 	}
 }
@@ -292,17 +209,17 @@ func TestInvokeEndToEnd(t *testing.T) {
 
 	t.Run("unanswered", func(t *testing.T) {
 		// The bot hangs (stopped): slashd gives up after 3 s.
-		if err := bot.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		if err := bot.Cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 			t.Fatal(err)
 		}
 		refused(t, 1, "invoke: /echo text:hi: The application did not respond", "/echo text:hi")
-		if err := bot.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		if err := bot.Cmd.Process.Signal(syscall.SIGCONT); err != nil {
 			t.Fatal(err)
 		}
 		ok(t, "back\n", "/echo text:back")
 		// The bot is gone: the delivery fails at once.
-		bot.cmd.Process.Kill()
-		bot.cmd.Wait()
+		bot.Cmd.Process.Kill()
+		bot.Cmd.Wait()
 		refused(t, 1, "invoke: /echo text:hi: This interaction failed", "/echo text:hi")
 	})
 }

@@ -27,7 +27,11 @@ import (
 
 // TestMain runs the tests where a Chromium is installed; elsewhere none
 // (see chromium.Main).
-func TestMain(m *testing.M) { os.Exit(chromium.Main(m)) }
+func TestMain(m *testing.M) {
+	code := chromium.Main(m)
+	exampleBot.Remove()
+	os.Exit(code)
+}
 
 // TestChromiumInstalled is the check TestMain relies on.
 func TestChromiumInstalled(t *testing.T) { chromium.Probe(t) }
@@ -242,7 +246,7 @@ func TestLogin(t *testing.T) {
 // their ids by name.
 func (w *world) registerBotCommands(t *testing.T) map[string]string {
 	t.Helper()
-	defs, err := exec.Command(exampleBot(t), "-commands").Output()
+	defs, err := exec.Command(exampleBot.Path(t), "-commands").Output()
 	if err != nil {
 		t.Fatalf("examples/bot -commands: %v", err)
 	}
