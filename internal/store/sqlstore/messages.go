@@ -51,16 +51,17 @@ func messageArgs(m store.Message) []any {
 		id64(m.VisibleTo), string(m.Body), unix(m.CreatedAt)}
 }
 
+const queryPutMessage = `INSERT INTO messages (` + messageColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		ON CONFLICT (id) DO UPDATE SET channel_id = excluded.channel_id, guild_id = excluded.guild_id,
+			author_id = excluded.author_id, interaction_id = excluded.interaction_id, visible_to = excluded.visible_to,
+			body = excluded.body, created_at = excluded.created_at`
+
 // putMessage inserts a message or replaces the one with its id whole.
 func (s *Store) putMessage(ctx context.Context, tx *sql.Tx, m store.Message) error {
 	if err := s.channelExists(ctx, tx, m.ChannelID); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-		ON CONFLICT (id) DO UPDATE SET channel_id = excluded.channel_id, guild_id = excluded.guild_id,
-			author_id = excluded.author_id, interaction_id = excluded.interaction_id, visible_to = excluded.visible_to,
-			body = excluded.body, created_at = excluded.created_at`,
-		messageArgs(m)...)
+	_, err := s.txExec(ctx, tx, queryPutMessage, messageArgs(m)...)
 	if err != nil {
 		return fmt.Errorf("put message %d: %w", m.ID, s.formatError(err))
 	}
@@ -171,8 +172,10 @@ func (s *Store) Interaction(ctx context.Context, id snowflake.ID) (store.Interac
 	return readInteraction(ctx, s.cached(), id)
 }
 
+const queryInteraction = `SELECT ` + interactionColumns + ` FROM interactions WHERE id = $1`
+
 func readInteraction(ctx context.Context, q reader, id snowflake.ID) (store.Interaction, error) {
-	in, err := scanInteraction(q.QueryRowContext(ctx, `SELECT `+interactionColumns+` FROM interactions WHERE id = $1`, id64(id)))
+	in, err := scanInteraction(q.QueryRowContext(ctx, queryInteraction, id64(id)))
 	if err != nil {
 		return in, notFound(err, fmt.Sprintf("interaction %d", id))
 	}
@@ -188,6 +191,13 @@ func (s *Store) InteractionByToken(ctx context.Context, hash []byte) (store.Inte
 	return in, nil
 }
 
+const (
+	queryLockInteraction   = `UPDATE interactions SET response_type = response_type WHERE id = $1`
+	queryAnswerInteraction = `UPDATE interactions SET type = $1, guild_id = $2, channel_id = $3, user_id = $4,
+			command_id = $5, message_id = $6, response_type = $7, answered_at = $8, original_message_id = $9,
+			ephemeral = $10, result = $11 WHERE id = $12`
+)
+
 // AnswerInteraction runs fn on the interaction as stored and stores what
 // it returns, in one transaction.
 //
@@ -201,9 +211,14 @@ func (s *Store) AnswerInteraction(ctx context.Context, id snowflake.ID,
 	fn func(store.Interaction) (store.Answer, error),
 ) (store.Interaction, error) {
 	var out store.Interaction
+	// Prepared before the transaction, which then reuses them: an
+	// invocation answered inline runs this on every call.
+	if err := s.prepareAll(ctx, queryLockInteraction, queryInteraction, queryAnswerInteraction,
+		queryPutMessage, queryChannelExists); err != nil {
+		return store.Interaction{}, fmt.Errorf("answer interaction %d: %w", id, err)
+	}
 	err := s.lockedTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE interactions SET response_type = response_type WHERE id = $1`,
-			id64(id)); err != nil {
+		if _, err := s.txExec(ctx, tx, queryLockInteraction, id64(id)); err != nil {
 			return fmt.Errorf("lock interaction %d: %w", id, s.formatError(err))
 		}
 		cur, err := readInteraction(ctx, txReader{s: s, tx: tx}, id)
@@ -217,9 +232,7 @@ func (s *Store) AnswerInteraction(ctx context.Context, id snowflake.ID,
 		next := ans.Interaction
 		next.ID, next.ApplicationID, next.TokenHash, next.CreatedAt = cur.ID, cur.ApplicationID, cur.TokenHash, cur.CreatedAt
 		next.Metadata = cur.Metadata
-		_, err = tx.ExecContext(ctx, `UPDATE interactions SET type = $1, guild_id = $2, channel_id = $3, user_id = $4,
-			command_id = $5, message_id = $6, response_type = $7, answered_at = $8, original_message_id = $9,
-			ephemeral = $10, result = $11 WHERE id = $12`,
+		_, err = s.txExec(ctx, tx, queryAnswerInteraction,
 			next.Type, id64(next.GuildID), id64(next.ChannelID), id64(next.UserID), id64(next.CommandID),
 			id64(next.MessageID), next.ResponseType, unix(next.AnsweredAt), id64(next.OriginalMessageID),
 			boolInt(next.Ephemeral), nullText(next.Result), id64(id))
