@@ -97,7 +97,8 @@ func (s *Store) DeleteMessage(ctx context.Context, id snowflake.ID) error {
 		if err := affected(res, fmt.Sprintf("message %d", id)); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE interactions SET original_message_id = 0 WHERE original_message_id = $1`,
+		if _, err := tx.ExecContext(ctx, `UPDATE interactions SET original_message_id = 0
+			WHERE original_message_id = $1 AND original_message_id <> 0`,
 			id64(id)); err != nil {
 			return fmt.Errorf("forget original message %d: %w", id, err)
 		}
@@ -206,7 +207,8 @@ const (
 // PostgreSQL before the read, so that a waiting answer fails to serialize
 // and, run again, reads the one committed before it; SQLite's
 // transactions begin IMMEDIATE and hold the database's write lock from
-// the start. The same pattern as WriteCommands.
+// the start, so there the row lock would add nothing and is not taken
+// (Options.DatabaseLock). The same pattern as WriteCommands.
 func (s *Store) AnswerInteraction(ctx context.Context, id snowflake.ID,
 	fn func(store.Interaction) (store.Answer, error),
 ) (store.Interaction, error) {
@@ -218,8 +220,10 @@ func (s *Store) AnswerInteraction(ctx context.Context, id snowflake.ID,
 		return store.Interaction{}, fmt.Errorf("answer interaction %d: %w", id, err)
 	}
 	err := s.lockedTx(ctx, func(tx *sql.Tx) error {
-		if _, err := s.txExec(ctx, tx, queryLockInteraction, id64(id)); err != nil {
-			return fmt.Errorf("lock interaction %d: %w", id, s.formatError(err))
+		if !s.databaseLock {
+			if _, err := s.txExec(ctx, tx, queryLockInteraction, id64(id)); err != nil {
+				return fmt.Errorf("lock interaction %d: %w", id, s.formatError(err))
+			}
 		}
 		cur, err := readInteraction(ctx, txReader{s: s, tx: tx}, id)
 		if err != nil {

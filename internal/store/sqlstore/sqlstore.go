@@ -38,6 +38,7 @@ type Store struct {
 	gate            WriteGate
 	keys            atomic.Pointer[secrets.Keyring] // nil: secrets in clear (see SealSecrets)
 	worldClock      bool
+	databaseLock    bool
 }
 
 var _ store.Store = (*Store)(nil)
@@ -75,6 +76,11 @@ type Options struct {
 	// triggers advance on every change to the world's tables (see
 	// Store.WorldClock).
 	WorldClock bool
+	// DatabaseLock: every write transaction holds the whole database's
+	// write lock from its BEGIN (SQLite's BEGIN IMMEDIATE), so a
+	// statement that only takes a row lock to serialize writers can be
+	// left out.
+	DatabaseLock bool
 }
 
 // DefaultMaxAttempts is Options.MaxAttempts when left 0: enough for a
@@ -91,7 +97,7 @@ func New(db *sql.DB, formatError func(error) error) *Store {
 // NewWithOptions wraps db for a backend described by o.
 func NewWithOptions(db *sql.DB, o Options) *Store {
 	s := &Store{db: db, formatError: o.FormatError, retryable: o.Retryable, maxAttempts: o.MaxAttempts, onClose: o.OnClose,
-		gate: o.WriteGate, worldClock: o.WorldClock}
+		gate: o.WriteGate, worldClock: o.WorldClock, databaseLock: o.DatabaseLock}
 	if s.formatError == nil {
 		s.formatError = func(err error) error { return err }
 	}
