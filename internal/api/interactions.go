@@ -58,36 +58,6 @@ type invocation struct {
 	record  store.Interaction
 	payload interaction.Payload
 	body    []byte // the payload's JSON, as delivered
-	// signed brings the body's signature when it was started ahead
-	// (signAhead), nil otherwise.
-	signed <-chan signedBody
-}
-
-type signedBody struct {
-	sig webhook.Signature
-	err error
-}
-
-// signAhead starts signing the delivery of an invocation bound for an
-// endpoint, so that the signature (some 20 µs of CPU) is made while the
-// interaction's record commits; nil when nothing is to be signed.
-func (s *Server) signAhead(in invocation) <-chan signedBody {
-	if in.app.InteractionsEndpointURL == "" || launchedByService(in.cmd) {
-		return nil
-	}
-	ch := make(chan signedBody, 1) // the sender never waits, even if no one receives
-	go func() {
-		sig, err := s.webhooks.Sign(ed25519.PrivateKey(in.app.PrivateKey), in.body)
-		ch <- signedBody{sig: sig, err: err}
-	}()
-	return ch
-}
-
-// launchedByService reports whether the service answers an invocation of
-// cmd itself: an entry point with handler 2 launches the Activity
-// without involving the app.
-func launchedByService(cmd command.Command) bool {
-	return cmd.Type == command.PrimaryEntryPoint && cmd.Handler != nil && *cmd.Handler == command.HandlerDiscordLaunchActivity
 }
 
 // invoke is POST /interactions: a user runs a command (type 2), types in
@@ -125,9 +95,6 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) error {
 		s.countInteraction(it, refusalOutcome(err))
 		return err
 	}
-	// The record commits before anything leaves the process (see
-	// docs/design.md, Interactions); the signature is made meanwhile.
-	in.signed = s.signAhead(in)
 	if err := s.store.CreateInteraction(ctx, in.record); err != nil {
 		s.countInteraction(it, outcomeError)
 		return fmt.Errorf("record interaction: %w", err)
@@ -440,7 +407,7 @@ type delivery struct {
 // handler 2 is the service's own to answer: it launches the Activity
 // without involving the app.
 func (s *Server) deliver(ctx context.Context, in invocation, d *delivery) (answered, error) {
-	if launchedByService(in.cmd) {
+	if in.cmd.Type == command.PrimaryEntryPoint && in.cmd.Handler != nil && *in.cmd.Handler == command.HandlerDiscordLaunchActivity {
 		d.target = targetService
 		return s.answerRecord(ctx, in.record, interaction.Callback{Type: interaction.CallbackLaunchActivity}, answerLaunch)
 	}
@@ -451,17 +418,7 @@ func (s *Server) deliver(ctx context.Context, in invocation, d *delivery) (answe
 		return s.awaitAnswer(ctx, in.record.ID, deadline, d)
 	}
 	d.target, d.endpoint = targetEndpoint, endpointForLog(in.app.InteractionsEndpointURL)
-	var resp webhook.Response
-	var err error
-	if in.signed != nil {
-		signed := <-in.signed
-		if signed.err != nil {
-			return answered{}, signed.err
-		}
-		resp, err = s.webhooks.DeliverSigned(ctx, in.app.InteractionsEndpointURL, in.body, signed.sig)
-	} else {
-		resp, err = s.webhooks.Deliver(ctx, in.app.InteractionsEndpointURL, ed25519.PrivateKey(in.app.PrivateKey), in.body)
-	}
+	resp, err := s.webhooks.Deliver(ctx, in.app.InteractionsEndpointURL, ed25519.PrivateKey(in.app.PrivateKey), in.body)
 	var de *webhook.DeliveryError
 	if errors.As(err, &de) {
 		d.status, d.reason = de.Status, de.Diagnostic()

@@ -277,34 +277,11 @@ func isJSON(h http.Header) bool {
 // *DeliveryError, whose Error() is fit to show the invoking user. There are
 // no retries. A private key of the wrong size is a plain (non-delivery) error.
 func (d *Deliverer) Deliver(ctx context.Context, endpoint string, priv ed25519.PrivateKey, body []byte) (Response, error) {
-	sig, err := d.Sign(priv, body)
-	if err != nil {
+	if err := checkKey(priv); err != nil {
 		return Response{}, err
 	}
-	return d.DeliverSigned(ctx, endpoint, body, sig)
-}
-
-// Signature is what a delivery's signature headers carry.
-type Signature struct {
-	Value     string // X-Signature-Ed25519
-	Timestamp string // X-Signature-Timestamp, the clock's now when signed
-}
-
-// Sign signs body as a delivery made now. Signing is the costliest step
-// of a delivery on the sender's side (some 20 µs): a caller may sign
-// while it does other work and then DeliverSigned. A private key of the
-// wrong size is an error.
-func (d *Deliverer) Sign(priv ed25519.PrivateKey, body []byte) (Signature, error) {
-	if err := checkKey(priv); err != nil {
-		return Signature{}, err
-	}
 	ts := d.timestamp()
-	return Signature{Value: Sign(priv, ts, body), Timestamp: ts}, nil
-}
-
-// DeliverSigned is Deliver with a signature made beforehand by Sign.
-func (d *Deliverer) DeliverSigned(ctx context.Context, endpoint string, body []byte, sig Signature) (Response, error) {
-	a, err := d.post(ctx, endpoint, body, sig.Value, sig.Timestamp)
+	a, err := d.post(ctx, endpoint, body, Sign(priv, ts, body), ts)
 	if err != nil {
 		return Response{}, err
 	}
