@@ -215,8 +215,11 @@ func (s *Store) AnswerInteraction(ctx context.Context, id snowflake.ID,
 	var out store.Interaction
 	// Prepared before the transaction, which then reuses them: an
 	// invocation answered inline runs this on every call.
-	if err := s.prepareAll(ctx, queryLockInteraction, queryInteraction, queryAnswerInteraction,
-		queryPutMessage, queryChannelExists); err != nil {
+	queries := []string{queryInteraction, queryAnswerInteraction, queryPutMessage, queryChannelExists}
+	if !s.databaseLock {
+		queries = append(queries, queryLockInteraction)
+	}
+	if err := s.prepareAll(ctx, queries...); err != nil {
 		return store.Interaction{}, fmt.Errorf("answer interaction %d: %w", id, err)
 	}
 	err := s.lockedTx(ctx, func(tx *sql.Tx) error {
