@@ -71,10 +71,15 @@ func (s *Server) answerRecord(ctx context.Context, rec store.Interaction, cb int
 	if err != nil {
 		return answered{}, err
 	}
-	s.answers.notify(rec.ID)
-	// The invocation may wait on another node: wake it through the bus.
-	s.events.Publish(context.WithoutCancel(ctx), event.Event{Type: eventInteractionAnswered,
-		ApplicationID: rec.ApplicationID, GuildID: rec.GuildID, Data: answeredEvent{ID: rec.ID}})
+	if mode == answerCallback {
+		// The invocation waits for a callback's answer, maybe on another
+		// node: wake it, through the bus. An inline answer (or the
+		// service's own) is stored by the invoking request itself, which
+		// is all that could wait for it.
+		s.answers.notify(rec.ID)
+		s.events.Publish(context.WithoutCancel(ctx), event.Event{Type: eventInteractionAnswered,
+			ApplicationID: rec.ApplicationID, GuildID: rec.GuildID, Data: answeredEvent{ID: rec.ID}})
+	}
 	return answered{Interaction: rec, msg: put}, nil
 }
 

@@ -38,6 +38,12 @@ func (s *Server) wrap(template string, kind routeKind, h handlerFunc) http.Handl
 			// acknowledged before now is never read stale.
 			r = r.WithContext(s.cache.Sync(r.Context()))
 		}
+		if s.cache != nil && (kind == clientRoute || kind == chatRoute) {
+			// A user's request reads the world (their membership, the
+			// guild's roles and channels): one look at the world clock
+			// serves all its reads (see internal/store/cache).
+			r = r.WithContext(s.cache.SyncWorld(r.Context()))
+		}
 		who := "ip:" + clientIP(r)
 		if kind != publicRoute && s.refuseFailingAddress(w, r) {
 			return

@@ -199,6 +199,14 @@ func New(cfg Config, d Deps) *Server {
 		mux:      http.NewServeMux(),
 	}
 	s.metrics = newServerMetrics(time.Now(), func() gateway.Stats { return s.gateway.Stats() })
+	// A store that other processes may write (SQLite: the CLI) keeps a
+	// world clock, which tells the cache when they changed the world.
+	var worldClock func(context.Context) (int64, error)
+	if c, ok := d.Store.(interface {
+		WorldClock() func(context.Context) (int64, error)
+	}); ok {
+		worldClock = c.WorldClock()
+	}
 	// Every store call is timed, whoever makes it (the API, the OAuth2
 	// server, the gateway's directory, the rate limiter, the janitor).
 	d.Store = timed.New(d.Store, s.metrics.observeStore)
@@ -207,7 +215,8 @@ func New(cfg Config, d Deps) *Server {
 	if cfg.Cache != CacheOff {
 		// Outside the timing: the metrics count what reaches the store.
 		s.cache = cachepkg.New(ctx, d.Store, cachepkg.Options{Bus: d.Events, Shared: cfg.Cache == CacheShared,
-			Entries: cfg.CacheEntries, CommandBytes: cfg.CacheBytes, Logger: d.Logger, OnGap: s.metrics.busGap(gapCache)})
+			Entries: cfg.CacheEntries, CommandBytes: cfg.CacheBytes, Logger: d.Logger, WorldClock: worldClock,
+			OnGap: s.metrics.busGap(gapCache)})
 		s.lists = newListCache(cfg.CacheBytes)
 		d.Store = s.cache
 	}

@@ -26,13 +26,21 @@ const (
 	UserAgent = "slashd (https://github.com/slashd/slashd, 1)"
 	// maxErrorBody caps the response bytes kept in a DeliveryError.
 	maxErrorBody = 1024
+	// MaxIdleConnsPerHost is how many idle connections to one app the
+	// default client keeps: http.DefaultTransport's 2 would make every
+	// third concurrent delivery to an app open (and a later one close) a
+	// connection, a TCP (and TLS) handshake on the invocation's path.
+	MaxIdleConnsPerHost = 64
+	// maxIdleConns bounds the idle connections to all apps together.
+	maxIdleConns = 1024
 )
 
 // Config configures a Deliverer. Zero fields take defaults.
 type Config struct {
 	// Client sends the requests. Default: a client that does not follow
 	// redirects (a 3xx answer is a Status failure) and whose transport is a
-	// clone of http.DefaultTransport.
+	// clone of http.DefaultTransport keeping up to MaxIdleConnsPerHost
+	// connections to each app alive between deliveries.
 	Client *http.Client
 	// Now is the clock used for X-Signature-Timestamp and PING ids.
 	// Default: time.Now.
@@ -65,7 +73,9 @@ func New(cfg Config) *Deliverer {
 	if d.client == nil {
 		var rt http.RoundTripper = http.DefaultTransport
 		if t, ok := http.DefaultTransport.(*http.Transport); ok {
-			rt = t.Clone()
+			t = t.Clone()
+			t.MaxIdleConnsPerHost, t.MaxIdleConns = MaxIdleConnsPerHost, maxIdleConns
+			rt = t
 		}
 		d.client = &http.Client{
 			Transport: rt,
@@ -217,6 +227,9 @@ func (d *Deliverer) post(ctx context.Context, endpoint string, body []byte, sig,
 	if err != nil {
 		return nil, d.transportError(ctx, tctx, err)
 	}
+	// Read to the end (the body is capped: a larger one is refused and
+	// its connection closed), so that the connection goes back to the
+	// pool for the next delivery.
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, d.maxBody+1))
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -347,5 +348,60 @@ func TestDeliverCallerDeadlineIsTimeout(t *testing.T) {
 	var de *DeliveryError
 	if !errors.As(err, &de) || de.Kind != KindTimeout || err.Error() != MessageNoResponse {
 		t.Fatalf("err = %v, want timeout DeliveryError", err)
+	}
+}
+
+// Concurrent deliveries to one app reuse their connections: rounds of
+// parallel deliveries open no more connections than the first round
+// did, for any answer the app gives (inline, deferred, refused).
+func TestDeliverKeepsConnectionsAlive(t *testing.T) {
+	priv, pub := testKey(t)
+	const parallel = 8
+	for _, answer := range []struct {
+		name string
+		h    http.HandlerFunc
+	}{
+		{"inline", jsonAnswer(http.StatusOK, `{"type":4,"data":{"content":"hi"}}`)},
+		{"deferred", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusAccepted) }},
+		{"refused", jsonAnswer(http.StatusInternalServerError, `{"message":"`+strings.Repeat("x", 4000)+`"}`)},
+	} {
+		t.Run(answer.name, func(t *testing.T) {
+			var mu sync.Mutex
+			opened := 0
+			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				if !Verify(pub, r.Header.Get(HeaderSignature), r.Header.Get(HeaderTimestamp), body) {
+					http.Error(w, "invalid request signature", http.StatusUnauthorized)
+					return
+				}
+				answer.h(w, r)
+			}))
+			srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+				if s == http.StateNew {
+					mu.Lock()
+					opened++
+					mu.Unlock()
+				}
+			}
+			srv.Start()
+			t.Cleanup(srv.Close)
+			d := New(Config{})
+			for range 10 {
+				var wg sync.WaitGroup
+				for range parallel {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						_, _ = d.Deliver(t.Context(), srv.URL, priv, []byte(`{"type":2}`))
+					}()
+				}
+				wg.Wait()
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if opened > parallel {
+				t.Errorf("%d connections opened for 10 rounds of %d parallel deliveries, want at most %d", opened, parallel, parallel)
+			}
+		})
 	}
 }

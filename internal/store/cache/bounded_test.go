@@ -42,7 +42,7 @@ func TestBoundedStaysBounded(t *testing.T) {
 				t.Error("an entry of half the limit or more was kept")
 			}
 			m.remove(0)
-			m.removeIf(func(k int) bool { return k%2 == 0 })
+			m.removeIf(func(k, _ int) bool { return k%2 == 0 })
 			for k := range m.cur {
 				if k%2 == 0 {
 					t.Fatalf("%d survived removeIf", k)

@@ -1,6 +1,9 @@
 // Package cache keeps the store's hottest reads in memory: the token
-// behind an Authorization header, applications, guilds, installations
-// and a scope's stored commands. It wraps a store.Store; every write
+// behind an Authorization header (and a client token's user),
+// applications, guilds, installations, a scope's stored commands and
+// the world an invocation reads (a guild's snapshot, members, users,
+// channels, users' installed apps, an app's permission lists in a
+// guild). It wraps a store.Store; every write
 // made through the wrapper invalidates exactly what it changed before it
 // returns, so a node never reads its own writes stale.
 //
@@ -25,6 +28,17 @@
 // server's SQLite store) is seen at once. Memory is bounded: each map
 // holds at most a fixed number of entries, the commands at most a
 // number of bytes; when one fills, its older half is dropped.
+//
+// The world's maps hold lists (a guild's roles and channels, a user's
+// installed apps), which a row another process creates changes: never
+// caching a not-found is not enough there. So the world is cached only
+// with Options.WorldClock (SQLite, whose data directory the CLI writes
+// beside a running server): a request's first world read compares the
+// store's world version, which every process's world write moves, with
+// the one the maps were filled under, and empties them when it moved.
+// Within a request (SyncWorld) the clock is not read again: the
+// wrapper's own invalidations keep those reads exact, as they keep the
+// other nodes' in Shared mode.
 package cache
 
 import (
@@ -39,6 +53,7 @@ import (
 
 	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/event"
+	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 )
@@ -69,6 +84,11 @@ type Options struct {
 	// OnGap is called when the bus subscription lost events to its full
 	// buffer and the cache emptied itself (nil: only logged).
 	OnGap func()
+	// WorldClock reads the store's world version (see
+	// sqlstore.Store.WorldClock): when set, the world's maps are emptied
+	// whenever it moved since they were filled, so that another
+	// process's world writes are seen by the next request.
+	WorldClock func(context.Context) (int64, error)
 }
 
 // Defaults: 100,000 entries per map and 64 MiB of commands.
@@ -87,6 +107,24 @@ type Invalidation struct {
 	Installations []instKey      `json:"installations,omitempty"`
 	Scopes        []scopeKey     `json:"scopes,omitempty"`
 	All           bool           `json:"all,omitempty"`
+
+	// The world's maps. Guilds above also drop their snapshots.
+	Snapshots    []snowflake.ID `json:"snapshots,omitempty"` // a guild's roles, channels or installations changed
+	Members      []memberKey    `json:"members,omitempty"`
+	Users        []snowflake.ID `json:"users,omitempty"`
+	Channels     []snowflake.ID `json:"channels,omitempty"`
+	UserInstalls []snowflake.ID `json:"user_installs,omitempty"` // a user's installed apps
+	Permissions  []scopeKey     `json:"permissions,omitempty"`   // an app's lists in a guild; guild 0: in every guild
+	// GuildWorld: everything of these guilds (snapshot, members,
+	// channels, permission lists), for the rare writes that change
+	// many of their rows (a role or a channel deleted).
+	GuildWorld []snowflake.ID `json:"guild_world,omitempty"`
+	World      bool           `json:"world,omitempty"` // every world entry (and client tokens)
+}
+
+type memberKey struct {
+	Guild snowflake.ID `json:"g"`
+	User  snowflake.ID `json:"u"`
 }
 
 type instKey struct {
@@ -126,6 +164,17 @@ type Store struct {
 	cmds   *bounded[scopeKey, commands]
 	fills  atomic.Uint64 // numbers command fills (their versions)
 
+	// The world an invocation reads.
+	clientTokens *bounded[string, snowflake.ID]
+	snaps        *bounded[snowflake.ID, store.Snapshot]
+	members      *bounded[memberKey, guild.Member]
+	users        *bounded[snowflake.ID, store.User]
+	channels     *bounded[snowflake.ID, guild.Channel]
+	userInsts    *bounded[snowflake.ID, []store.UserInstallation]
+	perms        *bounded[scopeKey, []command.GuildPermissions]
+	worldVersion int64 // the world clock's value the world maps were filled under
+	worldKnown   bool
+
 	suspended atomic.Bool
 	barrier   barrier
 }
@@ -160,6 +209,13 @@ func New(ctx context.Context, st store.Store, o Options) *Store {
 			}
 			return n
 		}),
+		clientTokens: newBounded[string, snowflake.ID](o.Entries, nil),
+		snaps:        newBounded[snowflake.ID, store.Snapshot](o.Entries, nil),
+		members:      newBounded[memberKey, guild.Member](o.Entries, nil),
+		users:        newBounded[snowflake.ID, store.User](o.Entries, nil),
+		channels:     newBounded[snowflake.ID, guild.Channel](o.Entries, nil),
+		userInsts:    newBounded[snowflake.ID, []store.UserInstallation](o.Entries, nil),
+		perms:        newBounded[scopeKey, []command.GuildPermissions](o.Entries, nil),
 	}
 	s.barrier.waiting = map[uint64]chan struct{}{}
 	if o.Shared && o.Bus != nil {
@@ -210,9 +266,64 @@ func (s *Store) ready(ctx context.Context) bool {
 	return passed && !s.suspended.Load()
 }
 
+// worldKey marks a context whose world clock was checked by SyncWorld.
+type worldKey struct{ s *Store }
+
+// SyncWorld checks the world clock once for all the world reads made
+// with the returned context (a request's): each then sees every world
+// write any process committed before SyncWorld was called. Without a
+// clock it does nothing.
+func (s *Store) SyncWorld(ctx context.Context) context.Context {
+	if s.opt.WorldClock == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, worldKey{s}, s.checkWorld(ctx))
+}
+
+// worldReady says whether a world read may use the cache: as ready
+// says, and past a check of the world clock (its context's, or its own).
+// Without a clock the world is not cached: another process's new role
+// or channel would change a cached list, and nothing would say so.
+func (s *Store) worldReady(ctx context.Context) bool {
+	if s.opt.WorldClock == nil || !s.ready(ctx) {
+		return false
+	}
+	if passed, checked := ctx.Value(worldKey{s}).(bool); checked {
+		return passed
+	}
+	return s.checkWorld(ctx)
+}
+
+// checkWorld reads the world clock and empties the world's maps when it
+// moved since they were filled; false when it cannot be read.
+func (s *Store) checkWorld(ctx context.Context) bool {
+	v, err := s.opt.WorldClock(ctx)
+	if err != nil {
+		s.log.Warn("cache: read the world clock: reading the store", "err", err)
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.worldKnown || v != s.worldVersion {
+		s.gen++
+		s.clearWorld()
+		s.worldVersion, s.worldKnown = v, true
+	}
+	return true
+}
+
 // read serves k from m or fills it with load.
 func read[K comparable, V any](ctx context.Context, s *Store, m *bounded[K, V], k K, load func() (V, error)) (V, error) {
-	if !s.ready(ctx) {
+	return readIf(s.ready(ctx), s, m, k, load)
+}
+
+// readWorld is read for the world's maps.
+func readWorld[K comparable, V any](ctx context.Context, s *Store, m *bounded[K, V], k K, load func() (V, error)) (V, error) {
+	return readIf(s.worldReady(ctx), s, m, k, load)
+}
+
+func readIf[K comparable, V any](ready bool, s *Store, m *bounded[K, V], k K, load func() (V, error)) (V, error) {
+	if !ready {
 		return load()
 	}
 	s.mu.Lock()
@@ -281,6 +392,69 @@ func (s *Store) VersionedCommands(ctx context.Context, scope command.Scope) ([]s
 	return c.raw, c.version, err
 }
 
+// ---- the world an invocation reads: every value is the caller's own
+// copy, as the store's are ----
+
+func (s *Store) ClientTokenUser(ctx context.Context, hash []byte) (snowflake.ID, error) {
+	return readWorld(ctx, s, s.clientTokens, string(hash), func() (snowflake.ID, error) {
+		return s.Store.ClientTokenUser(ctx, hash)
+	})
+}
+
+func (s *Store) Snapshot(ctx context.Context, guildID snowflake.ID) (store.Snapshot, error) {
+	snap, err := readWorld(ctx, s, s.snaps, guildID, func() (store.Snapshot, error) { return s.Store.Snapshot(ctx, guildID) })
+	snap.Roles = slices.Clone(snap.Roles)
+	snap.Channels = slices.Clone(snap.Channels)
+	for i := range snap.Channels {
+		snap.Channels[i].Overwrites = slices.Clone(snap.Channels[i].Overwrites)
+	}
+	snap.Installations = slices.Clone(snap.Installations)
+	for i := range snap.Installations {
+		snap.Installations[i].Scopes = slices.Clone(snap.Installations[i].Scopes)
+	}
+	return snap, err
+}
+
+func (s *Store) Member(ctx context.Context, guildID, userID snowflake.ID) (guild.Member, error) {
+	m, err := readWorld(ctx, s, s.members, memberKey{guildID, userID}, func() (guild.Member, error) {
+		return s.Store.Member(ctx, guildID, userID)
+	})
+	m.Roles = slices.Clone(m.Roles)
+	return m, err
+}
+
+func (s *Store) User(ctx context.Context, id snowflake.ID) (store.User, error) {
+	return readWorld(ctx, s, s.users, id, func() (store.User, error) { return s.Store.User(ctx, id) })
+}
+
+func (s *Store) Channel(ctx context.Context, id snowflake.ID) (guild.Channel, error) {
+	c, err := readWorld(ctx, s, s.channels, id, func() (guild.Channel, error) { return s.Store.Channel(ctx, id) })
+	c.Overwrites = slices.Clone(c.Overwrites)
+	return c, err
+}
+
+func (s *Store) UserInstallations(ctx context.Context, userID snowflake.ID) ([]store.UserInstallation, error) {
+	ins, err := readWorld(ctx, s, s.userInsts, userID, func() ([]store.UserInstallation, error) {
+		return s.Store.UserInstallations(ctx, userID)
+	})
+	ins = slices.Clone(ins)
+	for i := range ins {
+		ins[i].Scopes = slices.Clone(ins[i].Scopes)
+	}
+	return ins, err
+}
+
+func (s *Store) GuildPermissions(ctx context.Context, appID, guildID snowflake.ID) ([]command.GuildPermissions, error) {
+	lists, err := readWorld(ctx, s, s.perms, scopeKey{appID, guildID}, func() ([]command.GuildPermissions, error) {
+		return s.Store.GuildPermissions(ctx, appID, guildID)
+	})
+	lists = slices.Clone(lists)
+	for i := range lists {
+		lists[i].Permissions = slices.Clone(lists[i].Permissions)
+	}
+	return lists, err
+}
+
 // ---- writes: each invalidates what it changed, after it ran ----
 
 func (s *Store) after(ctx context.Context, inv Invalidation) {
@@ -309,10 +483,42 @@ func (s *Store) apply(inv Invalidation) {
 		s.guilds.clear()
 		s.insts.clear()
 		s.cmds.clear()
+		s.clearWorld()
 		return
 	}
 	if inv.AllTokens {
 		s.tokens.clear()
+	}
+	if inv.World {
+		s.clearWorld()
+	}
+	for _, g := range inv.Snapshots {
+		s.snaps.remove(g)
+	}
+	for _, k := range inv.Members {
+		s.members.remove(k)
+	}
+	for _, id := range inv.Users {
+		s.users.remove(id)
+	}
+	for _, id := range inv.Channels {
+		s.channels.remove(id)
+	}
+	for _, id := range inv.UserInstalls {
+		s.userInsts.remove(id)
+	}
+	for _, k := range inv.Permissions {
+		if k.Guild == 0 { // a global write: the app's lists in every guild
+			s.perms.removeIf(func(p scopeKey, _ []command.GuildPermissions) bool { return p.App == k.App })
+		} else {
+			s.perms.remove(k)
+		}
+	}
+	for _, g := range inv.GuildWorld {
+		s.snaps.remove(g)
+		s.members.removeIf(func(k memberKey, _ guild.Member) bool { return k.Guild == g })
+		s.channels.removeIf(func(_ snowflake.ID, c guild.Channel) bool { return c.GuildID == g })
+		s.perms.removeIf(func(k scopeKey, _ []command.GuildPermissions) bool { return k.Guild == g })
 	}
 	for _, id := range inv.Apps {
 		s.apps.remove(id)
@@ -325,9 +531,21 @@ func (s *Store) apply(inv Invalidation) {
 	}
 	for _, g := range inv.Guilds {
 		s.guilds.remove(g)
-		s.insts.removeIf(func(k instKey) bool { return k.Guild == g })
-		s.cmds.removeIf(func(k scopeKey) bool { return k.Guild == g })
+		s.snaps.remove(g)
+		s.insts.removeIf(func(k instKey, _ store.Installation) bool { return k.Guild == g })
+		s.cmds.removeIf(func(k scopeKey, _ commands) bool { return k.Guild == g })
 	}
+}
+
+// clearWorld empties the world's maps. Callers hold s.mu.
+func (s *Store) clearWorld() {
+	s.clientTokens.clear()
+	s.snaps.clear()
+	s.members.clear()
+	s.users.clear()
+	s.channels.clear()
+	s.userInsts.clear()
+	s.perms.clear()
 }
 
 func (s *Store) WriteCommands(ctx context.Context, scope command.Scope, day int64, plan store.PlanFunc) (command.Plan, error) {
@@ -335,8 +553,24 @@ func (s *Store) WriteCommands(ctx context.Context, scope command.Scope, day int6
 	if err == nil && len(p.Put) == 0 && len(p.Delete) == 0 {
 		return p, nil // nothing written
 	}
-	s.after(ctx, Invalidation{Scopes: []scopeKey{{scope.ApplicationID, scope.GuildID}}})
+	// A deleted command's permission lists go with it (for a global
+	// command, in every guild).
+	k := scopeKey{scope.ApplicationID, scope.GuildID}
+	s.after(ctx, Invalidation{Scopes: []scopeKey{k}, Permissions: []scopeKey{k}})
 	return p, err
+}
+
+func (s *Store) SetCommandPermissions(ctx context.Context, appID, guildID, commandID snowflake.ID,
+	fn store.PermissionsFunc) (command.GuildPermissions, error) {
+	p, err := s.Store.SetCommandPermissions(ctx, appID, guildID, commandID, fn)
+	s.after(ctx, Invalidation{Permissions: []scopeKey{{appID, guildID}}})
+	return p, err
+}
+
+func (s *Store) CreateGuild(ctx context.Context, g store.Guild) error {
+	err := s.Store.CreateGuild(ctx, g)
+	s.after(ctx, Invalidation{Guilds: []snowflake.ID{g.ID}, Members: []memberKey{{g.ID, g.OwnerID}}})
+	return err
 }
 
 func (s *Store) UpdateGuild(ctx context.Context, g store.Guild) error {
@@ -345,21 +579,91 @@ func (s *Store) UpdateGuild(ctx context.Context, g store.Guild) error {
 	return err
 }
 
+// DeleteGuild takes everything of the guild with it.
 func (s *Store) DeleteGuild(ctx context.Context, id snowflake.ID) error {
 	err := s.Store.DeleteGuild(ctx, id)
-	s.after(ctx, Invalidation{Guilds: []snowflake.ID{id}})
+	s.after(ctx, Invalidation{Guilds: []snowflake.ID{id}, World: true})
 	return err
 }
 
 func (s *Store) Install(ctx context.Context, inst store.Installation) error {
 	err := s.Store.Install(ctx, inst)
-	s.after(ctx, Invalidation{Installations: []instKey{{inst.GuildID, inst.ApplicationID}}})
+	s.after(ctx, Invalidation{Installations: []instKey{{inst.GuildID, inst.ApplicationID}},
+		Snapshots: []snowflake.ID{inst.GuildID}})
 	return err
 }
 
 func (s *Store) Uninstall(ctx context.Context, guildID, appID snowflake.ID) error {
 	err := s.Store.Uninstall(ctx, guildID, appID)
-	s.after(ctx, Invalidation{Installations: []instKey{{guildID, appID}}})
+	s.after(ctx, Invalidation{Installations: []instKey{{guildID, appID}}, Snapshots: []snowflake.ID{guildID}})
+	return err
+}
+
+func (s *Store) UpdateUser(ctx context.Context, u store.User) error {
+	err := s.Store.UpdateUser(ctx, u)
+	s.after(ctx, Invalidation{Users: []snowflake.ID{u.ID}})
+	return err
+}
+
+func (s *Store) CreateRole(ctx context.Context, r guild.Role) error {
+	err := s.Store.CreateRole(ctx, r)
+	s.after(ctx, Invalidation{Snapshots: []snowflake.ID{r.GuildID}})
+	return err
+}
+
+func (s *Store) UpdateRole(ctx context.Context, r guild.Role) error {
+	err := s.Store.UpdateRole(ctx, r)
+	s.after(ctx, Invalidation{Snapshots: []snowflake.ID{r.GuildID}})
+	return err
+}
+
+// DeleteRole also takes the role from the guild's members.
+func (s *Store) DeleteRole(ctx context.Context, guildID, roleID snowflake.ID) error {
+	err := s.Store.DeleteRole(ctx, guildID, roleID)
+	s.after(ctx, Invalidation{GuildWorld: []snowflake.ID{guildID}})
+	return err
+}
+
+func (s *Store) PutMember(ctx context.Context, m guild.Member) error {
+	err := s.Store.PutMember(ctx, m)
+	s.after(ctx, Invalidation{Members: []memberKey{{m.GuildID, m.UserID}}})
+	return err
+}
+
+func (s *Store) DeleteMember(ctx context.Context, guildID, userID snowflake.ID) error {
+	err := s.Store.DeleteMember(ctx, guildID, userID)
+	s.after(ctx, Invalidation{Members: []memberKey{{guildID, userID}}})
+	return err
+}
+
+func (s *Store) CreateChannel(ctx context.Context, c guild.Channel) error {
+	err := s.Store.CreateChannel(ctx, c)
+	s.after(ctx, Invalidation{Snapshots: []snowflake.ID{c.GuildID}, Channels: []snowflake.ID{c.ID}})
+	return err
+}
+
+func (s *Store) UpdateChannel(ctx context.Context, c guild.Channel) error {
+	err := s.Store.UpdateChannel(ctx, c)
+	s.after(ctx, Invalidation{Snapshots: []snowflake.ID{c.GuildID}, Channels: []snowflake.ID{c.ID}})
+	return err
+}
+
+// DeleteChannel also deletes its threads and orphans its children.
+func (s *Store) DeleteChannel(ctx context.Context, guildID, channelID snowflake.ID) error {
+	err := s.Store.DeleteChannel(ctx, guildID, channelID)
+	s.after(ctx, Invalidation{GuildWorld: []snowflake.ID{guildID}, Channels: []snowflake.ID{channelID}})
+	return err
+}
+
+func (s *Store) InstallForUser(ctx context.Context, in store.UserInstallation) error {
+	err := s.Store.InstallForUser(ctx, in)
+	s.after(ctx, Invalidation{UserInstalls: []snowflake.ID{in.UserID}})
+	return err
+}
+
+func (s *Store) UninstallForUser(ctx context.Context, userID, appID snowflake.ID) error {
+	err := s.Store.UninstallForUser(ctx, userID, appID)
+	s.after(ctx, Invalidation{UserInstalls: []snowflake.ID{userID}})
 	return err
 }
 
@@ -387,17 +691,19 @@ func (s *Store) SetDiscoverable(ctx context.Context, appID snowflake.ID, on bool
 	return err
 }
 
-// DeleteUser also deletes the user's tokens.
+// DeleteUser also deletes the user's tokens (client tokens too) and
+// memberships.
 func (s *Store) DeleteUser(ctx context.Context, id snowflake.ID) error {
 	err := s.Store.DeleteUser(ctx, id)
-	s.after(ctx, Invalidation{AllTokens: true})
+	s.after(ctx, Invalidation{AllTokens: true, World: true})
 	return err
 }
 
-// RevokeGrant also deletes the grant's access tokens.
+// RevokeGrant also deletes the grant's access tokens and the
+// installations (in guilds and on accounts) it made.
 func (s *Store) RevokeGrant(ctx context.Context, id snowflake.ID) error {
 	err := s.Store.RevokeGrant(ctx, id)
-	s.after(ctx, Invalidation{AllTokens: true})
+	s.after(ctx, Invalidation{AllTokens: true, World: true})
 	return err
 }
 
@@ -573,14 +879,14 @@ func (m *bounded[K, V]) remove(k K) {
 	delete(m.prev, k)
 }
 
-func (m *bounded[K, V]) removeIf(f func(K) bool) {
-	for k := range m.cur {
-		if f(k) {
+func (m *bounded[K, V]) removeIf(f func(K, V) bool) {
+	for k, v := range m.cur {
+		if f(k, v) {
 			m.remove(k)
 		}
 	}
-	for k := range m.prev {
-		if f(k) {
+	for k, v := range m.prev {
+		if f(k, v) {
 			delete(m.prev, k)
 		}
 	}

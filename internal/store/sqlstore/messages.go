@@ -51,16 +51,17 @@ func messageArgs(m store.Message) []any {
 		id64(m.VisibleTo), string(m.Body), unix(m.CreatedAt)}
 }
 
+const queryPutMessage = `INSERT INTO messages (` + messageColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+		ON CONFLICT (id) DO UPDATE SET channel_id = excluded.channel_id, guild_id = excluded.guild_id,
+			author_id = excluded.author_id, interaction_id = excluded.interaction_id, visible_to = excluded.visible_to,
+			body = excluded.body, created_at = excluded.created_at`
+
 // putMessage inserts a message or replaces the one with its id whole.
 func (s *Store) putMessage(ctx context.Context, tx *sql.Tx, m store.Message) error {
 	if err := s.channelExists(ctx, tx, m.ChannelID); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO messages (`+messageColumns+`) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-		ON CONFLICT (id) DO UPDATE SET channel_id = excluded.channel_id, guild_id = excluded.guild_id,
-			author_id = excluded.author_id, interaction_id = excluded.interaction_id, visible_to = excluded.visible_to,
-			body = excluded.body, created_at = excluded.created_at`,
-		messageArgs(m)...)
+	_, err := s.txExec(ctx, tx, queryPutMessage, messageArgs(m)...)
 	if err != nil {
 		return fmt.Errorf("put message %d: %w", m.ID, s.formatError(err))
 	}
@@ -96,7 +97,8 @@ func (s *Store) DeleteMessage(ctx context.Context, id snowflake.ID) error {
 		if err := affected(res, fmt.Sprintf("message %d", id)); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE interactions SET original_message_id = 0 WHERE original_message_id = $1`,
+		if _, err := tx.ExecContext(ctx, `UPDATE interactions SET original_message_id = 0
+			WHERE original_message_id = $1 AND original_message_id <> 0`,
 			id64(id)); err != nil {
 			return fmt.Errorf("forget original message %d: %w", id, err)
 		}
@@ -171,8 +173,10 @@ func (s *Store) Interaction(ctx context.Context, id snowflake.ID) (store.Interac
 	return readInteraction(ctx, s.cached(), id)
 }
 
+const queryInteraction = `SELECT ` + interactionColumns + ` FROM interactions WHERE id = $1`
+
 func readInteraction(ctx context.Context, q reader, id snowflake.ID) (store.Interaction, error) {
-	in, err := scanInteraction(q.QueryRowContext(ctx, `SELECT `+interactionColumns+` FROM interactions WHERE id = $1`, id64(id)))
+	in, err := scanInteraction(q.QueryRowContext(ctx, queryInteraction, id64(id)))
 	if err != nil {
 		return in, notFound(err, fmt.Sprintf("interaction %d", id))
 	}
@@ -188,6 +192,13 @@ func (s *Store) InteractionByToken(ctx context.Context, hash []byte) (store.Inte
 	return in, nil
 }
 
+const (
+	queryLockInteraction   = `UPDATE interactions SET response_type = response_type WHERE id = $1`
+	queryAnswerInteraction = `UPDATE interactions SET type = $1, guild_id = $2, channel_id = $3, user_id = $4,
+			command_id = $5, message_id = $6, response_type = $7, answered_at = $8, original_message_id = $9,
+			ephemeral = $10, result = $11 WHERE id = $12`
+)
+
 // AnswerInteraction runs fn on the interaction as stored and stores what
 // it returns, in one transaction.
 //
@@ -196,15 +207,26 @@ func (s *Store) InteractionByToken(ctx context.Context, hash []byte) (store.Inte
 // PostgreSQL before the read, so that a waiting answer fails to serialize
 // and, run again, reads the one committed before it; SQLite's
 // transactions begin IMMEDIATE and hold the database's write lock from
-// the start. The same pattern as WriteCommands.
+// the start, so there the row lock would add nothing and is not taken
+// (Options.DatabaseLock). The same pattern as WriteCommands.
 func (s *Store) AnswerInteraction(ctx context.Context, id snowflake.ID,
 	fn func(store.Interaction) (store.Answer, error),
 ) (store.Interaction, error) {
 	var out store.Interaction
+	// Prepared before the transaction, which then reuses them: an
+	// invocation answered inline runs this on every call.
+	queries := []string{queryInteraction, queryAnswerInteraction, queryPutMessage, queryChannelExists}
+	if !s.databaseLock {
+		queries = append(queries, queryLockInteraction)
+	}
+	if err := s.prepareAll(ctx, queries...); err != nil {
+		return store.Interaction{}, fmt.Errorf("answer interaction %d: %w", id, err)
+	}
 	err := s.lockedTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE interactions SET response_type = response_type WHERE id = $1`,
-			id64(id)); err != nil {
-			return fmt.Errorf("lock interaction %d: %w", id, s.formatError(err))
+		if !s.databaseLock {
+			if _, err := s.txExec(ctx, tx, queryLockInteraction, id64(id)); err != nil {
+				return fmt.Errorf("lock interaction %d: %w", id, s.formatError(err))
+			}
 		}
 		cur, err := readInteraction(ctx, txReader{s: s, tx: tx}, id)
 		if err != nil {
@@ -217,9 +239,7 @@ func (s *Store) AnswerInteraction(ctx context.Context, id snowflake.ID,
 		next := ans.Interaction
 		next.ID, next.ApplicationID, next.TokenHash, next.CreatedAt = cur.ID, cur.ApplicationID, cur.TokenHash, cur.CreatedAt
 		next.Metadata = cur.Metadata
-		_, err = tx.ExecContext(ctx, `UPDATE interactions SET type = $1, guild_id = $2, channel_id = $3, user_id = $4,
-			command_id = $5, message_id = $6, response_type = $7, answered_at = $8, original_message_id = $9,
-			ephemeral = $10, result = $11 WHERE id = $12`,
+		_, err = s.txExec(ctx, tx, queryAnswerInteraction,
 			next.Type, id64(next.GuildID), id64(next.ChannelID), id64(next.UserID), id64(next.CommandID),
 			id64(next.MessageID), next.ResponseType, unix(next.AnsweredAt), id64(next.OriginalMessageID),
 			boolInt(next.Ephemeral), nullText(next.Result), id64(id))

@@ -275,11 +275,13 @@ func (s *Store) leavePrivateChannels(ctx context.Context, tx *sql.Tx, userID sno
 	return nil
 }
 
+const queryChannelExists = `SELECT (SELECT COUNT(*) FROM channels WHERE id = $1)
+		+ (SELECT COUNT(*) FROM private_channels WHERE id = $1)`
+
 // channelExists reports whether id is a guild channel or a private
 // channel: where a message may be stored.
 func (s *Store) channelExists(ctx context.Context, tx *sql.Tx, id snowflake.ID) error {
-	ok, err := exists(ctx, tx, `SELECT (SELECT COUNT(*) FROM channels WHERE id = $1)
-		+ (SELECT COUNT(*) FROM private_channels WHERE id = $1)`, id64(id))
+	ok, err := exists(ctx, txReader{s: s, tx: tx}, queryChannelExists, id64(id))
 	if err != nil {
 		return fmt.Errorf("find channel %d: %w", id, err)
 	}

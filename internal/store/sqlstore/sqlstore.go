@@ -37,6 +37,8 @@ type Store struct {
 	decoded         decodedCache // current commands of a write, decoded once per version
 	gate            WriteGate
 	keys            atomic.Pointer[secrets.Keyring] // nil: secrets in clear (see SealSecrets)
+	worldClock      bool
+	databaseLock    bool
 }
 
 var _ store.Store = (*Store)(nil)
@@ -70,6 +72,15 @@ type Options struct {
 	// WriteGate, when set, is entered around every write: each
 	// transaction and each single-statement write (see write.go).
 	WriteGate WriteGate
+	// WorldClock: the backend's schema has the world_clock row, which
+	// triggers advance on every change to the world's tables (see
+	// Store.WorldClock).
+	WorldClock bool
+	// DatabaseLock: every write transaction holds the whole database's
+	// write lock from its BEGIN (SQLite's BEGIN IMMEDIATE), so a
+	// statement that only takes a row lock to serialize writers can be
+	// left out.
+	DatabaseLock bool
 }
 
 // DefaultMaxAttempts is Options.MaxAttempts when left 0: enough for a
@@ -86,7 +97,7 @@ func New(db *sql.DB, formatError func(error) error) *Store {
 // NewWithOptions wraps db for a backend described by o.
 func NewWithOptions(db *sql.DB, o Options) *Store {
 	s := &Store{db: db, formatError: o.FormatError, retryable: o.Retryable, maxAttempts: o.MaxAttempts, onClose: o.OnClose,
-		gate: o.WriteGate}
+		gate: o.WriteGate, worldClock: o.WorldClock, databaseLock: o.DatabaseLock}
 	if s.formatError == nil {
 		s.formatError = func(err error) error { return err }
 	}
@@ -101,6 +112,25 @@ func NewWithOptions(db *sql.DB, o Options) *Store {
 		s.lockedTxOptions = &sql.TxOptions{Isolation: o.LockedIsolation}
 	}
 	return s
+}
+
+// WorldClock returns a function reading the world's version: a number
+// that moves whenever any process commits a change to users, guilds,
+// roles, members, channels, installations (in guilds and on accounts)
+// or permission lists, and with nothing else; nil when the backend keeps
+// none. The store cache reads it to learn what a process other than
+// its own (the CLI, on a running server's SQLite data) changed.
+func (s *Store) WorldClock() func(context.Context) (int64, error) {
+	if !s.worldClock {
+		return nil
+	}
+	return func(ctx context.Context) (int64, error) {
+		var v int64
+		if err := s.queryRow(ctx, `SELECT version FROM world_clock WHERE id = 1`).Scan(&v); err != nil {
+			return 0, fmt.Errorf("read the world clock: %w", err)
+		}
+		return v, nil
+	}
 }
 
 // DB is the underlying handle.
@@ -419,8 +449,10 @@ func (s *Store) Guild(ctx context.Context, id snowflake.ID) (store.Guild, error)
 
 const guildColumns = `id, name, owner_id, created_at`
 
+const queryGuild = `SELECT ` + guildColumns + ` FROM guilds WHERE id = $1`
+
 func readGuild(ctx context.Context, q reader, id snowflake.ID) (store.Guild, error) {
-	g, err := scanGuild(q.QueryRowContext(ctx, `SELECT `+guildColumns+` FROM guilds WHERE id = $1`, id64(id)))
+	g, err := scanGuild(q.QueryRowContext(ctx, queryGuild, id64(id)))
 	if err != nil {
 		return g, notFound(err, fmt.Sprintf("guild %d", id))
 	}

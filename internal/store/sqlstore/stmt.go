@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"sync"
 )
 
@@ -132,4 +133,26 @@ func (s *Store) exec(ctx context.Context, query string, args ...any) (sql.Result
 	}
 	defer leave()
 	return st.ExecContext(ctx, args...)
+}
+
+// prepareAll puts queries in the statement cache, outside any
+// transaction, so that a transaction about to run them finds them
+// prepared (txReader, txExec): parsing a statement costs about as much
+// as running it, on the paths that run on every invocation.
+func (s *Store) prepareAll(ctx context.Context, queries ...string) error {
+	for _, q := range queries {
+		if _, err := s.stmt(ctx, q); err != nil {
+			return fmt.Errorf("prepare: %w", err)
+		}
+	}
+	return nil
+}
+
+// txExec runs a write inside tx with the cached statement when the cache
+// has it (see prepareAll), the plain statement otherwise.
+func (s *Store) txExec(ctx context.Context, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
+	if st, ok := s.preparedStmt(query); ok {
+		return tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+	}
+	return tx.ExecContext(ctx, query, args...)
 }

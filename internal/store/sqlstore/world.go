@@ -29,9 +29,9 @@ func affected(res sql.Result, what string) error {
 }
 
 // exists runs a SELECT COUNT(*) query.
-func exists(ctx context.Context, tx *sql.Tx, query string, args ...any) (bool, error) {
+func exists(ctx context.Context, q reader, query string, args ...any) (bool, error) {
 	var n int
-	if err := tx.QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
+	if err := q.QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
 		return false, err
 	}
 	return n > 0, nil
@@ -294,9 +294,11 @@ func (s *Store) Roles(ctx context.Context, guildID snowflake.ID) ([]guild.Role, 
 	return listRoles(ctx, s.cached(), guildID)
 }
 
+const queryRoles = `SELECT ` + roleColumns + ` FROM roles WHERE guild_id = $1 ORDER BY position, id`
+
 func listRoles(ctx context.Context, q reader, guildID snowflake.ID) ([]guild.Role, error) {
 	return list(ctx, q, fmt.Sprintf("list roles of guild %d", guildID), scanRole,
-		`SELECT `+roleColumns+` FROM roles WHERE guild_id = $1 ORDER BY position, id`, id64(guildID))
+		queryRoles, id64(guildID))
 }
 
 // ---- members ----
@@ -702,9 +704,11 @@ func (s *Store) Channels(ctx context.Context, guildID snowflake.ID) ([]guild.Cha
 	return listChannels(ctx, s.cached(), guildID)
 }
 
+const queryChannels = `SELECT ` + channelColumns + ` FROM channels WHERE guild_id = $1 ORDER BY position, id`
+
 func listChannels(ctx context.Context, q reader, guildID snowflake.ID) ([]guild.Channel, error) {
 	return list(ctx, q, fmt.Sprintf("list channels of guild %d", guildID), scanChannel,
-		`SELECT `+channelColumns+` FROM channels WHERE guild_id = $1 ORDER BY position, id`, id64(guildID))
+		queryChannels, id64(guildID))
 }
 
 // ---- installations and applications ----
@@ -730,10 +734,12 @@ func (s *Store) Installations(ctx context.Context, guildID snowflake.ID) ([]stor
 	return listInstallations(ctx, s.cached(), guildID)
 }
 
+const queryInstallations = `SELECT guild_id, application_id, scopes, created_at FROM installations
+		WHERE guild_id = $1 ORDER BY application_id`
+
 func listInstallations(ctx context.Context, q reader, guildID snowflake.ID) ([]store.Installation, error) {
 	return list(ctx, q, fmt.Sprintf("list installations in guild %d", guildID), scanInstallation,
-		`SELECT guild_id, application_id, scopes, created_at FROM installations
-		WHERE guild_id = $1 ORDER BY application_id`, id64(guildID))
+		queryInstallations, id64(guildID))
 }
 
 // Uninstall removes an app's installation from a guild. The app's
@@ -824,6 +830,11 @@ func (s *Store) Snapshot(ctx context.Context, guildID snowflake.ID) (store.Snaps
 
 func (s *Store) snapshot(ctx context.Context, guildID snowflake.ID) (store.Snapshot, error) {
 	var snap store.Snapshot
+	// Prepared before the transaction, which then reuses them (see
+	// preparedStmt: a transaction never prepares into the cache).
+	if err := s.prepareAll(ctx, queryGuild, queryRoles, queryChannels, queryInstallations); err != nil {
+		return snap, fmt.Errorf("snapshot of guild %d: %w", guildID, err)
+	}
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true, Isolation: sql.LevelRepeatableRead})
 	if err != nil {
 		return snap, fmt.Errorf("begin snapshot: %w", err)
