@@ -109,25 +109,30 @@ func (z *zlibStream) compress(f []byte) ([]byte, error) {
 }
 
 // zstdStream is one zstd frame per connection that never ends, as
-// clients read it (one decoder for the connection's life; a message does
-// not end the frame): the frame header once, then each message as the
-// blocks of its own, none marked last. A zstd encoder holds hundreds of
-// KiB, so rather than keep one per connection (most of what a session
-// would cost), each message is compressed by an encoder borrowed from
-// the gateway with EncodeAll, and the blocks of the frame that makes are
-// moved into the connection's frame. That is valid zstd because the
-// blocks a fresh encoder makes stand on their own: they reference no
-// bytes before the message (no history), define their own Huffman and
-// FSE tables (a frame's first block cannot repeat earlier ones), and do
-// not use the repeat offsets a decoder carries from earlier blocks
-// (klauspost/compress's encoders use no repeat offset before a block's
-// fourth sequence, by which time the block has set all three itself);
-// klauspost/compress's own concurrent encoder concatenates blocks of
-// independently made frames into one frame the same way. The cost is
-// that a message is compressed on its own, without the ones before.
+// clients read it (one decoder context for the connection's life; a
+// message does not end the frame): the frame header once, then each
+// message as blocks of its own, none marked last. A zstd encoder holds
+// hundreds of KiB, so rather than keep one per connection (most of what
+// a session would cost), each message is compressed with EncodeAll by
+// an encoder borrowed from the gateway, and the blocks of the frame that
+// makes go into the connection's frame. That is valid zstd because the
+// blocks a fresh encoder makes stand on their own: they define their
+// own Huffman and FSE tables (a frame's first block cannot repeat
+// earlier ones), and use none of the repeat offsets a decoder carries
+// from earlier blocks (klauspost/compress's encoders use no repeat
+// offset before a block's fourth sequence, by which time the block has
+// set all three itself; its own concurrent encoder puts independently
+// made blocks into one frame the same way). Their matches may reach
+// back into the encoder's raw dictionary, which is the connection's last
+// two frames, as for zlibStream: the last bytes the client decoded, in
+// its window (matches stay under it), so a dispatch like the one before
+// compresses as well as in a long-lived encoder. Priming costs a table
+// rebuild per message (about 15 µs), so a frame under
+// zstdMinCompressed bytes (a heartbeat ACK) goes as a raw block instead.
 type zstdStream struct {
 	encoders *sync.Pool // of *zstdEncoder
 	started  bool       // the frame header is out
+	last     [2][]byte  // the last two frames compressed, older first
 }
 
 // zstdEncoder is a pooled encoder with the scratch its frames go into.
@@ -141,6 +146,19 @@ type zstdEncoder struct {
 // over one block reaches further than the stream's window.
 const zstdWindowLog = 17
 
+// zstdMaxDictionary is as much of the frames before as a message's
+// matches may reach into: the encoder's matches stay under the window,
+// and this leaves a message of up to 64 KiB the whole of it.
+const zstdMaxDictionary = 64 << 10
+
+// zstdMinCompressed: a shorter frame (a heartbeat ACK) goes as a raw
+// block, which is what an encoder makes of it anyway.
+const zstdMinCompressed = 32
+
+// zstdScratchKept: a pooled encoder keeps a scratch buffer this large at
+// most (a frame of a large message is let go).
+const zstdScratchKept = 64 << 10
+
 // zstdFrameHeader starts the connection's frame: the magic number, a
 // frame header descriptor with no content size, no checksum, no
 // dictionary and not single-segment (so a window descriptor follows),
@@ -150,7 +168,7 @@ var zstdFrameHeader = []byte{0x28, 0xb5, 0x2f, 0xfd, 0x00, (zstdWindowLog - 10) 
 
 func newZstdEncoder() (*zstdEncoder, error) {
 	enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedFastest),
-		zstd.WithWindowSize(1<<zstdWindowLog), zstd.WithEncoderCRC(false))
+		zstd.WithWindowSize(1<<zstdWindowLog), zstd.WithEncoderCRC(false), zstd.WithLowerEncoderMem(true))
 	if err != nil {
 		return nil, fmt.Errorf("zstd encoder: %w", err)
 	}
@@ -158,28 +176,21 @@ func newZstdEncoder() (*zstdEncoder, error) {
 }
 
 func (z *zstdStream) compress(f []byte) ([]byte, error) {
-	e, _ := z.encoders.Get().(*zstdEncoder)
-	if e == nil {
-		var err error
-		if e, err = newZstdEncoder(); err != nil {
-			return nil, err
-		}
-	}
-	defer z.encoders.Put(e)
-	e.scratch = e.enc.EncodeAll(f, e.scratch[:0])
-	blocks, err := zstdBlocks(e.scratch)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]byte, 0, len(zstdFrameHeader)+len(blocks)+3)
+	out := make([]byte, 0, len(zstdFrameHeader)+3+len(f)/2)
 	if !z.started {
 		out = append(out, zstdFrameHeader...)
 	}
-	if len(blocks) == 0 { // an empty message: an empty raw block
-		out = append(out, 0, 0, 0)
-	}
 	start := len(out)
-	out = append(out, blocks...)
+	if len(f) < zstdMinCompressed {
+		// A raw block, as an encoder would make it: no borrowing.
+		out = append(out, byte(len(f)<<3)|1, byte(len(f)>>5), byte(len(f)>>13))
+		out = append(out, f...)
+	} else {
+		var err error
+		if out, err = z.encode(out, f); err != nil {
+			return nil, err
+		}
+	}
 	// Clear the last-block flag of the message's last block: the
 	// connection's frame goes on.
 	for b := out[start:]; len(b) > 0; {
@@ -190,7 +201,44 @@ func (z *zstdStream) compress(f []byte) ([]byte, error) {
 		b = b[size:]
 	}
 	z.started = true
+	z.last = [2][]byte{z.last[1], f}
 	return out, nil
+}
+
+// encode appends to dst f compressed by a borrowed encoder primed with
+// the frames before: the blocks of a frame, the last marked so.
+func (z *zstdStream) encode(dst, f []byte) ([]byte, error) {
+	e, _ := z.encoders.Get().(*zstdEncoder)
+	if e == nil {
+		var err error
+		if e, err = newZstdEncoder(); err != nil {
+			return nil, err
+		}
+	}
+	defer func() {
+		if cap(e.scratch) > zstdScratchKept {
+			e.scratch = nil
+		}
+		z.encoders.Put(e)
+	}()
+	dict := z.last[1]
+	if len(z.last[0]) > 0 && len(dict) < zstdMaxDictionary {
+		dict = append(append(make([]byte, 0, len(z.last[0])+len(dict)), z.last[0]...), dict...)
+	}
+	if len(dict) > zstdMaxDictionary {
+		dict = dict[len(dict)-zstdMaxDictionary:]
+	}
+	// Always a dictionary, if empty: an encoder that changes between
+	// having one and not is made anew.
+	if err := e.enc.ResetWithOptions(nil, zstd.WithEncoderDictRaw(1, dict)); err != nil {
+		return nil, fmt.Errorf("zstd dictionary: %w", err)
+	}
+	e.scratch = e.enc.EncodeAll(f, e.scratch[:0])
+	blocks, err := zstdBlocks(e.scratch)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, blocks...), nil
 }
 
 // zstdBlocks returns the blocks of the one zstd frame in frame (as
