@@ -78,10 +78,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.version, _ = strconv.Atoi(version)
-	if c.packer, err = newCompressor(q.Get("compress"), &g.deflaters); err != nil {
-		c.close(CloseUnknownError, "")
-		return
-	}
+	c.packer = newCompressor(q.Get("compress"), &g.compressors)
 	if !g.addConn(c) {
 		c.close(websocket.StatusServiceRestart, "shutting down")
 		return

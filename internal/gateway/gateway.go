@@ -138,9 +138,9 @@ type Gateway struct {
 	bus     event.Bus
 	log     *slog.Logger
 	started time.Time
-	// deflaters are lent to zlib-stream connections one message at a
-	// time (compress.go).
-	deflaters sync.Pool
+	// compressors are lent to zlib-stream and zstd-stream connections
+	// one message at a time (compress.go).
+	compressors compressorPools
 
 	mu       sync.Mutex
 	sessions map[string]*session
