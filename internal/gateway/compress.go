@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/zstd"
@@ -26,16 +28,46 @@ type compressor interface {
 type compressorPools struct {
 	deflaters sync.Pool // of *flate.Writer at deflateLevel (zlibStream)
 	zstd      sync.Pool // of *zstdEncoder (zstdStream)
+	// slots bounds the compressors lent at once (a zstd encoder is
+	// about 1 MB): a fan-out to thousands of connections compresses on
+	// as many flush goroutines, but only this many at a time hold one,
+	// so the pools never grow past it.
+	slotsOnce sync.Once
+	slots     chan struct{}
+	lent      atomic.Int32 // compressors out now
+	peak      atomic.Int32 // the most out at once (for tests)
 }
+
+// lend takes a slot for one compression; giveBack returns it.
+func (p *compressorPools) lend() {
+	p.slotsOnce.Do(func() { p.slots = make(chan struct{}, maxLent()) })
+	p.slots <- struct{}{}
+	n := p.lent.Add(1)
+	for {
+		peak := p.peak.Load()
+		if n <= peak || p.peak.CompareAndSwap(peak, n) {
+			return
+		}
+	}
+}
+
+func (p *compressorPools) giveBack() {
+	p.lent.Add(-1)
+	<-p.slots
+}
+
+// maxLent is how many compressors may be out at once: a few per CPU,
+// since compressing never blocks.
+func maxLent() int { return 2 * runtime.GOMAXPROCS(0) }
 
 // newCompressor returns the compressor a ?compress= value asks for, nil
 // for none (unknown values are ignored: frames go uncompressed).
 func newCompressor(name string, pools *compressorPools) compressor {
 	switch name {
 	case "zlib-stream":
-		return &zlibStream{deflaters: &pools.deflaters}
+		return &zlibStream{pools: pools}
 	case "zstd-stream":
-		return &zstdStream{encoders: &pools.zstd}
+		return &zstdStream{pools: pools}
 	}
 	return nil
 }
@@ -54,9 +86,9 @@ func newCompressor(name string, pools *compressorPools) compressor {
 // anyway, so keeping them costs little). A message under about 128
 // bytes (an ACK) is stored or Huffman-coded whatever the dictionary.
 type zlibStream struct {
-	deflaters *sync.Pool // of *flate.Writer at deflateLevel
-	started   bool       // the zlib header is out
-	last      [2][]byte  // the last two frames compressed, older first
+	pools   *compressorPools // deflaters: *flate.Writer at deflateLevel
+	started bool             // the zlib header is out
+	last    [2][]byte        // the last two frames compressed, older first
 }
 
 // deflateLevel is one of the fast levels, whose reset is cheap.
@@ -85,7 +117,9 @@ func (z *zlibStream) compress(f []byte) ([]byte, error) {
 	if len(dict) > maxDictionary {
 		dict = dict[len(dict)-maxDictionary:]
 	}
-	w, _ := z.deflaters.Get().(*flate.Writer)
+	z.pools.lend()
+	defer z.pools.giveBack()
+	w, _ := z.pools.deflaters.Get().(*flate.Writer)
 	if w == nil {
 		var err error
 		if w, err = flate.NewWriter(&out, deflateLevel); err != nil {
@@ -95,7 +129,7 @@ func (z *zlibStream) compress(f []byte) ([]byte, error) {
 	w.ResetDict(&out, dict)
 	defer func() {
 		w.ResetDict(io.Discard, nil) // keeps neither out nor the dictionary
-		z.deflaters.Put(w)
+		z.pools.deflaters.Put(w)
 	}()
 	if _, err := w.Write(f); err != nil {
 		return nil, err
@@ -130,9 +164,9 @@ func (z *zlibStream) compress(f []byte) ([]byte, error) {
 // rebuild per message (about 15 µs), so a frame under
 // zstdMinCompressed bytes (a heartbeat ACK) goes as a raw block instead.
 type zstdStream struct {
-	encoders *sync.Pool // of *zstdEncoder
-	started  bool       // the frame header is out
-	last     [2][]byte  // the last two frames compressed, older first
+	pools   *compressorPools // zstd: *zstdEncoder
+	started bool             // the frame header is out
+	last    [2][]byte        // the last two frames compressed, older first
 }
 
 // zstdEncoder is a pooled encoder with the scratch its frames go into.
@@ -208,7 +242,9 @@ func (z *zstdStream) compress(f []byte) ([]byte, error) {
 // encode appends to dst f compressed by a borrowed encoder primed with
 // the frames before: the blocks of a frame, the last marked so.
 func (z *zstdStream) encode(dst, f []byte) ([]byte, error) {
-	e, _ := z.encoders.Get().(*zstdEncoder)
+	z.pools.lend()
+	defer z.pools.giveBack()
+	e, _ := z.pools.zstd.Get().(*zstdEncoder)
 	if e == nil {
 		var err error
 		if e, err = newZstdEncoder(); err != nil {
@@ -219,7 +255,7 @@ func (z *zstdStream) encode(dst, f []byte) ([]byte, error) {
 		if cap(e.scratch) > zstdScratchKept {
 			e.scratch = nil
 		}
-		z.encoders.Put(e)
+		z.pools.zstd.Put(e)
 	}()
 	dict := z.last[1]
 	if len(z.last[0]) > 0 && len(dict) < zstdMaxDictionary {

@@ -278,3 +278,36 @@ func TestZstdStreamPrimed(t *testing.T) {
 		}
 	}
 }
+
+// A fan-out compresses on one flush goroutine per connection; however
+// many compress at once, no more compressors are lent than maxLent, so
+// the pools (a zstd encoder is about 1 MB) stay that small.
+func TestCompressorsLentAreBounded(t *testing.T) {
+	var pools compressorPools
+	msg := []byte(`{"t":"INTERACTION_CREATE","s":1,"op":0,"d":{"id":"1234567890","type":2,"data":{"name":"ping"}}}`)
+	var wg sync.WaitGroup
+	for i := range 64 {
+		name := "zstd-stream"
+		if i%2 == 1 {
+			name = "zlib-stream"
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := newCompressor(name, &pools)
+			for range 20 {
+				if _, err := c.compress(msg); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if peak := int(pools.peak.Load()); peak > maxLent() || peak < 1 {
+		t.Fatalf("%d compressors lent at once, want 1 to %d", peak, maxLent())
+	}
+	if n := pools.lent.Load(); n != 0 {
+		t.Fatalf("%d compressors still lent after every compression returned", n)
+	}
+}
