@@ -262,8 +262,9 @@ func (w *world) eventually(m member, what string, ok func([]message) bool) []mes
 
 // deliveries records the interactions slashd delivered to the bot.
 type deliveries struct {
-	mu  sync.Mutex
-	got []string // "type:command name"
+	mu   sync.Mutex
+	got  []string // "type:command name" ("type:custom_id" for components and modals)
+	last *interactions.Interaction
 }
 
 func (d *deliveries) wrap(h http.Handler) http.Handler {
@@ -278,12 +279,21 @@ func (d *deliveries) wrap(h http.Handler) http.Handler {
 			} `json:"data"`
 		}
 		if json.Unmarshal(body, &i) == nil && i.Type != 1 {
+			decoded, _ := interactions.Decode(body)
 			d.mu.Lock()
 			d.got = append(d.got, fmt.Sprintf("%d:%s", i.Type, cmp.Or(i.Data.Name, i.Data.CustomID)))
+			d.last = decoded
 			d.mu.Unlock()
 		}
 		h.ServeHTTP(rw, r)
 	})
+}
+
+// lastDecoded is the last interaction delivered, as the SDK decodes it.
+func (d *deliveries) lastDecoded() *interactions.Interaction {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.last
 }
 
 func (d *deliveries) list() []string {
@@ -461,6 +471,12 @@ func TestEndToEnd(t *testing.T) {
 			out.Resource.Message.Content != "Count: 1" {
 			t.Fatalf("+1: %s", out.raw)
 		}
+		// What the bot got, as the SDK reads it: the button and its message.
+		if i := delivered.lastDecoded(); i == nil || i.Type != interactions.InteractionMessageComponent || i.Data == nil ||
+			i.Data.CustomID != "counter:0" || i.Data.ComponentType != interactions.ComponentButton ||
+			i.Message == nil || i.Message.ID != m.ID || i.Message.Content != "Count: 0" || len(i.Message.Components) != 1 {
+			t.Fatalf("the press as decoded: %+v", i)
+		}
 		got, ok := find(w.messages(alice), m.ID)
 		if !ok || got.Content != "Count: 1" || got.EditedTimestamp == nil ||
 			!strings.Contains(string(got.Components), `"custom_id":"counter:1"`) || strings.Contains(string(got.Components), `"counter:0"`) {
@@ -484,6 +500,11 @@ func TestEndToEnd(t *testing.T) {
 		if m := out.Resource.Message; out.Resource.Type != 4 || m == nil || m.Content != "Thanks for your feedback: Lovely @everyone" ||
 			m.Flags&interactions.FlagEphemeral == 0 {
 			t.Fatalf("modal submit: %s", out.raw)
+		}
+		i := delivered.lastDecoded()
+		if text, ok := i.Data.ModalValue("text"); i.Type != interactions.InteractionModalSubmit || i.Data.CustomID != "feedback" ||
+			!ok || text != "Lovely @everyone" {
+			t.Fatalf("the submission as decoded: %+v", i.Data)
 		}
 	})
 
