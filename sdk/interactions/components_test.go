@@ -3,6 +3,7 @@ package interactions
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -143,6 +144,16 @@ func TestDecodeModalSubmit(t *testing.T) {
 	if label.CustomID != "feedback" || len(label.Components) != 6 || label.Components[1].Type != ComponentLabel ||
 		label.Components[1].Component.Type != ComponentTextInput {
 		t.Fatalf("data = %+v", label)
+	}
+}
+
+// Nested layouts decode in one pass and are searched to the bottom.
+func TestDecodeModalSubmitDeep(t *testing.T) {
+	const depth = 5000
+	body := `{"type":5,"data":{"custom_id":"m","components":[` + strings.Repeat(`{"type":18,"component":`, depth) +
+		`{"type":4,"custom_id":"deep","value":"found"}` + strings.Repeat(`}`, depth) + `]}}`
+	if v, ok := mustDecode(t, body).Data.ModalValue("deep"); !ok || v != "found" {
+		t.Fatalf("ModalValue = %q, %v", v, ok)
 	}
 }
 

@@ -296,45 +296,101 @@ type ModalComponent struct {
 	Components []ModalComponent `json:"components,omitempty"`
 }
 
+// wireModalComponent is a ModalComponent as on the wire. Decoding and
+// encoding go through it in one pass over the whole tree: a custom
+// (Un)MarshalJSON at every level would have encoding/json rescan each
+// subtree once per level above it.
+type wireModalComponent struct {
+	Type       ComponentType        `json:"type"`
+	ID         int                  `json:"id,omitempty"`
+	CustomID   string               `json:"custom_id,omitempty"`
+	Value      inputValue           `json:"value,omitzero"`
+	Values     []string             `json:"values,omitempty"`
+	Component  *wireModalComponent  `json:"component,omitempty"`
+	Components []wireModalComponent `json:"components,omitempty"`
+}
+
+// inputValue is a submitted "value": a string (text inputs, radio
+// groups; null when no option is chosen) or a boolean (checkboxes).
+type inputValue struct {
+	text    string
+	checked bool
+	isBool  bool
+}
+
+func (v *inputValue) UnmarshalJSON(b []byte) error {
+	switch s := string(b); {
+	case s == "null":
+	case s == "true" || s == "false":
+		*v = inputValue{checked: s == "true", isBool: true}
+	case len(b) > 0 && b[0] == '"':
+		var text string
+		if err := json.Unmarshal(b, &text); err != nil {
+			return err
+		}
+		*v = inputValue{text: text}
+	default:
+		return errors.New("interactions: a component's value is neither a string nor a boolean")
+	}
+	return nil
+}
+
+func (v inputValue) MarshalJSON() ([]byte, error) {
+	if v.isBool {
+		return json.Marshal(v.checked)
+	}
+	return json.Marshal(v.text)
+}
+
+func (v inputValue) IsZero() bool { return !v.isBool && v.text == "" }
+
+func (w *wireModalComponent) component() ModalComponent {
+	c := ModalComponent{Type: w.Type, ID: w.ID, CustomID: w.CustomID, Value: w.Value.text,
+		Checked: w.Value.checked, Values: w.Values}
+	if w.Component != nil {
+		inner := w.Component.component()
+		c.Component = &inner
+	}
+	if w.Components != nil {
+		c.Components = make([]ModalComponent, len(w.Components))
+		for i := range w.Components {
+			c.Components[i] = w.Components[i].component()
+		}
+	}
+	return c
+}
+
+func (c *ModalComponent) wire() wireModalComponent {
+	w := wireModalComponent{Type: c.Type, ID: c.ID, CustomID: c.CustomID, Values: c.Values,
+		Value: inputValue{text: c.Value, checked: c.Checked, isBool: c.Type == ComponentCheckbox}}
+	if c.Component != nil {
+		inner := c.Component.wire()
+		w.Component = &inner
+	}
+	if c.Components != nil {
+		w.Components = make([]wireModalComponent, len(c.Components))
+		for i := range c.Components {
+			w.Components[i] = c.Components[i].wire()
+		}
+	}
+	return w
+}
+
 // UnmarshalJSON decodes a submitted component: "value" is a string for
 // text inputs and radio groups (null when no option is chosen) and a
 // boolean for checkboxes.
 func (c *ModalComponent) UnmarshalJSON(b []byte) error {
-	type plain ModalComponent
-	var p struct {
-		plain
-		Value json.RawMessage `json:"value"`
-	}
-	if err := json.Unmarshal(b, &p); err != nil {
+	var w wireModalComponent
+	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*c = ModalComponent(p.plain)
-	switch v := p.Value; {
-	case len(v) == 0 || string(v) == "null":
-	case v[0] == '"':
-		if err := json.Unmarshal(v, &c.Value); err != nil {
-			return fmt.Errorf("component %q: value: %w", c.CustomID, err)
-		}
-	case string(v) == "true" || string(v) == "false":
-		c.Checked = string(v) == "true"
-	default:
-		return fmt.Errorf("component %q: value is neither a string nor a boolean", c.CustomID)
-	}
+	*c = w.component()
 	return nil
 }
 
 // MarshalJSON writes the component as the service sends it (a checkbox's
 // state as a boolean "value").
-func (c ModalComponent) MarshalJSON() ([]byte, error) {
-	type plain ModalComponent
-	if c.Type != ComponentCheckbox {
-		return json.Marshal(plain(c))
-	}
-	return json.Marshal(struct {
-		plain
-		Value bool `json:"value"`
-	}{plain(c), c.Checked})
-}
+func (c ModalComponent) MarshalJSON() ([]byte, error) { return json.Marshal(c.wire()) }
 
 // ModalInput finds a MODAL_SUBMIT's input by custom_id, inside labels and
 // action rows.
