@@ -89,6 +89,7 @@ func TestInvokeEndToEnd(t *testing.T) {
 		ok(t, "You picked 3 × mango.\n", "/pick fruit:mango amount:3")
 		ok(t, "pong\n(only you can see this)\n", "/ping")
 		ok(t, "This is the answer.\n", "/multi")
+		ok(t, "Count: 0\ncomponents:\n  row:\n    - primary button \"+1\" (custom_id counter:0)\n", "/counter")
 		// Deferred: printed once the bot has filled it in.
 		ok(t, "Thought about it: the answer is 42.\n", "/slow")
 		ok(t, "The app opened a form (modal \"feedback\"): Feedback\n  row:\n    - paragraph input \"What do you think?\" (custom_id text)\n", "/feedback")
@@ -181,7 +182,7 @@ func TestInvokeEndToEnd(t *testing.T) {
 				}
 			}
 		}
-		refused(t, 1, "invoke: no command /ping here (there are /echo, /feedback, /multi, /pick, /slow)", "--as", alice.ID, "/ping")
+		refused(t, 1, "invoke: no command /ping here (there are /counter, /echo, /feedback, /multi, /pick, /slow)", "--as", alice.ID, "/ping")
 		ok(t, "pong\n(only you can see this)\n", "/ping") // the owner may
 	})
 
@@ -193,7 +194,7 @@ func TestInvokeEndToEnd(t *testing.T) {
 		refused(t, 1, "invoke: the commands in channel 1: Unknown Channel", "--channel", "1", "/ping")
 		refused(t, 1, "invoke: /slow: the application did not fill in its deferred answer in 1ms", "--wait", "1ms", "/slow")
 		// Before anything is sent.
-		refused(t, 1, "invoke: no command /nope here (there are /echo, /feedback, /multi, /pick, /ping, /slow)", "/nope")
+		refused(t, 1, "invoke: no command /nope here (there are /counter, /echo, /feedback, /multi, /pick, /ping, /slow)", "/nope")
 		refused(t, 1, "invoke: /echo has no option words (it has text)", "/echo words:hi")
 		refused(t, 1, `invoke: option amount: "many" is not an integer`, "/pick fruit:mango amount:many")
 		refused(t, 1, "invoke: Wave is a user command (from a member's menu), not a slash command", "/Wave")

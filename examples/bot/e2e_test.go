@@ -8,6 +8,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -136,13 +137,14 @@ func (w *world) putCommands(guild, body string) map[string]command {
 
 // message is a message as the API returns it.
 type message struct {
-	ID                  string  `json:"id"`
-	Type                int     `json:"type"`
-	ChannelID           string  `json:"channel_id"`
-	Content             string  `json:"content"`
-	Flags               int     `json:"flags"`
-	EditedTimestamp     *string `json:"edited_timestamp"`
-	Author              user    `json:"author"`
+	ID                  string          `json:"id"`
+	Type                int             `json:"type"`
+	ChannelID           string          `json:"channel_id"`
+	Content             string          `json:"content"`
+	Flags               int             `json:"flags"`
+	EditedTimestamp     *string         `json:"edited_timestamp"`
+	Author              user            `json:"author"`
+	Components          json.RawMessage `json:"components"`
 	InteractionMetadata *struct {
 		ID                        string `json:"id"`
 		Name                      string `json:"name"`
@@ -260,8 +262,9 @@ func (w *world) eventually(m member, what string, ok func([]message) bool) []mes
 
 // deliveries records the interactions slashd delivered to the bot.
 type deliveries struct {
-	mu  sync.Mutex
-	got []string // "type:command name"
+	mu   sync.Mutex
+	got  []string // "type:command name" ("type:custom_id" for components and modals)
+	last *interactions.Interaction
 }
 
 func (d *deliveries) wrap(h http.Handler) http.Handler {
@@ -271,16 +274,26 @@ func (d *deliveries) wrap(h http.Handler) http.Handler {
 		var i struct {
 			Type int `json:"type"`
 			Data struct {
-				Name string `json:"name"`
+				Name     string `json:"name"`
+				CustomID string `json:"custom_id"`
 			} `json:"data"`
 		}
 		if json.Unmarshal(body, &i) == nil && i.Type != 1 {
+			decoded, _ := interactions.Decode(body)
 			d.mu.Lock()
-			d.got = append(d.got, fmt.Sprintf("%d:%s", i.Type, i.Data.Name))
+			d.got = append(d.got, fmt.Sprintf("%d:%s", i.Type, cmp.Or(i.Data.Name, i.Data.CustomID)))
+			d.last = decoded
 			d.mu.Unlock()
 		}
 		h.ServeHTTP(rw, r)
 	})
+}
+
+// lastDecoded is the last interaction delivered, as the SDK decodes it.
+func (d *deliveries) lastDecoded() *interactions.Interaction {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.last
 }
 
 func (d *deliveries) list() []string {
@@ -320,7 +333,7 @@ func TestEndToEnd(t *testing.T) {
 	})
 	w.setEndpoint(srv.URL + InteractionsPath)
 	cmds := w.putCommands(w.guild, guildCommands)
-	if len(cmds) != 8 {
+	if len(cmds) != 9 {
 		t.Fatalf("registered %d commands: %v", len(cmds), cmds)
 	}
 	alice, bob := w.alice, w.bob
@@ -445,6 +458,32 @@ func TestEndToEnd(t *testing.T) {
 		}
 	})
 
+	t.Run("button", func(t *testing.T) {
+		out := w.invoke(alice, w.invocation(2, cmds["counter"], nil))
+		m := botReply(t, out, "counter")
+		if m.Content != "Count: 0" || !strings.Contains(string(m.Components), `"custom_id":"counter:0"`) {
+			t.Fatalf("/counter: %s", out.raw)
+		}
+		// Bob presses "+1": the bot updates the message (type 7).
+		out = w.invoke(bob, map[string]any{"type": 3, "application_id": w.app, "guild_id": w.guild, "channel_id": w.channel,
+			"message_id": m.ID, "data": map[string]any{"custom_id": "counter:0", "component_type": 2}})
+		if out.Resource.Type != 7 || out.Resource.Message == nil || out.Resource.Message.ID != m.ID ||
+			out.Resource.Message.Content != "Count: 1" {
+			t.Fatalf("+1: %s", out.raw)
+		}
+		// What the bot got, as the SDK reads it: the button and its message.
+		if i := delivered.lastDecoded(); i == nil || i.Type != interactions.InteractionMessageComponent || i.Data == nil ||
+			i.Data.CustomID != "counter:0" || i.Data.ComponentType != interactions.ComponentButton ||
+			i.Message == nil || i.Message.ID != m.ID || i.Message.Content != "Count: 0" || len(i.Message.Components) != 1 {
+			t.Fatalf("the press as decoded: %+v", i)
+		}
+		got, ok := find(w.messages(alice), m.ID)
+		if !ok || got.Content != "Count: 1" || got.EditedTimestamp == nil ||
+			!strings.Contains(string(got.Components), `"custom_id":"counter:1"`) || strings.Contains(string(got.Components), `"counter:0"`) {
+			t.Fatalf("after +1 the message is %+v (components %s)", got, got.Components)
+		}
+	})
+
 	t.Run("modal", func(t *testing.T) {
 		out := w.invoke(alice, w.invocation(2, cmds["feedback"], nil))
 		md := out.Resource.Modal
@@ -453,6 +492,19 @@ func TestEndToEnd(t *testing.T) {
 			md.Components[0].Components[0].CustomID != "text" || md.Components[0].Components[0].Type != 4 ||
 			out.Resource.Message != nil || out.Interaction.ResponseMessageID != "" {
 			t.Fatalf("/feedback: %s", out.raw)
+		}
+		// Alice submits it: the bot quotes her, for her only.
+		out = w.invoke(alice, map[string]any{"type": 5, "application_id": w.app, "guild_id": w.guild, "channel_id": w.channel,
+			"data": map[string]any{"id": out.Interaction.ID, "custom_id": "feedback", "components": []any{
+				map[string]any{"type": 1, "components": []any{map[string]any{"type": 4, "custom_id": "text", "value": "Lovely @everyone"}}}}}})
+		if m := out.Resource.Message; out.Resource.Type != 4 || m == nil || m.Content != "Thanks for your feedback: Lovely @everyone" ||
+			m.Flags&interactions.FlagEphemeral == 0 {
+			t.Fatalf("modal submit: %s", out.raw)
+		}
+		i := delivered.lastDecoded()
+		if text, ok := i.Data.ModalValue("text"); i.Type != interactions.InteractionModalSubmit || i.Data.CustomID != "feedback" ||
+			!ok || text != "Lovely @everyone" {
+			t.Fatalf("the submission as decoded: %+v", i.Data)
 		}
 	})
 
@@ -500,7 +552,8 @@ func TestEndToEnd(t *testing.T) {
 
 	// Every command use above reached the bot, in order, except the
 	// handler 2 launch.
-	want := []string{"2:echo", "2:pick", "2:Wave", "2:Quote", "4:pick", "4:pick", "2:slow", "2:multi", "2:feedback", "2:ping", "2:launch"}
+	want := []string{"2:echo", "2:pick", "2:Wave", "2:Quote", "4:pick", "4:pick", "2:slow", "2:multi", "2:counter", "3:counter:0",
+		"2:feedback", "5:feedback", "2:ping", "2:launch"}
 	if got := delivered.list(); !slices.Equal(got, want) {
 		t.Errorf("deliveries:\n got %v\nwant %v", got, want)
 	}

@@ -6,7 +6,8 @@
 //	/pick fruit:… amount:…  → "You picked …"; both options are autocompleted
 //	/slow                   → a deferred answer (a loading message), filled in a moment later
 //	/multi                  → an answer, then a follow-up message
-//	/feedback               → a form (modal); submitting it gets a thank-you
+//	/counter                → "Count: 0" with a "+1" button; each press updates the message
+//	/feedback               → a form (modal); submitting it gets a thank-you quoting what was typed
 //	Wave  (user command)    → "alice waves at bob 👋"
 //	Quote (message command) → the message's text, quoted
 //	the entry point         → launches the app's Activity (handler 1, APP_HANDLER)
@@ -18,6 +19,11 @@
 // signed requests an Interactions Endpoint URL must handle, so it works
 // against slashd and the real service alike (there, SLASHD_URL is
 // https://discord.com).
+//
+// /counter keeps no state: the button's custom_id carries the count
+// ("counter:3"), and a press answers UPDATE_MESSAGE (type 7), which edits
+// the message the button is on into the next count and its button.
+// Buttons the bot does not know get an ephemeral "Unknown button.".
 //
 // Try it against slashd: start slashd, then the bot with the demo app's
 // public key and slashd's address (from slashd-data/bootstrap.json):
@@ -73,6 +79,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -103,6 +110,7 @@ const guildCommands = `[
     {"type": 4, "name": "amount", "description": "How many", "min_value": 1, "max_value": 12, "autocomplete": true}]},
   {"name": "slow", "description": "Thinks for a moment, then answers"},
   {"name": "multi", "description": "Answers, then follows up"},
+  {"name": "counter", "description": "A counter with a +1 button"},
   {"name": "feedback", "description": "Tell us what you think"},
   {"name": "Wave", "type": 2},
   {"name": "Quote", "type": 3}
@@ -189,10 +197,12 @@ func (b *bot) wait() { b.background.Wait() }
 // handle answers one interaction.
 func (b *bot) handle(_ context.Context, i *interactions.Interaction) (interactions.Response, error) {
 	switch {
-	case i.Type == interactions.InteractionModalSubmit:
-		return interactions.Message("Thanks for your feedback!", interactions.Ephemeral()), nil
 	case i.Data == nil:
 		return interactions.Message("This bot only answers commands.", interactions.Ephemeral()), nil
+	case i.Type == interactions.InteractionModalSubmit:
+		return feedback(i.Data), nil
+	case i.Type == interactions.InteractionMessageComponent:
+		return press(i.Data), nil
 	case i.Type == interactions.InteractionAutocomplete:
 		return autocomplete(i.Data), nil
 	case i.Data.Type == interactions.CommandPrimaryEntryPoint:
@@ -223,6 +233,8 @@ func (b *bot) handle(_ context.Context, i *interactions.Interaction) (interactio
 			return err
 		})
 		return interactions.Message("This is the answer."), nil
+	case "counter":
+		return interactions.Message(counterText(0), counterButton(0)), nil
 	case "feedback":
 		return interactions.Modal("feedback", "Feedback",
 			interactions.TextInputRow("text", "What do you think?", interactions.TextInputParagraph)), nil
@@ -246,6 +258,40 @@ func (b *bot) handle(_ context.Context, i *interactions.Interaction) (interactio
 		return interactions.Message(clip(quote, 2000), interactions.NoMentions()), nil
 	}
 	return interactions.Message("Unknown command.", interactions.Ephemeral()), nil
+}
+
+// counterPrefix starts the custom_id of /counter's button; the count
+// follows.
+const counterPrefix = "counter:"
+
+func counterText(n int) string { return fmt.Sprintf("Count: %d", n) }
+
+// counterButton is the "+1" button of a counter at n.
+func counterButton(n int) interactions.MessageOption {
+	return interactions.WithComponents(interactions.Row(
+		interactions.Button(counterPrefix+strconv.Itoa(n), "+1", interactions.ButtonPrimary)))
+}
+
+// press answers a button press: /counter's "+1" updates the message it
+// is on to the next count.
+func press(d *interactions.CommandData) interactions.Response {
+	if count, ok := strings.CutPrefix(d.CustomID, counterPrefix); ok && d.ComponentType == interactions.ComponentButton {
+		if n, err := strconv.Atoi(count); err == nil && n >= 0 && n < math.MaxInt {
+			return interactions.UpdateMessage(counterText(n+1), counterButton(n+1))
+		}
+	}
+	return interactions.Message("Unknown button.", interactions.Ephemeral())
+}
+
+// feedback answers the submission of /feedback's modal, quoting what was
+// typed (for the user only, pinging nobody).
+func feedback(d *interactions.CommandData) interactions.Response {
+	text, _ := d.ModalValue("text")
+	if d.CustomID != "feedback" || strings.TrimSpace(text) == "" {
+		return interactions.Message("Thanks for your feedback!", interactions.Ephemeral())
+	}
+	return interactions.Message("Thanks for your feedback: "+clip(text, 1900),
+		interactions.Ephemeral(), interactions.NoMentions())
 }
 
 // pick answers /pick.

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -269,9 +270,78 @@ func TestFeedback(t *testing.T) {
 	if input["type"] != 4.0 || input["custom_id"] != "text" || input["style"] != 2.0 {
 		t.Fatalf("text input = %v", input)
 	}
-	typ, data = b.answer(interaction(5, `{"custom_id":"feedback","components":[{"type":1,"components":[{"type":4,"custom_id":"text","value":"great"}]}]}`))
-	if typ != 4 || data["content"] != "Thanks for your feedback!" || data["flags"] != 64.0 {
-		t.Fatalf("modal submit → %v %v", typ, data)
+	// The submission, in both shapes the service sends: quoted back,
+	// for the user only, pinging nobody.
+	cases := []struct {
+		name, data, want string
+	}{
+		{"action row", `{"custom_id":"feedback","components":[{"type":1,"components":[{"type":4,"custom_id":"text","value":"great @everyone"}]}]}`,
+			"Thanks for your feedback: great @everyone"},
+		{"label", `{"custom_id":"feedback","components":[{"type":18,"component":{"type":4,"custom_id":"text","value":"Lovely playground"}}]}`,
+			"Thanks for your feedback: Lovely playground"},
+		{"blank", `{"custom_id":"feedback","components":[{"type":1,"components":[{"type":4,"custom_id":"text","value":"  "}]}]}`,
+			"Thanks for your feedback!"},
+		{"another modal", `{"custom_id":"other","components":[{"type":1,"components":[{"type":4,"custom_id":"text","value":"x"}]}]}`,
+			"Thanks for your feedback!"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			typ, data := b.answer(interaction(5, c.data))
+			if typ != 4 || data["content"] != c.want || data["flags"] != 64.0 {
+				t.Fatalf("modal submit → %v %v", typ, data)
+			}
+			if am, _ := data["allowed_mentions"].(map[string]any); c.want != "Thanks for your feedback!" && (am == nil || len(am["parse"].([]any)) != 0) {
+				t.Fatalf("allowed_mentions = %v", data["allowed_mentions"])
+			}
+		})
+	}
+}
+
+// /counter answers "Count: 0" with a "+1" button whose custom_id
+// carries the count; a press updates the message (type 7) to the next
+// count and button. Other components get "Unknown button.".
+func TestCounter(t *testing.T) {
+	b := startBot(t)
+	button := func(data map[string]any) string {
+		b, _ := json.Marshal(data["components"])
+		return string(b)
+	}
+	typ, data := b.answer(chatInput(2, "counter", `[]`))
+	if typ != 4 || data["content"] != "Count: 0" || data["flags"] != nil ||
+		button(data) != `[{"components":[{"custom_id":"counter:0","label":"+1","style":1,"type":2}],"type":1}]` {
+		t.Fatalf("/counter → %v %v", typ, data)
+	}
+	press := func(customID string, componentType int) string {
+		return interaction(3, fmt.Sprintf(`{"custom_id":%q,"component_type":%d}`, customID, componentType))
+	}
+	cases := []struct {
+		name, body string
+		typ        float64
+		content    string
+		components string // "" for none
+	}{
+		{"first press", press("counter:0", 2), 7, "Count: 1", `[{"components":[{"custom_id":"counter:1","label":"+1","style":1,"type":2}],"type":1}]`},
+		{"later press", press("counter:41", 2), 7, "Count: 42", `[{"components":[{"custom_id":"counter:42","label":"+1","style":1,"type":2}],"type":1}]`},
+		{"another button", press("press", 2), 4, "Unknown button.", ""},
+		{"a select menu", `{"id":"1","application_id":"2","type":3,"token":"tok","version":1,"channel_id":"4",` + memberJSON +
+			`,"data":{"custom_id":"counter:1","component_type":3,"values":["a"]}}`, 4, "Unknown button.", ""},
+		{"a bad count", press("counter:x", 2), 4, "Unknown button.", ""},
+		{"a negative count", press("counter:-5", 2), 4, "Unknown button.", ""},
+		{"the largest count", press(fmt.Sprintf("counter:%d", math.MaxInt), 2), 4, "Unknown button.", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			typ, data := b.answer(c.body)
+			if typ != c.typ || data["content"] != c.content {
+				t.Fatalf("press → %v %v", typ, data)
+			}
+			if got := button(data); (c.components == "" && data["components"] != nil) || (c.components != "" && got != c.components) {
+				t.Fatalf("components %s, want %s", got, c.components)
+			}
+			if c.typ == 4 && data["flags"] != 64.0 {
+				t.Fatalf("not ephemeral: %v", data)
+			}
+		})
 	}
 }
 
@@ -321,7 +391,7 @@ func TestGuildCommands(t *testing.T) {
 	if err := json.Unmarshal([]byte(guildCommands), &cmds); err != nil {
 		t.Fatal(err)
 	}
-	if len(cmds) != 8 {
+	if len(cmds) != 9 {
 		t.Fatalf("%d commands", len(cmds))
 	}
 	b := startBot(t)

@@ -84,14 +84,15 @@ func (e *APIError) Error() string {
 //
 //	interactions.EditData{Content: new("done")}
 //
-// marshals as {"content":"done"}. Embeds and Components are raw JSON
-// objects, as the service defines them.
+// marshals as {"content":"done"}. Embeds are raw JSON objects, as the
+// service defines them; Components are action rows (Row) or raw JSON
+// objects, as in MessageData.
 type EditData struct {
 	Content         *string
 	Flags           *int
 	AllowedMentions *AllowedMentions
 	Embeds          []json.RawMessage
-	Components      []json.RawMessage
+	Components      []any
 }
 
 // MarshalJSON writes the fields that are set.

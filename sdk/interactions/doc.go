@@ -7,18 +7,23 @@
 // A whole bot:
 //
 //	h := interactions.Handler(publicKeyHex, func(ctx context.Context, i *interactions.Interaction) (interactions.Response, error) {
-//		if i.Data == nil { // component and modal interactions
-//			return interactions.Message("?", interactions.Ephemeral()), nil
+//		switch i.Type {
+//		case interactions.InteractionMessageComponent: // the button below
+//			if i.Data.CustomID == "again" {
+//				return interactions.UpdateMessage("pong again"), nil
+//			}
+//		case interactions.InteractionApplicationCommand:
+//			switch i.Data.Name {
+//			case "ping":
+//				return interactions.Message("pong", interactions.WithComponents(
+//					interactions.Row(interactions.Button("again", "Again", interactions.ButtonPrimary)))), nil
+//			case "echo":
+//				opt, _ := i.Data.Option("text")
+//				text, _ := opt.String()
+//				return interactions.Message(text, interactions.NoMentions()), nil
+//			}
 //		}
-//		switch i.Data.Name {
-//		case "ping":
-//			return interactions.Message("pong", interactions.Ephemeral()), nil
-//		case "echo":
-//			opt, _ := i.Data.Option("text")
-//			text, _ := opt.String()
-//			return interactions.Message(text, interactions.NoMentions()), nil
-//		}
-//		return interactions.Message("unknown command"), nil
+//		return interactions.Message("unknown", interactions.Ephemeral()), nil
 //	})
 //	http.ListenAndServe(":8080", h)
 //
@@ -51,6 +56,24 @@
 // autocompleted. Entities named by USER, CHANNEL, ROLE, MENTIONABLE and
 // ATTACHMENT options, and the targets of user and message commands, are in
 // [CommandData.Resolved].
+//
+// # Components and modals
+//
+// A MESSAGE_COMPONENT interaction (a button pressed, a select menu
+// chosen) carries the component's [CommandData.CustomID],
+// [CommandData.ComponentType] and, for select menus,
+// [CommandData.SelectValues]; [Interaction.Message] is the message the
+// component is on. A custom_id is up to 100 characters the app chooses,
+// and gets back: it can carry state ("counter:3"). A MODAL_SUBMIT carries
+// the modal's CustomID and what the user entered, in
+// [CommandData.Components]; [CommandData.ModalValue] finds a text input's
+// text by its custom_id (in the labels of current modals or the action
+// rows of older ones), [CommandData.ModalInput] any input.
+//
+// Messages get components with [WithComponents]: action rows ([Row]) of
+// buttons ([Button], [LinkButton]). Answer a component interaction with
+// [UpdateMessage] to edit the message it is on, or with [Message] to post
+// a new one.
 //
 // # Responses
 //

@@ -69,9 +69,13 @@ type Interaction struct {
 	// install, "1" user install) to the guild or user id that installed
 	// the app.
 	AuthorizingIntegrationOwners map[string]string `json:"authorizing_integration_owners,omitempty"`
-	// Data is set for APPLICATION_COMMAND and AUTOCOMPLETE interactions
-	// (and nil for PING). For component and modal interactions, decode Raw.
+	// Data is the interaction's "data": set for every type but PING. Its
+	// fields depend on Type: see CommandData.
 	Data *CommandData `json:"data,omitempty"`
+	// Message is the message a MESSAGE_COMPONENT interaction's component
+	// is on (and a MODAL_SUBMIT's, when a component opened the modal); nil
+	// otherwise.
+	Message *ChannelMessage `json:"message,omitempty"`
 
 	// Raw is the interaction's JSON as received, for fields this package
 	// does not model. Set by Decode.
@@ -210,18 +214,217 @@ type Resolved struct {
 	Attachments map[string]Attachment      `json:"attachments,omitempty"`
 }
 
-// CommandData is the "data" of APPLICATION_COMMAND and AUTOCOMPLETE
-// interactions. Name is always the command's default (not localized) name.
+// CommandData is an interaction's "data". Which fields are set depends on
+// the interaction's type:
+//
+//   - APPLICATION_COMMAND and AUTOCOMPLETE: ID, Name (always the
+//     command's default, not localized, name), Type, GuildID, TargetID,
+//     Options and Resolved;
+//   - MESSAGE_COMPONENT: CustomID and ComponentType of the button or
+//     select menu used, SelectValues (a select menu's chosen values) and
+//     Resolved (what a user, role, mentionable or channel select's
+//     values name);
+//   - MODAL_SUBMIT: CustomID of the modal and Components, what the user
+//     entered (read it with ModalValue and ModalInput), and Resolved.
 type CommandData struct {
-	ID   string      `json:"id"`
-	Name string      `json:"name"`
-	Type CommandType `json:"type"`
+	ID   string      `json:"id,omitempty"`
+	Name string      `json:"name,omitempty"`
+	Type CommandType `json:"type,omitempty"`
 	// GuildID is set when the command is a guild command.
 	GuildID string `json:"guild_id,omitempty"`
 	// TargetID is the user or message a user or message command was used on.
 	TargetID string   `json:"target_id,omitempty"`
 	Options  []Option `json:"options,omitempty"`
 	Resolved Resolved `json:"resolved,omitzero"`
+
+	// CustomID is the custom_id of the component used (MESSAGE_COMPONENT)
+	// or of the modal submitted (MODAL_SUBMIT).
+	CustomID string `json:"custom_id,omitempty"`
+	// ComponentType is the type of the component used: ComponentButton
+	// or a select menu type.
+	ComponentType ComponentType `json:"component_type,omitempty"`
+	// SelectValues are the values chosen in a select menu ("values",
+	// always present for select menus, possibly empty): the chosen
+	// options' values, or the snowflakes of the chosen users, roles or
+	// channels. (Values is the options of a command.)
+	SelectValues []string `json:"values,omitempty"`
+	// Components are a MODAL_SUBMIT's inputs as submitted: labels around
+	// one input each, or (the older form) action rows around text inputs.
+	Components []ModalComponent `json:"components,omitempty"`
+}
+
+// ComponentType is a component's "type".
+type ComponentType int
+
+// Component types an app sends or receives.
+const (
+	ComponentActionRow         ComponentType = 1
+	ComponentButton            ComponentType = 2
+	ComponentStringSelect      ComponentType = 3
+	ComponentTextInput         ComponentType = 4
+	ComponentUserSelect        ComponentType = 5
+	ComponentRoleSelect        ComponentType = 6
+	ComponentMentionableSelect ComponentType = 7
+	ComponentChannelSelect     ComponentType = 8
+	ComponentTextDisplay       ComponentType = 10
+	ComponentLabel             ComponentType = 18
+	ComponentFileUpload        ComponentType = 19
+	ComponentRadioGroup        ComponentType = 21
+	ComponentCheckboxGroup     ComponentType = 22
+	ComponentCheckbox          ComponentType = 23
+)
+
+// ModalComponent is a component of a MODAL_SUBMIT's data: a layout (a
+// label's Component, an action row's Components) or an input with its
+// CustomID and what the user entered.
+type ModalComponent struct {
+	Type ComponentType `json:"type"`
+	// ID is the component's numeric identifier (not its CustomID).
+	ID       int    `json:"id,omitempty"`
+	CustomID string `json:"custom_id,omitempty"`
+	// Value is a text input's text or a radio group's chosen value
+	// (empty when none is chosen).
+	Value string `json:"value,omitempty"`
+	// Checked is a checkbox's state (its "value" on the wire).
+	Checked bool `json:"-"`
+	// Values are a select menu's, a checkbox group's or a file upload's
+	// values.
+	Values []string `json:"values,omitempty"`
+	// Component is a label's input.
+	Component *ModalComponent `json:"component,omitempty"`
+	// Components are an action row's inputs.
+	Components []ModalComponent `json:"components,omitempty"`
+}
+
+// wireModalComponent is a ModalComponent as on the wire. Decoding and
+// encoding go through it in one pass over the whole tree: a custom
+// (Un)MarshalJSON at every level would have encoding/json rescan each
+// subtree once per level above it.
+type wireModalComponent struct {
+	Type       ComponentType        `json:"type"`
+	ID         int                  `json:"id,omitempty"`
+	CustomID   string               `json:"custom_id,omitempty"`
+	Value      inputValue           `json:"value,omitzero"`
+	Values     []string             `json:"values,omitempty"`
+	Component  *wireModalComponent  `json:"component,omitempty"`
+	Components []wireModalComponent `json:"components,omitempty"`
+}
+
+// inputValue is a submitted "value": a string (text inputs, radio
+// groups; null when no option is chosen) or a boolean (checkboxes).
+type inputValue struct {
+	text    string
+	checked bool
+	isBool  bool
+}
+
+func (v *inputValue) UnmarshalJSON(b []byte) error {
+	switch s := string(b); {
+	case s == "null":
+	case s == "true" || s == "false":
+		*v = inputValue{checked: s == "true", isBool: true}
+	case len(b) > 0 && b[0] == '"':
+		var text string
+		if err := json.Unmarshal(b, &text); err != nil {
+			return err
+		}
+		*v = inputValue{text: text}
+	default:
+		return errors.New("interactions: a component's value is neither a string nor a boolean")
+	}
+	return nil
+}
+
+func (v inputValue) MarshalJSON() ([]byte, error) {
+	if v.isBool {
+		return json.Marshal(v.checked)
+	}
+	return json.Marshal(v.text)
+}
+
+func (v inputValue) IsZero() bool { return !v.isBool && v.text == "" }
+
+func (w *wireModalComponent) component() ModalComponent {
+	c := ModalComponent{Type: w.Type, ID: w.ID, CustomID: w.CustomID, Value: w.Value.text,
+		Checked: w.Value.checked, Values: w.Values}
+	if w.Component != nil {
+		inner := w.Component.component()
+		c.Component = &inner
+	}
+	if w.Components != nil {
+		c.Components = make([]ModalComponent, len(w.Components))
+		for i := range w.Components {
+			c.Components[i] = w.Components[i].component()
+		}
+	}
+	return c
+}
+
+func (c *ModalComponent) wire() wireModalComponent {
+	w := wireModalComponent{Type: c.Type, ID: c.ID, CustomID: c.CustomID, Values: c.Values,
+		Value: inputValue{text: c.Value, checked: c.Checked, isBool: c.Type == ComponentCheckbox}}
+	if c.Component != nil {
+		inner := c.Component.wire()
+		w.Component = &inner
+	}
+	if c.Components != nil {
+		w.Components = make([]wireModalComponent, len(c.Components))
+		for i := range c.Components {
+			w.Components[i] = c.Components[i].wire()
+		}
+	}
+	return w
+}
+
+// UnmarshalJSON decodes a submitted component: "value" is a string for
+// text inputs and radio groups (null when no option is chosen) and a
+// boolean for checkboxes.
+func (c *ModalComponent) UnmarshalJSON(b []byte) error {
+	var w wireModalComponent
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*c = w.component()
+	return nil
+}
+
+// MarshalJSON writes the component as the service sends it (a checkbox's
+// state as a boolean "value").
+func (c ModalComponent) MarshalJSON() ([]byte, error) { return json.Marshal(c.wire()) }
+
+// ModalInput finds a MODAL_SUBMIT's input by custom_id, inside labels and
+// action rows.
+func (d *CommandData) ModalInput(customID string) (ModalComponent, bool) {
+	if d == nil {
+		return ModalComponent{}, false
+	}
+	return findModalInput(d.Components, customID)
+}
+
+func findModalInput(cs []ModalComponent, customID string) (ModalComponent, bool) {
+	for _, c := range cs {
+		switch {
+		case c.Component != nil:
+			if in, ok := findModalInput([]ModalComponent{*c.Component}, customID); ok {
+				return in, true
+			}
+		case len(c.Components) > 0:
+			if in, ok := findModalInput(c.Components, customID); ok {
+				return in, true
+			}
+		case c.CustomID == customID && customID != "":
+			return c, true
+		}
+	}
+	return ModalComponent{}, false
+}
+
+// ModalValue returns the text the user entered in a MODAL_SUBMIT's text
+// input (or the value chosen in a radio group), found by custom_id; false
+// when the submission has no such input.
+func (d *CommandData) ModalValue(customID string) (string, bool) {
+	in, ok := d.ModalInput(customID)
+	return in.Value, ok
 }
 
 // TargetUser returns the target of a user command from Resolved.Users.

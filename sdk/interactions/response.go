@@ -44,6 +44,12 @@ type MessageData struct {
 	Content         string           `json:"content,omitempty"`
 	Flags           int              `json:"flags,omitempty"`
 	AllowedMentions *AllowedMentions `json:"allowed_mentions,omitempty"`
+	// Components are the message's top-level components: action rows
+	// (Row) of buttons or a select menu, or raw JSON objects
+	// (json.RawMessage) for the others. Nil leaves them out (an
+	// UpdateMessage then keeps the message's components); an empty
+	// non-nil slice removes them all.
+	Components []any `json:"components,omitzero"`
 }
 
 // AllowedMentions limits whom a message may ping. The zero value (Parse
@@ -66,6 +72,18 @@ func Ephemeral() MessageOption {
 // ("allowed_mentions": {"parse": []}). Use it when echoing user input.
 func NoMentions() MessageOption {
 	return func(m *MessageData) { m.AllowedMentions = &AllowedMentions{Parse: []string{}} }
+}
+
+// WithComponents sets the message's components: action rows, such as
+// Row(Button(…), …). With no rows it removes the components (of the
+// message an UpdateMessage edits).
+func WithComponents(rows ...ActionRow) MessageOption {
+	return func(m *MessageData) {
+		m.Components = make([]any, len(rows))
+		for i, r := range rows {
+			m.Components[i] = r
+		}
+	}
 }
 
 // WithFlags adds message flags (FlagEphemeral, FlagSuppressEmbeds, …).
@@ -180,10 +198,59 @@ const (
 	TextInputParagraph TextInputStyle = 2
 )
 
-// ActionRow is a top-level layout component (type 1).
+// ActionRow is a top-level layout component (type 1): up to 5 buttons or
+// one select menu in a message, a text input in a modal.
 type ActionRow struct {
 	Type       int   `json:"type"`
 	Components []any `json:"components"`
+}
+
+// Row returns an action row holding components: up to 5 buttons (Button,
+// LinkButton) or one select menu (as a json.RawMessage or a struct of
+// your own). The service checks the limits; Row does not.
+func Row(components ...any) ActionRow {
+	c := make([]any, len(components))
+	copy(c, components)
+	return ActionRow{Type: int(ComponentActionRow), Components: c}
+}
+
+// ButtonStyle is a button's "style".
+type ButtonStyle int
+
+// Button styles. ButtonLink buttons open their URL and send no
+// interaction.
+const (
+	ButtonPrimary   ButtonStyle = 1
+	ButtonSecondary ButtonStyle = 2
+	ButtonSuccess   ButtonStyle = 3
+	ButtonDanger    ButtonStyle = 4
+	ButtonLink      ButtonStyle = 5
+)
+
+// ButtonComponent is a button (type 2), placed in an action row (Row).
+// Set Disabled to show it greyed out.
+type ButtonComponent struct {
+	Type     int         `json:"type"`
+	Style    ButtonStyle `json:"style"`
+	Label    string      `json:"label,omitempty"`
+	CustomID string      `json:"custom_id,omitempty"`
+	URL      string      `json:"url,omitempty"`
+	Disabled bool        `json:"disabled,omitempty"`
+}
+
+// Button returns a button that sends a MESSAGE_COMPONENT interaction
+// with customID (1-100 characters; it is what the app gets back, so it
+// may carry state, such as "counter:3") when pressed. style is
+// ButtonPrimary, ButtonSecondary, ButtonSuccess or ButtonDanger; label is
+// at most 80 characters.
+func Button(customID, label string, style ButtonStyle) ButtonComponent {
+	return ButtonComponent{Type: int(ComponentButton), Style: style, Label: label, CustomID: customID}
+}
+
+// LinkButton returns a button that opens url (at most 512 characters)
+// and sends no interaction.
+func LinkButton(label, url string) ButtonComponent {
+	return ButtonComponent{Type: int(ComponentButton), Style: ButtonLink, Label: label, URL: url}
 }
 
 // TextInput is a text input component (type 4).
@@ -202,7 +269,7 @@ type TextInput struct {
 // TextInputRow returns an action row holding one text input, the usual
 // modal component.
 func TextInputRow(customID, label string, style TextInputStyle) ActionRow {
-	return ActionRow{Type: 1, Components: []any{TextInput{Type: 4, CustomID: customID, Style: style, Label: label}}}
+	return Row(TextInput{Type: int(ComponentTextInput), CustomID: customID, Style: style, Label: label})
 }
 
 // Modal answers with a pop-up form (type 9, MODAL). The service requires

@@ -29,6 +29,19 @@ func TestResponseJSON(t *testing.T) {
 		{"modal", Modal("feedback", "Feedback", TextInputRow("text", "Your thoughts", TextInputParagraph)),
 			`{"type":9,"data":{"custom_id":"feedback","title":"Feedback","components":[{"type":1,"components":[{"type":4,"custom_id":"text","style":2,"label":"Your thoughts"}]}]}}`},
 		{"launch activity", LaunchActivity(), `{"type":12}`},
+		{"message with buttons", Message("Count: 0", WithComponents(Row(Button("counter:0", "+1", ButtonPrimary),
+			LinkButton("Docs", "https://example.com/docs")))),
+			`{"type":4,"data":{"content":"Count: 0","components":[{"type":1,"components":[` +
+				`{"type":2,"style":1,"label":"+1","custom_id":"counter:0"},{"type":2,"style":5,"label":"Docs","url":"https://example.com/docs"}]}]}}`},
+		{"update message with a button", UpdateMessage("Count: 1", WithComponents(Row(Button("counter:1", "+1", ButtonSuccess)))),
+			`{"type":7,"data":{"content":"Count: 1","components":[{"type":1,"components":[{"type":2,"style":3,"label":"+1","custom_id":"counter:1"}]}]}}`},
+		{"update message removing the components", UpdateMessage("Done", WithComponents()),
+			`{"type":7,"data":{"content":"Done","components":[]}}`},
+		{"disabled button and a raw select menu", Message("x", WithComponents(
+			Row(ButtonComponent{Type: 2, Style: ButtonDanger, Label: "No", CustomID: "no", Disabled: true}),
+			Row(json.RawMessage(`{"type":3,"custom_id":"s","options":[{"label":"A","value":"a"}]}`)))),
+			`{"type":4,"data":{"content":"x","components":[{"type":1,"components":[{"type":2,"style":4,"label":"No","custom_id":"no","disabled":true}]},` +
+				`{"type":1,"components":[{"type":3,"custom_id":"s","options":[{"label":"A","value":"a"}]}]}]}}`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

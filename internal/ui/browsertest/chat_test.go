@@ -57,9 +57,10 @@ func click(t *testing.T, ctx context.Context, css string) {
 // the guild, channel and member; the picker lists the member's commands
 // and the hidden one with its reason; /pick's option is filled through
 // autocomplete and the answer arrives; /multi's follow-up arrives live;
-// /ping's ephemeral answer is marked; a button sends a component
-// interaction; /feedback's modal is submitted; the interaction log
-// shows each delivery with its payload and answer.
+// /ping's ephemeral answer is marked; /counter's "+1" button sends a
+// component interaction whose answer updates the message live;
+// /feedback's modal is submitted and its text quoted back; the
+// interaction log shows each delivery with its payload and answer.
 func TestChat(t *testing.T) {
 	w := newWorld(t)
 	cmds := w.registerBotCommands(t)
@@ -136,34 +137,50 @@ func TestChat(t *testing.T) {
 	waitText(t, ctx, "#messages .ephemeral", "Only you can see this")
 	shot(t, ctx, "07-chat")
 
-	// A button of a message the bot posted: a component interaction.
-	var posted struct{ ID string }
-	w.call(t, "POST", "/api/v10/channels/"+w.creds.ChannelID+"/messages", "Bot "+w.creds.BotToken, map[string]any{
-		"content": "Press the button", "components": []any{map[string]any{"type": 1, "components": []any{
-			map[string]any{"type": 2, "style": 1, "label": "Press me", "custom_id": "press"}}}}}, &posted)
-	click(t, ctx, `#messages button[data-custom-id="press"]`)
-	waitText(t, ctx, "#messages", "bob used a button or menu")
-	waitText(t, ctx, "#messages", "Unknown command.") // examples/bot's answer to anything but its commands
+	// /counter: the bot's message with a "+1" button. Pressing it sends a
+	// component interaction; the bot answers UPDATE_MESSAGE, and the
+	// message changes in place, over the event stream (no read of the
+	// messages meanwhile).
+	typeInto(t, ctx, "composer-input", "/counter")
+	click(t, ctx, `#picker button[data-name="counter"]`)
+	waitText(t, ctx, "#messages", "Count: 0")
+	waitText(t, ctx, "#messages", "bob used /counter")
+	shot(t, ctx, "07b-counter")
+	reads = messageReads(t, ctx)
+	click(t, ctx, `#messages button[data-custom-id="counter:0"]`)
+	waitJS(t, ctx, "Count: 1 in place of Count: 0", `(() => {
+		const msgs = [...document.querySelectorAll("#messages .msg")].filter((m) => /Count: \d/.test(m.innerText));
+		return msgs.length === 1 && msgs[0].innerText.includes("Count: 1") && msgs[0].innerText.includes("(edited)") &&
+			!!msgs[0].querySelector('button[data-custom-id="counter:1"]') && !msgs[0].querySelector('button[data-custom-id="counter:0"]'); })()`)
+	if n := messageReads(t, ctx); n != reads {
+		t.Fatalf("the page read the messages %d times while the counter changed: it polls", n-reads)
+	}
+	click(t, ctx, `#messages button[data-custom-id="counter:1"]`)
+	waitText(t, ctx, "#messages", "Count: 2")
+	shot(t, ctx, "07c-counter-pressed")
 
-	// /feedback: the modal, submitted.
+	// /feedback: the modal, submitted; the bot quotes it back to bob.
 	typeInto(t, ctx, "composer-input", "/feedback")
 	click(t, ctx, `#picker button[data-name="feedback"]`)
 	run(t, ctx, "the modal", chromedp.WaitVisible(chromedp.ID("modal")))
 	typeInto(t, ctx, "modal-text", "Lovely playground")
 	shot(t, ctx, "08-modal")
 	click(t, ctx, "#modal-submit")
-	waitText(t, ctx, "#messages", "Thanks for your feedback!")
+	waitJS(t, ctx, "the quoted feedback, for bob only", `[...document.querySelectorAll("#messages .msg.ephemeral")]
+		.some((m) => m.innerText.includes("Thanks for your feedback: Lovely playground") && m.innerText.includes("Only you can see this"))`)
+	waitText(t, ctx, "#messages", "bob submitted a form")
 	shot(t, ctx, "09-chat-after")
 
 	// The interaction log: every delivery, the payload as delivered.
 	click(t, ctx, "#nav-log")
 	waitText(t, ctx, "#log-list", "/pick")
 	waitText(t, ctx, "#log-list", "modal feedback")
+	waitText(t, ctx, "#log-list", "component counter:1")
 	waitText(t, ctx, "#log-list", "autocomplete")
 	click(t, ctx, "#log-list tbody tr:first-child")
 	waitText(t, ctx, "#log-payload", `"custom_id": "feedback"`)
 	waitText(t, ctx, "#log-payload", "Lovely playground")
-	waitText(t, ctx, "#log-answer", "Thanks for your feedback!")
+	waitText(t, ctx, "#log-answer", "Thanks for your feedback: Lovely playground")
 	waitText(t, ctx, "#log-detail", "endpoint http://127.0.0.1:")
 	// The signature headers the endpoint got.
 	sig := text(t, ctx, "#log-signature")
