@@ -5,6 +5,7 @@ import (
 
 	"github.com/slashd/slashd/internal/access"
 	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/store"
 )
 
 // appCommands is GET /admin/v1/applications/{application_id}/commands[?guild_id=…]:
@@ -21,7 +22,7 @@ func (a *API) appCommands(ctx context.Context, req *Request) (Response, error) {
 			return Response{}, err
 		}
 		if _, err := a.Store.Guild(ctx, guildID); err != nil {
-			return Response{}, notFoundAs(err, errUnknownGuild)
+			return Response{}, store.NotFoundAs(err, errUnknownGuild)
 		}
 		scope.GuildID = guildID
 	}

@@ -106,7 +106,7 @@ func (a *API) deleteGuild(ctx context.Context, req *Request) (Response, error) {
 func (a *API) guildState(ctx context.Context, guildID snowflake.ID) (store.Snapshot, []guild.Member, error) {
 	snap, err := a.Store.Snapshot(ctx, guildID)
 	if err != nil {
-		return snap, nil, notFoundAs(err, errUnknownGuild)
+		return snap, nil, store.NotFoundAs(err, errUnknownGuild)
 	}
 	members, err := a.Store.Members(ctx, guildID)
 	return snap, members, err

@@ -123,7 +123,7 @@ func (a *API) listInstallations(ctx context.Context, req *Request) (Response, er
 // kept, as the store keeps them.
 func (a *API) uninstall(ctx context.Context, req *Request) (Response, error) {
 	if err := a.Store.Uninstall(ctx, req.Guild.ID, req.App.ID); err != nil {
-		return Response{}, notFoundAs(err, errUnknownIntegration)
+		return Response{}, store.NotFoundAs(err, errUnknownIntegration)
 	}
 	return noContent, bootstrap.SyncBot(ctx, a.env(), req.Guild.ID, req.App, false, 0)
 }

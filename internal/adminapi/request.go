@@ -193,16 +193,6 @@ func (req *Request) storeError(err error) error {
 	return err
 }
 
-// notFoundAs renders a store "not found" as the API error that names the
-// missing thing, where that is not the path's last one; any other error
-// passes through.
-func notFoundAs(err, notFound error) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return notFound
-	}
-	return err
-}
-
 // convertAll maps every element of in through f, into a non-nil slice (so
 // an empty list renders as [], never null).
 func convertAll[T, U any](in []T, f func(T) U) []U {

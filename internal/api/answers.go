@@ -137,7 +137,7 @@ func (s *Server) updatedComponentMessage(ctx context.Context, rec store.Interact
 	}
 	m, err := s.store.Message(ctx, rec.MessageID)
 	if err != nil {
-		return nil, notFoundAs(err, errUnknownMessage)
+		return nil, store.NotFoundAs(err, errUnknownMessage)
 	}
 	var msg interaction.Message
 	if err := json.Unmarshal(m.Body, &msg); err != nil {

@@ -30,7 +30,7 @@ func (s *Server) interactionCallback(w http.ResponseWriter, r *http.Request) err
 	}
 	rec, err := s.store.Interaction(ctx, id)
 	if err != nil {
-		return notFoundAs(err, errUnknownInteraction)
+		return store.NotFoundAs(err, errUnknownInteraction)
 	}
 	if subtle.ConstantTimeCompare(rec.TokenHash, auth.Hash(r.PathValue("interaction_token"))) != 1 {
 		return errUnknownInteraction
@@ -81,7 +81,7 @@ func (s *Server) webhookInteraction(r *http.Request) (store.Interaction, error) 
 	}
 	rec, err := s.store.InteractionByToken(r.Context(), auth.Hash(r.PathValue("interaction_token")))
 	if err != nil {
-		return store.Interaction{}, notFoundAs(err, errUnknownWebhook)
+		return store.Interaction{}, store.NotFoundAs(err, errUnknownWebhook)
 	}
 	if rec.ApplicationID != appID {
 		return store.Interaction{}, errUnknownWebhook
@@ -139,7 +139,7 @@ func (s *Server) createFollowup(w http.ResponseWriter, r *http.Request) error {
 		if errors.Is(err, store.ErrConflict) {
 			return errMaxFollowups
 		}
-		return notFoundAs(err, errUnknownChannel)
+		return store.NotFoundAs(err, errUnknownChannel)
 	}
 	writeRaw(w, http.StatusOK, m.Body)
 	return nil
@@ -203,7 +203,7 @@ func (s *Server) webhookMessage(r *http.Request, rec store.Interaction) (store.M
 	}
 	m, err := s.store.Message(r.Context(), id)
 	if err != nil {
-		return store.Message{}, notFoundAs(err, errUnknownMessage)
+		return store.Message{}, store.NotFoundAs(err, errUnknownMessage)
 	}
 	if m.InteractionID != rec.ID && m.ID != rec.OriginalMessageID {
 		return store.Message{}, errUnknownMessage // @original of a component interaction is its message
@@ -275,7 +275,7 @@ func (s *Server) editMessage(r *http.Request, m store.Message, d interaction.Mes
 		return nil, err
 	}
 	if err := s.store.UpdateMessage(r.Context(), m.ID, body); err != nil {
-		return nil, notFoundAs(err, errUnknownMessage)
+		return nil, store.NotFoundAs(err, errUnknownMessage)
 	}
 	return body, nil
 }
@@ -293,7 +293,7 @@ func (s *Server) deleteWebhookMessage(w http.ResponseWriter, r *http.Request) er
 		return err
 	}
 	if err := s.store.DeleteMessage(r.Context(), m.ID); err != nil {
-		return notFoundAs(err, errUnknownMessage)
+		return store.NotFoundAs(err, errUnknownMessage)
 	}
 	writeNoContent(w)
 	return nil

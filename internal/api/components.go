@@ -25,7 +25,7 @@ func (s *Server) prepareComponentInvocation(ctx context.Context, user snowflake.
 	}
 	app, err := s.store.Application(ctx, inv.ApplicationID)
 	if err != nil {
-		return invocation{}, notFoundAs(err, errUnknownApp)
+		return invocation{}, store.NotFoundAs(err, errUnknownApp)
 	}
 	stored, err := s.store.Message(ctx, inv.MessageID)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && (!visibleIn(stored, ch.ID, user) || stored.AuthorID != app.ID)) {

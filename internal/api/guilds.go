@@ -172,7 +172,7 @@ func (s *Server) getGuildMember(w http.ResponseWriter, r *http.Request) error {
 	}
 	if len(found) == 0 {
 		if _, err := s.store.User(r.Context(), userID); err != nil {
-			return notFoundAs(err, errUnknownUser)
+			return store.NotFoundAs(err, errUnknownUser)
 		}
 		return errUnknownMember
 	}
@@ -220,7 +220,7 @@ func (s *Server) mayListMembers(r *http.Request) error {
 	}
 	app, err := s.store.Application(r.Context(), p.Token.ApplicationID)
 	if err != nil {
-		return notFoundAs(err, errUnauthorized) // the app was deleted under its token
+		return store.NotFoundAs(err, errUnauthorized) // the app was deleted under its token
 	}
 	if app.Flags&command.ApplicationFlagsGuildMembersIntent == 0 {
 		return errMissingAccess

@@ -37,7 +37,7 @@ func (s *Server) getCurrentUser(w http.ResponseWriter, r *http.Request) error {
 	}
 	u, err := s.store.User(r.Context(), p.Token.UserID)
 	if err != nil {
-		return notFoundAs(err, errUnauthorized) // the user was deleted under its token
+		return store.NotFoundAs(err, errUnauthorized) // the user was deleted under its token
 	}
 	writeJSON(w, http.StatusOK, currentUser(u, !p.Bot() && p.Token.HasScope(scopeEmail)))
 	return nil
@@ -57,7 +57,7 @@ func (s *Server) getUser(w http.ResponseWriter, r *http.Request) error {
 	}
 	u, err := s.store.User(r.Context(), id)
 	if err != nil {
-		return notFoundAs(err, errUnknownUser)
+		return store.NotFoundAs(err, errUnknownUser)
 	}
 	writeJSON(w, http.StatusOK, wireUser(u))
 	return nil
@@ -83,7 +83,7 @@ func (s *Server) getCurrentApplication(w http.ResponseWriter, r *http.Request) e
 func (s *Server) privateApplication(ctx context.Context, appID snowflake.ID) (wire.PrivateApplication, error) {
 	app, err := s.store.Application(ctx, appID)
 	if err != nil {
-		return wire.PrivateApplication{}, notFoundAs(err, errUnknownApp)
+		return wire.PrivateApplication{}, store.NotFoundAs(err, errUnknownApp)
 	}
 	bot, err := s.store.User(ctx, app.ID)
 	if err != nil {

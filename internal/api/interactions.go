@@ -178,7 +178,7 @@ func (s *Server) invokedCommand(ctx context.Context, view memberView, inv intera
 	}
 	ac, err := s.loadAppCommands(ctx, inv.ApplicationID, view.snap.Guild.ID)
 	if err != nil {
-		return command.Command{}, appCommands{}, notFoundAs(err, errUnknownApp)
+		return command.Command{}, appCommands{}, store.NotFoundAs(err, errUnknownApp)
 	}
 	i := slices.IndexFunc(ac.commands, func(c command.Command) bool { return c.ID == inv.Data.ID })
 	if i < 0 {

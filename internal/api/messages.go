@@ -107,7 +107,7 @@ func (s *Server) postChannelMessage(w http.ResponseWriter, r *http.Request) erro
 	// A private channel's messages have no guild (GuildID 0).
 	m := store.Message{ID: msg.ID, ChannelID: chID, GuildID: t.channel.GuildID, AuthorID: u.ID, Body: body, CreatedAt: now}
 	if err := s.store.CreateMessage(r.Context(), m); err != nil {
-		return notFoundAs(err, errUnknownChannel)
+		return store.NotFoundAs(err, errUnknownChannel)
 	}
 	writeRaw(w, http.StatusOK, body)
 	return nil

@@ -51,7 +51,7 @@ func (s *Server) prepareModalInvocation(ctx context.Context, user snowflake.ID, 
 	}
 	app, err := s.store.Application(ctx, inv.ApplicationID)
 	if err != nil {
-		return invocation{}, notFoundAs(err, errUnknownApp)
+		return invocation{}, store.NotFoundAs(err, errUnknownApp)
 	}
 	var openerMeta interaction.InteractionMetadata
 	if err := json.Unmarshal(opener.Metadata, &openerMeta); err != nil {

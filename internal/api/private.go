@@ -80,7 +80,7 @@ func (s *Server) openDM(ctx context.Context, from store.User, to snowflake.ID) (
 // user, or a bot token's bot user.
 func (s *Server) callerUser(r *http.Request) (store.User, error) {
 	u, err := s.store.User(r.Context(), principalFrom(r.Context()).Token.UserID)
-	return u, notFoundAs(err, errUnauthorized)
+	return u, store.NotFoundAs(err, errUnauthorized)
 }
 
 // createDM is POST /users/@me/channels {"recipient_id"} with a bot token

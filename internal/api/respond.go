@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/slashd/slashd/internal/apierr"
-	"github.com/slashd/slashd/internal/store"
 )
 
 // handlerFunc is the shape of every handler: it returns an error that
@@ -76,15 +75,6 @@ var (
 	errInvalidJSON = apierr.New(http.StatusBadRequest, apierr.CodeInvalidJSON, "The request body contains invalid JSON.")
 	errTooLarge    = apierr.New(http.StatusRequestEntityTooLarge, apierr.CodeRequestTooLarge, "Request entity too large")
 )
-
-// notFoundAs renders a store "not found" as the API error that names the
-// missing thing; any other error passes through.
-func notFoundAs(err, notFound error) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return notFound
-	}
-	return err
-}
 
 // convertAll maps every element of in through f, into a non-nil slice (so
 // an empty list renders as [], never null).

@@ -273,7 +273,7 @@ func (s *Server) invokerChannel(ctx context.Context, user, channelID, guildID sn
 func (s *Server) privateView(ctx context.Context, user, channelID, guildID snowflake.ID) (guild.Channel, memberView, error) {
 	pc, err := s.store.PrivateChannel(ctx, channelID)
 	if err != nil {
-		return guild.Channel{}, memberView{}, notFoundAs(err, errUnknownChannel)
+		return guild.Channel{}, memberView{}, store.NotFoundAs(err, errUnknownChannel)
 	}
 	if guildID != 0 {
 		return guild.Channel{}, memberView{}, errUnknownChannel

@@ -24,6 +24,15 @@ var (
 	ErrConflict = errors.New("conflict")
 )
 
+// NotFoundAs is err with ErrNotFound replaced by notFound (the API error
+// that names the missing thing); any other error passes through.
+func NotFoundAs(err, notFound error) error {
+	if errors.Is(err, ErrNotFound) {
+		return notFound
+	}
+	return err
+}
+
 // Application is a registered app. Its bot user has the same id.
 type Application struct {
 	ID               snowflake.ID
