@@ -165,13 +165,8 @@ func (h *Handler) publishEntry(e LogEntry) {
 // liveTicket is POST /ui/live/chat {channel_id} with the member's client
 // token in Authorization: a ticket for GET /ui/live/chat.
 func (h *Handler) liveTicket(w http.ResponseWriter, r *http.Request) {
-	s := h.session(r)
+	s := h.authorized(w, r)
 	if s == nil {
-		uiError(w, http.StatusUnauthorized, "401: Unauthorized")
-		return
-	}
-	if !csrfOK(r, s) {
-		uiError(w, http.StatusForbidden, "Invalid CSRF token")
 		return
 	}
 	var body struct {
@@ -294,9 +289,8 @@ func (b *bodyRecorder) code() int {
 
 // liveChat is GET /ui/live/chat?ticket=…: the chat stream.
 func (h *Handler) liveChat(w http.ResponseWriter, r *http.Request) {
-	s := h.session(r)
+	s := h.authorized(w, r)
 	if s == nil {
-		uiError(w, http.StatusUnauthorized, "401: Unauthorized")
 		return
 	}
 	h.liveMu.Lock()

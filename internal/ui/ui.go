@@ -381,6 +381,22 @@ func csrfOK(r *http.Request, s *session) bool {
 	return sameOrigin(r) && got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.csrf)) == 1
 }
 
+// authorized returns the request's session, or answers 401 (no
+// session) or 403 (a method that changes something, without the
+// session's CSRF token) and returns nil.
+func (h *Handler) authorized(w http.ResponseWriter, r *http.Request) *session {
+	s := h.session(r)
+	if s == nil {
+		uiError(w, http.StatusUnauthorized, "401: Unauthorized")
+		return nil
+	}
+	if !safeMethod(r.Method) && !csrfOK(r, s) {
+		uiError(w, http.StatusForbidden, "Invalid CSRF token")
+		return nil
+	}
+	return s
+}
+
 func safeMethod(m string) bool {
 	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
 }
@@ -394,13 +410,8 @@ func uiError(w http.ResponseWriter, status int, msg string) {
 
 // logout is POST /ui/logout (with the CSRF header).
 func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
-	s := h.session(r)
+	s := h.authorized(w, r)
 	if s == nil {
-		uiError(w, http.StatusUnauthorized, "401: Unauthorized")
-		return
-	}
-	if !csrfOK(r, s) {
-		uiError(w, http.StatusForbidden, "Invalid CSRF token")
 		return
 	}
 	h.mu.Lock()
@@ -414,9 +425,8 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
 // sessionInfo is GET /ui/session: the CSRF token the page's scripts send
 // back (a same-origin read: other sites cannot see it).
 func (h *Handler) sessionInfo(w http.ResponseWriter, r *http.Request) {
-	s := h.session(r)
+	s := h.authorized(w, r)
 	if s == nil {
-		uiError(w, http.StatusUnauthorized, "401: Unauthorized")
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -427,13 +437,8 @@ func (h *Handler) sessionInfo(w http.ResponseWriter, r *http.Request) {
 // adminProxy is /ui/admin/v1/…: the admin API's /admin/v1/…, called in
 // process with the session's admin token.
 func (h *Handler) adminProxy(w http.ResponseWriter, r *http.Request) {
-	s := h.session(r)
+	s := h.authorized(w, r)
 	if s == nil {
-		uiError(w, http.StatusUnauthorized, "401: Unauthorized")
-		return
-	}
-	if !safeMethod(r.Method) && !csrfOK(r, s) {
-		uiError(w, http.StatusForbidden, "Invalid CSRF token")
 		return
 	}
 	req := r.Clone(r.Context())
