@@ -64,11 +64,16 @@ func (s *stream) offer(ev sse) {
 	select {
 	case s.ch <- ev:
 	default:
-		s.resync.Store(true)
-		select {
-		case s.kick <- struct{}{}:
-		default:
-		}
+		s.dueResync()
+	}
+}
+
+// dueResync marks the stream for a resync and wakes its writer.
+func (s *stream) dueResync() {
+	s.resync.Store(true)
+	select {
+	case s.kick <- struct{}{}:
+	default:
 	}
 }
 
@@ -117,10 +122,25 @@ func (h *Handler) fanOut(ev sse, wants func(*stream) bool) {
 	}
 }
 
+// resyncAll tells every stream to resync.
+func (h *Handler) resyncAll() {
+	h.liveMu.Lock()
+	defer h.liveMu.Unlock()
+	for s := range h.streams {
+		s.dueResync()
+	}
+}
+
 // listen reads the bus until it closes: message events go to the chat
 // streams of their channel and complete the log's entries.
 func (h *Handler) listen(events <-chan event.Event) {
 	for e := range events {
+		if e.AfterGap {
+			// The subscription lost events to its full buffer: every
+			// stream may have missed some, so every page reads its
+			// state again.
+			h.resyncAll()
+		}
 		var name string
 		switch e.Type {
 		case event.MessageCreate:
