@@ -28,15 +28,24 @@ func (s *Store) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 		return nil, err
 	}
 	s.stmts.mu.Lock()
-	defer s.stmts.mu.Unlock()
-	if old, ok := s.stmts.stmts[query]; ok {
-		_ = st.Close() // another caller prepared it meanwhile
+	old, raced := s.stmts.stmts[query]
+	if !raced {
+		if s.stmts.stmts == nil {
+			s.stmts.stmts = make(map[string]*sql.Stmt)
+		}
+		s.stmts.stmts[query] = st
+	}
+	s.stmts.mu.Unlock()
+	if raced {
+		// Another caller prepared it meanwhile. Closed outside the lock:
+		// closing waits for each connection the statement was prepared
+		// on, and one of those may be in a transaction's statement that
+		// waits, on the server, for a lock held by a transaction that
+		// waits for the cache's lock (seen as a deadlock of concurrent
+		// answers on PostgreSQL).
+		_ = st.Close()
 		return old, nil
 	}
-	if s.stmts.stmts == nil {
-		s.stmts.stmts = make(map[string]*sql.Stmt)
-	}
-	s.stmts.stmts[query] = st
 	return st, nil
 }
 
@@ -60,11 +69,12 @@ func (s *Store) queryRow(ctx context.Context, query string, args ...any) *sql.Ro
 
 func (c *stmtCache) close() {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, st := range c.stmts {
+	stmts := c.stmts
+	c.stmts = nil
+	c.mu.Unlock()
+	for _, st := range stmts { // outside the lock: see stmt
 		st.Close()
 	}
-	c.stmts = nil
 }
 
 // reader runs the read path's queries: through the statement cache on
