@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/slashd/slashd/internal/testenv"
 	"github.com/slashd/slashd/sdk/interactions"
@@ -64,31 +63,9 @@ func BenchmarkLoopbackPost(b *testing.B) {
 // median and 99th percentile latency.
 func measure(b *testing.B, url, auth string, body []byte) {
 	b.Helper()
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
-	lat := make([]time.Duration, 0, b.N)
 	b.ReportAllocs()
 	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		req, err := http.NewRequest("POST", url, bytes.NewReader(body))
-		if err != nil {
-			b.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/json")
-		if auth != "" {
-			req.Header.Set("Authorization", auth)
-		}
-		start := time.Now()
-		resp, err := client.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		out, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		lat = append(lat, time.Since(start))
-		if resp.StatusCode != 200 {
-			b.Fatalf("request %d: %d %s", i, resp.StatusCode, out)
-		}
-	}
+	lat := latencies(b, url, auth, body)
 	b.StopTimer()
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")

@@ -9,6 +9,7 @@ import (
 	"github.com/slashd/slashd/internal/adminapi"
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 )
@@ -54,11 +55,7 @@ func (s *Server) explainAccess(ctx context.Context, q adminapi.AccessQuery) (acc
 	if err != nil {
 		return access.Decision{}, err
 	}
-	d := access.NewViewer(view.context(ch, cmd.ApplicationID)).Decide(ac.index, cmd)
-	if d.Allowed && cmd.Type == command.PrimaryEntryPoint && !ac.embedded() {
-		d = access.Decision{Allowed: false, Rule: "entry_point_without_activity",
-			Reason: "an entry point command shows only when its app has Activities (the EMBEDDED flag)"}
-	}
+	d := decide(view, ch, ac, cmd)
 	if d.Allowed && cmd.GuildID == 0 && shadowed(ac.commands, cmd) {
 		d = access.Decision{Allowed: false, Rule: "shadowed_by_guild_command",
 			Reason: "a guild command of the same type and name replaces this global command in this guild"}
@@ -89,12 +86,20 @@ func (s *Server) explainPrivateAccess(ctx context.Context, q adminapi.AccessQuer
 	if err != nil {
 		return access.Decision{}, err
 	}
+	d := decide(view, ch, ac, cmd)
+	return d, nil
+}
+
+// decide is the picker's decision on cmd for the viewer of view in ch:
+// the access rules, then an entry point shows only when its app has an
+// Activity.
+func decide(view memberView, ch guild.Channel, ac appCommands, cmd command.Command) access.Decision {
 	d := access.NewViewer(view.context(ch, cmd.ApplicationID)).Decide(ac.index, cmd)
 	if d.Allowed && cmd.Type == command.PrimaryEntryPoint && !ac.embedded() {
 		d = access.Decision{Allowed: false, Rule: "entry_point_without_activity",
 			Reason: "an entry point command shows only when its app has Activities (the EMBEDDED flag)"}
 	}
-	return d, nil
+	return d
 }
 
 // findCommand finds a command by id among the guild's commands and the

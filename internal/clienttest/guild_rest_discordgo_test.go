@@ -8,35 +8,14 @@ package clienttest
 import (
 	"context"
 	"errors"
-	"net/http"
-	"net/url"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/bwmarrin/discordgo"
 
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/testenv"
 )
-
-// restOnlyDiscordgo is a discordgo session with its defaults, aimed at
-// the test server, never opened (REST only: its state stays empty, so
-// every read goes to the API).
-func restOnlyDiscordgo(t *testing.T, e *testenv.Env) *discordgo.Session {
-	t.Helper()
-	s, err := discordgo.New("Bot " + e.App.BotToken)
-	if err != nil {
-		t.Fatal(err)
-	}
-	target, err := url.Parse(e.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Client = &http.Client{Transport: membersTransport{target: target, base: e.Server.Client().Transport},
-		Timeout: 20 * time.Second}
-	return s
-}
 
 // restCode is the API error code of a discordgo REST error (0: none).
 func restCode(err error) int {
@@ -50,7 +29,9 @@ func restCode(err error) int {
 func TestDiscordgoGuildREST(t *testing.T) {
 	t.Parallel()
 	e := testenv.New(t)
-	s := restOnlyDiscordgo(t, e)
+	// discordgo on its defaults, never opened (REST only: its state
+	// stays empty, so every read goes to the API).
+	s, _ := newDiscordgo(t, e, "Bot "+e.App.BotToken)
 	guildID := e.App.GuildID
 	ids := addGuildMembers(t, e, false, "carol", "dave")
 	stranger := addGuildMembers(t, e, true, "stranger")[0]

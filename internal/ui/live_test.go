@@ -4,23 +4,19 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/slashd/slashd/internal/api"
-	"github.com/slashd/slashd/internal/bootstrap"
 	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/snowflake"
-	"github.com/slashd/slashd/internal/store/sqlite"
 	"github.com/slashd/slashd/internal/ui"
 )
 
@@ -41,21 +37,11 @@ type liveWorld struct {
 
 func newLiveWorld(t *testing.T) *liveWorld {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slashd.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := snowflake.NewGenerator(0, nil)
-	cfg := api.DefaultConfig()
-	cfg.RateLimit = false
-	h := api.New(cfg, api.Deps{Store: st, IDs: ids, Now: time.Now, Rand: rand.Reader})
-	w := &liveWorld{ui: ui.New(ui.Config{API: h, Events: h.Events(), Heartbeat: 50 * time.Millisecond}), events: h.Events()}
+	h, admin := newAPI(t)
+	w := &liveWorld{ui: ui.New(ui.Config{API: h, Events: h.Events(), Heartbeat: 50 * time.Millisecond}), events: h.Events(),
+		admin: admin}
 	w.srv = httptest.NewServer(w.ui)
-	t.Cleanup(func() { w.ui.Close(); h.Shutdown(ctx); w.srv.Close(); st.Close() })
-	if w.admin, err = bootstrap.CreateAdminToken(ctx, bootstrap.Env{Store: st, IDs: ids, Rand: rand.Reader, Now: time.Now}); err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(func() { w.ui.Close(); w.srv.Close() })
 	jar, _ := cookiejar.New(nil)
 	w.c = &http.Client{Jar: jar}
 	if r, err := w.c.PostForm(w.srv.URL+"/ui/login", url.Values{"token": {w.admin}}); err != nil || r.StatusCode != 200 {
@@ -181,7 +167,7 @@ func (r *sseReader) next(t *testing.T) (string, string) {
 	return "", ""
 }
 
-// nextMessage skips events until one whose data holds want.
+// nextWith skips events until one whose data holds want.
 func (r *sseReader) nextWith(t *testing.T, want string) (string, string) {
 	t.Helper()
 	for {

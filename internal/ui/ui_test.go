@@ -20,9 +20,9 @@ import (
 	"github.com/slashd/slashd/internal/ui"
 )
 
-// newServer is the UI in front of a real API, plain or over TLS, and
-// an admin token.
-func newServer(t *testing.T, tls bool) (*httptest.Server, string) {
+// newAPI is a real API on a fresh SQLite store (rate limits off) and an
+// admin token for it; both are closed when the test ends.
+func newAPI(t *testing.T) (*api.Server, string) {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slashd.db"))
@@ -33,17 +33,26 @@ func newServer(t *testing.T, tls bool) (*httptest.Server, string) {
 	cfg := api.DefaultConfig()
 	cfg.RateLimit = false
 	h := api.New(cfg, api.Deps{Store: st, IDs: ids, Now: time.Now, Rand: rand.Reader})
+	t.Cleanup(func() { h.Shutdown(ctx); st.Close() })
+	tok, err := bootstrap.CreateAdminToken(ctx, bootstrap.Env{Store: st, IDs: ids, Rand: rand.Reader, Now: time.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, tok
+}
+
+// newServer is the UI in front of a real API, plain or over TLS, and
+// an admin token.
+func newServer(t *testing.T, tls bool) (*httptest.Server, string) {
+	t.Helper()
+	h, tok := newAPI(t)
 	var srv *httptest.Server
 	if tls {
 		srv = httptest.NewTLSServer(ui.New(ui.Config{API: h}))
 	} else {
 		srv = httptest.NewServer(ui.New(ui.Config{API: h}))
 	}
-	t.Cleanup(func() { h.Shutdown(ctx); srv.Close(); st.Close() })
-	tok, err := bootstrap.CreateAdminToken(ctx, bootstrap.Env{Store: st, IDs: ids, Rand: rand.Reader, Now: time.Now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(srv.Close)
 	return srv, tok
 }
 
