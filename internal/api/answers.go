@@ -51,7 +51,7 @@ func (s *Server) answerRecord(ctx context.Context, rec store.Interaction, cb int
 		return answered{}, err
 	}
 	now := s.now().UTC()
-	rec, err = s.store.AnswerInteraction(ctx, rec.ID, func(cur store.Interaction) (store.Answer, error) {
+	rec, err = s.answerStored(ctx, rec.ID, func(cur store.Interaction) (store.Answer, error) {
 		if cur.ResponseType != 0 {
 			return store.Answer{}, errAlreadyAcked
 		}
@@ -71,12 +71,14 @@ func (s *Server) answerRecord(ctx context.Context, rec store.Interaction, cb int
 	if err != nil {
 		return answered{}, err
 	}
+	// Wake what waits for the answer on this node: the invocation (a
+	// callback's answer), a follow-up sent before it.
+	s.answers.notify(rec.ID)
 	if mode == answerCallback {
-		// The invocation waits for a callback's answer, maybe on another
-		// node: wake it, through the bus. An inline answer (or the
-		// service's own) is stored by the invoking request itself, which
-		// is all that could wait for it.
-		s.answers.notify(rec.ID)
+		// The invocation may wait on another node: wake it, through the
+		// bus. An inline answer (or the service's own) is stored by the
+		// invoking request itself; a follow-up that another node holds
+		// finds it at its next poll.
 		s.events.Publish(context.WithoutCancel(ctx), event.Event{Type: eventInteractionAnswered,
 			ApplicationID: rec.ApplicationID, GuildID: rec.GuildID, Data: answeredEvent{ID: rec.ID}})
 	}
@@ -313,6 +315,9 @@ const answerPoll = 100 * time.Millisecond
 func (s *Server) awaitAnswer(ctx context.Context, id snowflake.ID, deadline time.Time, d *delivery) (answered, error) {
 	woken, done := s.answers.register(id)
 	defer done()
+	if err := s.pending.flush(ctx, s.store, id); err != nil {
+		return answered{}, fmt.Errorf("record interaction: %w", err)
+	}
 	expired := make(chan struct{})
 	timer := s.afterFunc(max(deadline.Sub(s.now()), 0), func() { close(expired) })
 	defer timer.Stop()

@@ -28,6 +28,9 @@ func (s *Server) interactionCallback(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
+	if err := s.pending.flush(ctx, s.store, id); err != nil {
+		return err
+	}
 	rec, err := s.store.Interaction(ctx, id)
 	if err != nil {
 		return store.NotFoundAs(err, errUnknownInteraction)
@@ -79,7 +82,13 @@ func (s *Server) webhookInteraction(r *http.Request) (store.Interaction, error) 
 	if err != nil {
 		return store.Interaction{}, err
 	}
-	rec, err := s.store.InteractionByToken(r.Context(), auth.Hash(r.PathValue("interaction_token")))
+	token := r.PathValue("interaction_token")
+	if id, ok := tokenInteractionID(token); ok {
+		if err := s.pending.flush(r.Context(), s.store, id); err != nil {
+			return store.Interaction{}, err
+		}
+	}
+	rec, err := s.store.InteractionByToken(r.Context(), auth.Hash(token))
 	if err != nil {
 		return store.Interaction{}, store.NotFoundAs(err, errUnknownWebhook)
 	}

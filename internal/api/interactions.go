@@ -95,11 +95,13 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) error {
 		s.countInteraction(it, refusalOutcome(err))
 		return err
 	}
-	if err := s.store.CreateInteraction(ctx, in.record); err != nil {
+	delivered, err := s.record(ctx, in)
+	if err != nil {
 		s.countInteraction(it, outcomeError)
 		return fmt.Errorf("record interaction: %w", err)
 	}
 	rec, err := s.dispatch(ctx, in)
+	delivered()
 	if err != nil {
 		return err
 	}
@@ -408,7 +410,7 @@ type delivery struct {
 // handler 2 is the service's own to answer: it launches the Activity
 // without involving the app.
 func (s *Server) deliver(ctx context.Context, in invocation, d *delivery) (answered, error) {
-	if in.cmd.Type == command.PrimaryEntryPoint && in.cmd.Handler != nil && *in.cmd.Handler == command.HandlerDiscordLaunchActivity {
+	if serviceAnswers(in.cmd) {
 		d.target = targetService
 		return s.answerRecord(ctx, in.record, interaction.Callback{Type: interaction.CallbackLaunchActivity}, answerLaunch)
 	}

@@ -21,7 +21,7 @@ func worldAdmin(t *testing.T, e *testenv.Env, method, path string, body any, sta
 
 // A warm invocation reads nothing of the world from the database: the
 // store's metrics (which count what reaches it, below the cache) see
-// its two writes and nothing else.
+// its one write, the record with its inline answer, and nothing else.
 func TestWarmInvocationReadsTheWorldFromMemory(t *testing.T) {
 	t.Parallel()
 	e := testenv.New(t)
@@ -46,8 +46,8 @@ func TestWarmInvocationReadsTheWorldFromMemory(t *testing.T) {
 	// The janitor may run meanwhile; it reads nothing of the world.
 	delete(calls, "DeleteInteractionsBefore")
 	delete(calls, "DeleteRateLimitsBefore")
-	if len(calls) != 2 || calls["CreateInteraction"] != 1 || calls["AnswerInteraction"] != 1 {
-		t.Errorf("store calls of a warm invocation: %v, want CreateInteraction and AnswerInteraction once each", calls)
+	if len(calls) != 1 || calls["CreateAnsweredInteraction"] != 1 {
+		t.Errorf("store calls of a warm invocation: %v, want CreateAnsweredInteraction once", calls)
 	}
 }
 

@@ -239,3 +239,83 @@ func TestInvokeEntryPointLaunchesActivity(t *testing.T) {
 		jsonObj{"scopes": []string{"applications.commands", "bot"}}, -1)
 	wantError(t, mustDo(t, e, "POST", "/api/v10/interactions", client, body(plainLaunch), -1), 404, bodyUnknownCommand)
 }
+
+// An invocation whose delivery failed is recorded all the same, as one
+// delivered to the gateway is before its delivery: its app may still
+// answer it through the callback route within the answer window, and a
+// second answer is refused.
+func TestInvokeFailedDeliveryKeepsItsRecord(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	w := newInvokeWorld(t, e)
+	delivered := make(chan *interactions.Interaction, 1)
+	app := endpointApp(t, e.App.PublicKey, func(rw http.ResponseWriter, r *http.Request, i *interactions.Interaction) {
+		delivered <- i
+		http.Error(rw, "boom", http.StatusInternalServerError)
+	})
+	adminDo(t, e, "PUT", "/applications/"+w.app+"/interactions-endpoint", jsonObj{"interactions_endpoint_url": app.URL}, 200)
+	cmd := w.command(chat("fails"))
+	r, err := doJSON(e, "POST", "/api/v10/interactions", w.client, w.invocation(2, cmd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, r, 502, bodyInteractionFailed)
+	i := <-delivered
+	path := "/api/v10/interactions/" + i.ID + "/" + i.Token + "/callback"
+	answer := jsonObj{"type": 4, "data": jsonObj{"content": "late but within the window"}}
+	r, err = doJSON(e, "POST", path, "", answer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, r, 204)
+	r, err = doJSON(e, "GET", "/api/v10/webhooks/"+w.app+"/"+i.Token+"/messages/@original", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, r, 200)
+	if m := decodeObj(t, r); m["content"] != "late but within the window" {
+		t.Errorf("@original = %v", m)
+	}
+	r, err = doJSON(e, "POST", path, "", answer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, r, 400, bodyAlreadyAcked)
+}
+
+// A follow-up an app sends while its delivery is still open (before its
+// inline answer) waits for that answer, then is posted.
+func TestInvokeEndpointFollowupBeforeInlineAnswer(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	w := newInvokeWorld(t, e)
+	followup := make(chan testenv.Response, 1)
+	app := endpointApp(t, e.App.PublicKey, func(rw http.ResponseWriter, r *http.Request, i *interactions.Interaction) {
+		go func() {
+			followup <- e.Do("POST", "/api/v10/webhooks/"+w.app+"/"+i.Token, "", jsonObj{"content": "right after"})
+		}()
+		id := mustID(t, i.ID)
+		testenv.WaitFor(t, "the follow-up waits for the answer", func() bool { return e.API.Waiting(id) == 1 })
+		writeAnswer(rw, `{"type":4,"data":{"content":"first"}}`)
+	})
+	adminDo(t, e, "PUT", "/applications/"+w.app+"/interactions-endpoint", jsonObj{"interactions_endpoint_url": app.URL}, 200)
+	cmd := w.command(chat("both"))
+	r, err := doJSON(e, "POST", "/api/v10/interactions", w.client, w.invocation(2, cmd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStatus(t, r, 200)
+	if res, _ := decodeObj(t, r)["resource"].(jsonObj); res == nil {
+		t.Fatalf("answer: %s", r.Body)
+	} else if msg, _ := res["message"].(jsonObj); msg["content"] != "first" {
+		t.Fatalf("answer: %s", r.Body)
+	}
+	select {
+	case f := <-followup:
+		if f.Status != 200 || str(decodeObj(t, f), "content") != "right after" {
+			t.Fatalf("follow-up: %s", describe(f))
+		}
+	case <-time.After(testenv.WaitTimeout):
+		t.Fatal("the follow-up never came back")
+	}
+}

@@ -72,9 +72,26 @@ func (m messageEvents) DeleteMessage(ctx context.Context, id snowflake.ID) error
 // answer, a deferred answer's placeholder), or the component's message
 // an UPDATE_MESSAGE answer replaces.
 func (m messageEvents) AnswerInteraction(ctx context.Context, id snowflake.ID, fn func(store.Interaction) (store.Answer, error)) (store.Interaction, error) {
+	return m.publishAnswer(ctx, fn, func(fn func(store.Interaction) (store.Answer, error)) (store.Interaction, error) {
+		return m.Store.AnswerInteraction(ctx, id, fn)
+	})
+}
+
+// CreateAnsweredInteraction publishes the answer's message, as
+// AnswerInteraction does.
+func (m messageEvents) CreateAnsweredInteraction(ctx context.Context, in store.Interaction, fn func(store.Interaction) (store.Answer, error)) (store.Interaction, error) {
+	return m.publishAnswer(ctx, fn, func(fn func(store.Interaction) (store.Answer, error)) (store.Interaction, error) {
+		return m.Store.CreateAnsweredInteraction(ctx, in, fn)
+	})
+}
+
+// publishAnswer runs write with fn and publishes the message of the
+// answer it stored.
+func (m messageEvents) publishAnswer(ctx context.Context, fn func(store.Interaction) (store.Answer, error),
+	write func(func(store.Interaction) (store.Answer, error)) (store.Interaction, error)) (store.Interaction, error) {
 	var put *store.Message
 	var replaces snowflake.ID
-	rec, err := m.Store.AnswerInteraction(ctx, id, func(cur store.Interaction) (store.Answer, error) {
+	rec, err := write(func(cur store.Interaction) (store.Answer, error) {
 		a, err := fn(cur)
 		put, replaces = a.Put, cur.MessageID
 		return a, err

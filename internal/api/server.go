@@ -160,11 +160,15 @@ type Server struct {
 	lists    *listCache
 	webhooks *webhook.Deliverer
 	answers  answerWaiters
-	oauth    *oauth.Server
-	gateway  *gateway.Gateway
-	stop     context.CancelFunc // ends the gateway's event loop
-	metrics  *serverMetrics
-	mux      *http.ServeMux
+	// pending holds records of invocations being delivered, when
+	// holdRecords (this node is its store's only writer).
+	pending     pendingRecords
+	holdRecords bool
+	oauth       *oauth.Server
+	gateway     *gateway.Gateway
+	stop        context.CancelFunc // ends the gateway's event loop
+	metrics     *serverMetrics
+	mux         *http.ServeMux
 	// deliveryHook observes deliveries (OnDelivery); nil: none.
 	deliveryHook atomic.Pointer[func(Delivery)]
 	// registered lists the mux's patterns (Routes).
@@ -221,6 +225,9 @@ func New(cfg Config, d Deps) *Server {
 		d.Store = s.cache
 	}
 	s.store, s.limiter = d.Store, newRateLimiter(cfg, d)
+	// Only a node that is its store's only writer may hold an
+	// invocation's record until its answer: another node could not see it.
+	s.holdRecords = cfg.Cache == CacheLocal
 	if !cfg.MessageEventsOff {
 		s.store = messageEvents{Store: d.Store, bus: s.events}
 	}

@@ -507,6 +507,12 @@ type Messages interface {
 	// fn's error aborts and is returned as is; ErrNotFound if unknown. Of
 	// concurrent answers each sees the one committed before it.
 	AnswerInteraction(ctx context.Context, id snowflake.ID, fn func(Interaction) (Answer, error)) (Interaction, error)
+	// CreateAnsweredInteraction records in together with its answer, in
+	// one transaction: fn gets in as AnswerInteraction's fn gets the
+	// stored interaction, and what it returns is stored the same way.
+	// ErrConflict if the id or the token hash is taken (nothing is
+	// written).
+	CreateAnsweredInteraction(ctx context.Context, in Interaction, fn func(Interaction) (Answer, error)) (Interaction, error)
 	// CreateFollowup inserts m, a follow-up message of interaction id, and
 	// counts it against the interaction, in one transaction. With limit >
 	// 0, an interaction that already created limit follow-ups gets no more

@@ -53,7 +53,7 @@ func TestSecrets(t *testing.T) {
 	})
 }
 
-func openTest(t *testing.T, path string, opts ...Option) *sqlstore.Store {
+func openTest(t testing.TB, path string, opts ...Option) *sqlstore.Store {
 	t.Helper()
 	s, err := Open(t.Context(), path, opts...)
 	if err != nil {

@@ -155,17 +155,69 @@ func nullText(b []byte) any {
 	return string(b)
 }
 
+const queryInsertInteraction = `INSERT INTO interactions (` + interactionColumns + `)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`
+
+func interactionArgs(in store.Interaction) []any {
+	return []any{id64(in.ID), id64(in.ApplicationID), in.Type, in.TokenHash, id64(in.GuildID), id64(in.ChannelID),
+		id64(in.UserID), id64(in.CommandID), id64(in.MessageID), unix(in.CreatedAt), in.ResponseType, unix(in.AnsweredAt),
+		id64(in.OriginalMessageID), boolInt(in.Ephemeral), nullText(in.Result), nullText(in.Metadata)}
+}
+
 // CreateInteraction records an invocation.
 func (s *Store) CreateInteraction(ctx context.Context, in store.Interaction) error {
-	_, err := s.exec(ctx, `INSERT INTO interactions (`+interactionColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
-		id64(in.ID), id64(in.ApplicationID), in.Type, in.TokenHash, id64(in.GuildID), id64(in.ChannelID), id64(in.UserID),
-		id64(in.CommandID), id64(in.MessageID), unix(in.CreatedAt), in.ResponseType, unix(in.AnsweredAt),
-		id64(in.OriginalMessageID), boolInt(in.Ephemeral), nullText(in.Result), nullText(in.Metadata))
+	_, err := s.exec(ctx, queryInsertInteraction, interactionArgs(in)...)
 	if err != nil {
 		return fmt.Errorf("insert interaction %d: %w", in.ID, s.formatError(err))
 	}
 	return nil
+}
+
+// CreateAnsweredInteraction records an invocation together with its
+// answer, in one transaction: an invocation answered inline commits
+// once.
+func (s *Store) CreateAnsweredInteraction(ctx context.Context, in store.Interaction,
+	fn func(store.Interaction) (store.Answer, error),
+) (store.Interaction, error) {
+	if err := s.prepareAll(ctx, queryInsertInteraction, queryPutMessage, queryChannelExists); err != nil {
+		return store.Interaction{}, fmt.Errorf("record answered interaction %d: %w", in.ID, err)
+	}
+	var out store.Interaction
+	err := s.lockedTx(ctx, func(tx *sql.Tx) error {
+		next, put, err := answerOf(in, fn)
+		if err != nil {
+			return err
+		}
+		if _, err := s.txExec(ctx, tx, queryInsertInteraction, interactionArgs(next)...); err != nil {
+			return fmt.Errorf("insert interaction %d: %w", in.ID, s.formatError(err))
+		}
+		if put != nil {
+			if err := s.putMessage(ctx, tx, *put); err != nil {
+				return err
+			}
+		}
+		out = next
+		return nil
+	})
+	if err != nil {
+		return store.Interaction{}, err
+	}
+	return out, nil
+}
+
+// answerOf runs fn on cur and returns the interaction to store, with what
+// an answer cannot change kept as cur has it, and the message to put.
+func answerOf(cur store.Interaction, fn func(store.Interaction) (store.Answer, error)) (store.Interaction, *store.Message, error) {
+	ans, err := fn(cur)
+	if err != nil {
+		return store.Interaction{}, nil, err // as is: the caller's own error
+	}
+	next := ans.Interaction
+	next.ID, next.ApplicationID, next.TokenHash, next.CreatedAt = cur.ID, cur.ApplicationID, cur.TokenHash, cur.CreatedAt
+	next.Metadata = cur.Metadata
+	// What is stored, times at the store's precision.
+	next.CreatedAt, next.AnsweredAt = fromUnix(unix(next.CreatedAt)), fromUnix(unix(next.AnsweredAt))
+	return next, ans.Put, nil
 }
 
 // Interaction reads one interaction.
@@ -232,13 +284,10 @@ func (s *Store) AnswerInteraction(ctx context.Context, id snowflake.ID,
 		if err != nil {
 			return err
 		}
-		ans, err := fn(cur)
+		next, put, err := answerOf(cur, fn)
 		if err != nil {
-			return err // as is: the caller's own error
+			return err
 		}
-		next := ans.Interaction
-		next.ID, next.ApplicationID, next.TokenHash, next.CreatedAt = cur.ID, cur.ApplicationID, cur.TokenHash, cur.CreatedAt
-		next.Metadata = cur.Metadata
 		_, err = s.txExec(ctx, tx, queryAnswerInteraction,
 			next.Type, id64(next.GuildID), id64(next.ChannelID), id64(next.UserID), id64(next.CommandID),
 			id64(next.MessageID), next.ResponseType, unix(next.AnsweredAt), id64(next.OriginalMessageID),
@@ -246,13 +295,11 @@ func (s *Store) AnswerInteraction(ctx context.Context, id snowflake.ID,
 		if err != nil {
 			return fmt.Errorf("answer interaction %d: %w", id, s.formatError(err))
 		}
-		if ans.Put != nil {
-			if err := s.putMessage(ctx, tx, *ans.Put); err != nil {
+		if put != nil {
+			if err := s.putMessage(ctx, tx, *put); err != nil {
 				return err
 			}
 		}
-		// What was stored, times at the store's precision.
-		next.CreatedAt, next.AnsweredAt = fromUnix(unix(next.CreatedAt)), fromUnix(unix(next.AnsweredAt))
 		out = next
 		return nil
 	})

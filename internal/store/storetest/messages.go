@@ -29,6 +29,7 @@ func testMessages(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("ChannelMessages", func(t *testing.T) { testChannelMessages(t, open) })
 	t.Run("interactions", func(t *testing.T) { testInteractions(t, open) })
 	t.Run("AnswerInteraction", func(t *testing.T) { testAnswerInteraction(t, open) })
+	t.Run("CreateAnsweredInteraction", func(t *testing.T) { testCreateAnsweredInteraction(t, open) })
 	t.Run("concurrent answers", func(t *testing.T) { testConcurrentAnswers(t, open) })
 	t.Run("DeleteInteractionsBefore", func(t *testing.T) { testDeleteInteractionsBefore(t, open) })
 	t.Run("CreateFollowup", func(t *testing.T) { testFollowups(t, open) })
@@ -378,6 +379,80 @@ func testAnswerInteraction(t *testing.T, open func(t *testing.T) store.Store) {
 	// Deleting the original message leaves the interaction without one.
 	must(t, f.s.DeleteMessage(f.ctx, original.ID))
 	want.OriginalMessageID = 0
+	f.interaction(t, want)
+}
+
+func testCreateAnsweredInteraction(t *testing.T, open func(t *testing.T) store.Store) {
+	f := messagesFixture(t, open)
+	in := interaction(8001, textID, guildID)
+	original := msg(9001, textID, guildID, appID, `{"content":"pong"}`)
+	original.InteractionID = in.ID
+	var seen store.Interaction
+	got, err := f.s.CreateAnsweredInteraction(f.ctx, in, func(cur store.Interaction) (store.Answer, error) {
+		seen = cur
+		next := cur
+		next.ResponseType, next.AnsweredAt, next.OriginalMessageID = 4, ms(messageMs+10_000), original.ID
+		// What the interaction is keeps what it was recorded with.
+		next.ID, next.ApplicationID, next.TokenHash, next.CreatedAt, next.Metadata = unknown, otherAppID, hash("forged"), ms(1), nil
+		return store.Answer{Interaction: next, Put: &original}, nil
+	})
+	if err != nil {
+		t.Fatalf("CreateAnsweredInteraction: %v", err)
+	}
+	checkInteraction(t, "fn's argument", seen, in)
+	want := in
+	want.ResponseType, want.AnsweredAt, want.OriginalMessageID = 4, ms(messageMs+10_000), original.ID
+	checkInteraction(t, "CreateAnsweredInteraction's result", got, want)
+	f.interaction(t, want)
+	f.message(t, original)
+
+	// An answer without a message (autocomplete choices).
+	choices := interaction(8002, textID, guildID)
+	choices.Type = 4
+	if _, err := f.s.CreateAnsweredInteraction(f.ctx, choices, func(cur store.Interaction) (store.Answer, error) {
+		cur.ResponseType, cur.AnsweredAt, cur.Result = 8, ms(messageMs+11_000), []byte(`{"choices":[]}`)
+		return store.Answer{Interaction: cur}, nil
+	}); err != nil {
+		t.Fatalf("CreateAnsweredInteraction without a message: %v", err)
+	}
+	wantChoices := choices
+	wantChoices.ResponseType, wantChoices.AnsweredAt, wantChoices.Result = 8, ms(messageMs+11_000), []byte(`{"choices":[]}`)
+	f.interaction(t, wantChoices)
+
+	// Whatever fails writes nothing: fn's error (returned as is), a taken
+	// id, a message for an unknown channel.
+	refused := errors.New("refused")
+	lost := msg(9002, unknown, guildID, appID, `{"content":"lost"}`)
+	sameID := interaction(in.ID, text2ID, guildID)
+	sameID.TokenHash = hash("fresh token")
+	answer := func(m *store.Message) func(store.Interaction) (store.Answer, error) {
+		return func(cur store.Interaction) (store.Answer, error) {
+			cur.ResponseType, cur.AnsweredAt = 4, ms(messageMs+12_000)
+			if m != nil {
+				cur.OriginalMessageID = m.ID
+			}
+			return store.Answer{Interaction: cur, Put: m}, nil
+		}
+	}
+	other := msg(9003, text2ID, guildID, appID, `{"content":"other"}`)
+	checkErrs(t, []errCase{
+		{"fn's error", func() error {
+			_, err := f.s.CreateAnsweredInteraction(f.ctx, interaction(8003, textID, guildID),
+				func(store.Interaction) (store.Answer, error) { return store.Answer{}, refused })
+			return err
+		}, refused},
+		{"a taken id", func() error { _, err := f.s.CreateAnsweredInteraction(f.ctx, sameID, answer(&other)); return err },
+			store.ErrConflict},
+		{"a message in an unknown channel", func() error {
+			_, err := f.s.CreateAnsweredInteraction(f.ctx, interaction(8004, textID, guildID), answer(&lost))
+			return err
+		}, store.ErrNotFound},
+	})
+	checkErrs(t, []errCase{
+		{"Interaction after fn's error", func() error { _, err := f.s.Interaction(f.ctx, 8003); return err }, store.ErrNotFound},
+		{"Interaction after an unknown channel", func() error { _, err := f.s.Interaction(f.ctx, 8004); return err }, store.ErrNotFound},
+		{"the taken id's message", func() error { _, err := f.s.Message(f.ctx, other.ID); return err }, store.ErrNotFound},
+	})
 	f.interaction(t, want)
 }
 

@@ -469,6 +469,13 @@ func (w *wrapper) AnswerInteraction(a0 context.Context, a1 snowflake.ID, a2 func
 	return w.Store.AnswerInteraction(a0, a1, a2)
 }
 
+func (w *wrapper) CreateAnsweredInteraction(a0 context.Context, a1 store.Interaction, a2 func(store.Interaction) (store.Answer,
+
+	error)) (store.Interaction, error) {
+	defer w.observe("CreateAnsweredInteraction", time.Now())
+	return w.Store.CreateAnsweredInteraction(a0, a1, a2)
+}
+
 func (w *wrapper) CreateFollowup(a0 context.Context, a1 snowflake.ID, a2 int, a3 store.Message) error {
 	defer w.observe("CreateFollowup", time.Now())
 	return w.Store.CreateFollowup(a0, a1, a2, a3)
