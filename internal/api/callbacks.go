@@ -82,17 +82,20 @@ func (s *Server) webhookInteraction(r *http.Request) (store.Interaction, error) 
 	if err != nil {
 		return store.Interaction{}, err
 	}
+	// The token names its interaction; its hash must match the one stored.
 	token := r.PathValue("interaction_token")
-	if id, ok := tokenInteractionID(token); ok {
-		if err := s.pending.flush(r.Context(), s.store, id); err != nil {
-			return store.Interaction{}, err
-		}
+	id, ok := tokenInteractionID(token)
+	if !ok {
+		return store.Interaction{}, errUnknownWebhook
 	}
-	rec, err := s.store.InteractionByToken(r.Context(), auth.Hash(token))
+	if err := s.pending.flush(r.Context(), s.store, id); err != nil {
+		return store.Interaction{}, err
+	}
+	rec, err := s.store.Interaction(r.Context(), id)
 	if err != nil {
 		return store.Interaction{}, store.NotFoundAs(err, errUnknownWebhook)
 	}
-	if rec.ApplicationID != appID {
+	if subtle.ConstantTimeCompare(rec.TokenHash, auth.Hash(token)) != 1 || rec.ApplicationID != appID {
 		return store.Interaction{}, errUnknownWebhook
 	}
 	if rec.ResponseType == 0 {

@@ -494,11 +494,11 @@ type Messages interface {
 	// bound), at most limit.
 	ChannelMessages(ctx context.Context, channelID, viewer, before snowflake.ID, limit int) ([]Message, error)
 
-	// CreateInteraction records an invocation; ErrConflict if the id or
-	// the token hash is taken.
+	// CreateInteraction records an invocation; ErrConflict if the id is
+	// taken. (An interaction is found by its id, which its token
+	// carries; the token's hash is compared, not looked up.)
 	CreateInteraction(ctx context.Context, in Interaction) error
-	Interaction(ctx context.Context, id snowflake.ID) (Interaction, error)    // ErrNotFound if unknown
-	InteractionByToken(ctx context.Context, hash []byte) (Interaction, error) // ErrNotFound if unknown
+	Interaction(ctx context.Context, id snowflake.ID) (Interaction, error) // ErrNotFound if unknown
 	// AnswerInteraction runs fn on the interaction as stored and, in the
 	// same transaction, stores what it returns: the updated interaction
 	// (ID, ApplicationID, TokenHash, CreatedAt and Metadata are kept as
@@ -510,8 +510,7 @@ type Messages interface {
 	// CreateAnsweredInteraction records in together with its answer, in
 	// one transaction: fn gets in as AnswerInteraction's fn gets the
 	// stored interaction, and what it returns is stored the same way.
-	// ErrConflict if the id or the token hash is taken (nothing is
-	// written).
+	// ErrConflict if the id is taken (nothing is written).
 	CreateAnsweredInteraction(ctx context.Context, in Interaction, fn func(Interaction) (Answer, error)) (Interaction, error)
 	// CreateFollowup inserts m, a follow-up message of interaction id, and
 	// counts it against the interaction, in one transaction. With limit >
@@ -520,7 +519,9 @@ type Messages interface {
 	// ErrNotFound for an unknown interaction or channel.
 	CreateFollowup(ctx context.Context, id snowflake.ID, limit int, m Message) error
 	// DeleteInteractionsBefore forgets interactions created before t (their
-	// messages stay) and returns how many.
+	// messages stay) and returns how many. It looks among the ids made
+	// before an hour after t: an interaction's id is a snowflake of its
+	// creation (as the API makes them), or anything smaller.
 	DeleteInteractionsBefore(ctx context.Context, t time.Time) (int64, error)
 }
 

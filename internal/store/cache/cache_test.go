@@ -70,7 +70,7 @@ func TestEveryMethodClassified(t *testing.T) {
 		"UserInstallation", "PrivateChannel", "PrivateChannels",
 		"DeletePrivateChannel", "AdminTokenExists", "ClaimFirstRun", "MaxID", "LoginByName", "LoginOfUser", "SessionByHash", "DeleteSession", "OAuthSettings", "Grant", "Grants",
 		"UseCode", "UseRefreshToken", "SigningKeys", "Message", "UpdateMessage", "DeleteMessage",
-		"ChannelMessages", "Interaction", "InteractionByToken", "AnswerInteraction", "CreateAnsweredInteraction", "DeleteInteractionsBefore",
+		"ChannelMessages", "Interaction", "AnswerInteraction", "CreateAnsweredInteraction", "DeleteInteractionsBefore",
 		"HitRateLimit", "DeleteRateLimitsBefore", "Close",
 	}
 	known := slices.Concat(wrapped, untouched)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/slashd/slashd/internal/snowflake"
@@ -235,15 +236,6 @@ func readInteraction(ctx context.Context, q reader, id snowflake.ID) (store.Inte
 	return in, nil
 }
 
-// InteractionByToken finds an interaction by the SHA-256 of its token.
-func (s *Store) InteractionByToken(ctx context.Context, hash []byte) (store.Interaction, error) {
-	in, err := scanInteraction(s.queryRow(ctx, `SELECT `+interactionColumns+` FROM interactions WHERE token_hash = $1`, hash))
-	if err != nil {
-		return in, notFound(err, "interaction by token")
-	}
-	return in, nil
-}
-
 const (
 	queryLockInteraction   = `UPDATE interactions SET response_type = response_type WHERE id = $1`
 	queryAnswerInteraction = `UPDATE interactions SET type = $1, guild_id = $2, channel_id = $3, user_id = $4,
@@ -342,9 +334,17 @@ func (s *Store) CreateFollowup(ctx context.Context, id snowflake.ID, limit int, 
 	})
 }
 
-// DeleteInteractionsBefore forgets interactions created before t.
+// DeleteInteractionsBefore forgets interactions created before t. The
+// primary key bounds the search (ids are snowflakes of their creation,
+// which may run a little ahead of the clock that dated them: an hour is
+// allowed), so that no index on created_at is written by every
+// invocation.
 func (s *Store) DeleteInteractionsBefore(ctx context.Context, t time.Time) (int64, error) {
-	res, err := s.execWrite(ctx, `DELETE FROM interactions WHERE created_at < $1`, unix(t))
+	bound := int64(math.MaxInt64) // beyond 2084, snowflakes no longer fit
+	if id := snowflake.FromTime(t.Add(time.Hour)); id <= math.MaxInt64 {
+		bound = id64(id)
+	}
+	res, err := s.execWrite(ctx, `DELETE FROM interactions WHERE id < $1 AND created_at < $2`, bound, unix(t))
 	if err != nil {
 		return 0, fmt.Errorf("delete interactions before %s: %w", t, err)
 	}

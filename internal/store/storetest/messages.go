@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/snowflake"
@@ -236,28 +237,15 @@ func testInteractions(t *testing.T, open func(t *testing.T) store.Store) {
 	}
 	for _, want := range all {
 		f.interaction(t, want)
-		got, err := f.s.InteractionByToken(f.ctx, want.TokenHash)
-		if err != nil {
-			t.Errorf("InteractionByToken(%d): %v", want.ID, err)
-			continue
-		}
-		checkInteraction(t, fmt.Sprintf("InteractionByToken(%d)", want.ID), got, want)
 	}
 	if got, err := f.s.Interaction(f.ctx, slash.ID); err == nil && got.Result != nil {
 		t.Errorf("Interaction(%d).Result = %q, want nil", slash.ID, got.Result)
 	}
 
-	sameToken := interaction(8100, textID, guildID)
-	sameToken.TokenHash = slash.TokenHash
 	sameID := interaction(slash.ID, textID, guildID)
 	sameID.TokenHash = hash("fresh token")
 	checkErrs(t, []errCase{
 		{"Interaction unknown", func() error { _, err := f.s.Interaction(f.ctx, unknown); return err }, store.ErrNotFound},
-		{"InteractionByToken unknown", func() error {
-			_, err := f.s.InteractionByToken(f.ctx, hash("no such token"))
-			return err
-		}, store.ErrNotFound},
-		{"CreateInteraction with a taken token hash", func() error { return f.s.CreateInteraction(f.ctx, sameToken) }, store.ErrConflict},
 		{"CreateInteraction with a taken id", func() error { return f.s.CreateInteraction(f.ctx, sameID) }, store.ErrConflict},
 		{"AnswerInteraction unknown", func() error {
 			_, err := f.s.AnswerInteraction(f.ctx, unknown, func(in store.Interaction) (store.Answer, error) {
@@ -267,15 +255,7 @@ func testInteractions(t *testing.T, open func(t *testing.T) store.Store) {
 			return err
 		}, store.ErrNotFound},
 	})
-	// The failed creates left nothing behind.
-	checkErrs(t, []errCase{
-		{"Interaction after a create with a taken token", func() error { _, err := f.s.Interaction(f.ctx, sameToken.ID); return err },
-			store.ErrNotFound},
-		{"InteractionByToken after a create with a taken id", func() error {
-			_, err := f.s.InteractionByToken(f.ctx, sameID.TokenHash)
-			return err
-		}, store.ErrNotFound},
-	})
+	// The failed create changed nothing.
 	f.interaction(t, slash)
 }
 
@@ -304,11 +284,6 @@ func testAnswerInteraction(t *testing.T, open func(t *testing.T) store.Store) {
 	want.ResponseType, want.AnsweredAt, want.OriginalMessageID, want.Ephemeral = 4, ms(messageMs+10_000), original.ID, true
 	checkInteraction(t, "AnswerInteraction's result", got, want)
 	f.interaction(t, want)
-	if byToken, err := f.s.InteractionByToken(f.ctx, in.TokenHash); err != nil {
-		t.Errorf("InteractionByToken after the answer: %v", err)
-	} else {
-		checkInteraction(t, "InteractionByToken after the answer", byToken, want)
-	}
 	f.message(t, original)
 
 	// A later answer sees the first and replaces the message whole.
@@ -527,9 +502,6 @@ func (f *fixture) hasMessages(t *testing.T, what string, want bool, chs ...snowf
 		if _, err := f.s.Interaction(f.ctx, ch+20_000); !errors.Is(err, wantErr) {
 			t.Errorf("%s: interaction in channel %d: err = %v, want %v", what, ch, err, wantErr)
 		}
-		if _, err := f.s.InteractionByToken(f.ctx, hash("token "+(ch+20_000).String())); !errors.Is(err, wantErr) {
-			t.Errorf("%s: interaction in channel %d by token: err = %v, want %v", what, ch, err, wantErr)
-		}
 		n := 0
 		if want {
 			n = 1
@@ -579,12 +551,32 @@ func testDeleteInteractionsBefore(t *testing.T, open func(t *testing.T) store.St
 	if _, err := f.s.Interaction(f.ctx, old.ID); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("the old interaction: %v, want ErrNotFound", err)
 	}
-	if _, err := f.s.InteractionByToken(f.ctx, old.TokenHash); !errors.Is(err, store.ErrNotFound) {
-		t.Errorf("the old interaction's token: %v, want ErrNotFound", err)
-	}
 	f.interaction(t, young)
 	f.message(t, reply)
 	if n, err := f.s.DeleteInteractionsBefore(f.ctx, young.CreatedAt); err != nil || n != 0 {
 		t.Errorf("second DeleteInteractionsBefore = %d, %v; want 0", n, err)
+	}
+
+	// Ids as the API makes them, snowflakes of their creation (and one
+	// a little ahead of its clock): what was created before t goes.
+	now := ms(1_760_000_000_000)
+	dated := func(created time.Time, ahead time.Duration) store.Interaction {
+		in := interaction(snowflake.FromTime(created.Add(ahead)), textID, guildID)
+		in.CreatedAt = created
+		must(t, f.s.CreateInteraction(f.ctx, in))
+		return in
+	}
+	gone := []store.Interaction{young, dated(now.Add(-25*time.Hour), 0), dated(now.Add(-time.Millisecond), 50*time.Millisecond)}
+	kept := []store.Interaction{dated(now, 0), dated(now.Add(time.Minute), 0)}
+	if n, err := f.s.DeleteInteractionsBefore(f.ctx, now); err != nil || n != 3 {
+		t.Errorf("DeleteInteractionsBefore(now) = %d, %v; want 3", n, err)
+	}
+	for _, in := range gone {
+		if _, err := f.s.Interaction(f.ctx, in.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("interaction created at %v: %v, want ErrNotFound", in.CreatedAt, err)
+		}
+	}
+	for _, in := range kept {
+		f.interaction(t, in)
 	}
 }

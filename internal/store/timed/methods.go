@@ -457,11 +457,6 @@ func (w *wrapper) Interaction(a0 context.Context, a1 snowflake.ID) (store.Intera
 	return w.Store.Interaction(a0, a1)
 }
 
-func (w *wrapper) InteractionByToken(a0 context.Context, a1 []byte) (store.Interaction, error) {
-	defer w.observe("InteractionByToken", time.Now())
-	return w.Store.InteractionByToken(a0, a1)
-}
-
 func (w *wrapper) AnswerInteraction(a0 context.Context, a1 snowflake.ID, a2 func(store.Interaction) (store.Answer,
 
 	error)) (store.Interaction, error) {
