@@ -192,10 +192,8 @@ func (s *Store) CreateAnsweredInteraction(ctx context.Context, in store.Interact
 		if _, err := s.txExec(ctx, tx, queryInsertInteraction, interactionArgs(next)...); err != nil {
 			return fmt.Errorf("insert interaction %d: %w", in.ID, s.formatError(err))
 		}
-		if put != nil {
-			if err := s.putMessage(ctx, tx, *put); err != nil {
-				return err
-			}
+		if err := s.putAnswerMessage(ctx, tx, put); err != nil {
+			return err
 		}
 		out = next
 		return nil
@@ -204,6 +202,14 @@ func (s *Store) CreateAnsweredInteraction(ctx context.Context, in store.Interact
 		return store.Interaction{}, err
 	}
 	return out, nil
+}
+
+// putAnswerMessage puts an answer's message, if it has one.
+func (s *Store) putAnswerMessage(ctx context.Context, tx *sql.Tx, m *store.Message) error {
+	if m == nil {
+		return nil
+	}
+	return s.putMessage(ctx, tx, *m)
 }
 
 // answerOf runs fn on cur and returns the interaction to store, with what
@@ -287,10 +293,8 @@ func (s *Store) AnswerInteraction(ctx context.Context, id snowflake.ID,
 		if err != nil {
 			return fmt.Errorf("answer interaction %d: %w", id, s.formatError(err))
 		}
-		if put != nil {
-			if err := s.putMessage(ctx, tx, *put); err != nil {
-				return err
-			}
+		if err := s.putAnswerMessage(ctx, tx, put); err != nil {
+			return err
 		}
 		out = next
 		return nil
