@@ -56,7 +56,7 @@ func canonJSON(t *testing.T, v any) string {
 // Bearer token minted by the CLI edits permissions).
 func TestWorldVerbs(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := dataDirWithStore(t)
 	srv := startServe(t, dir)
 	raw, err := os.ReadFile(filepath.Join(dir, "bootstrap.json"))
 	if err != nil {

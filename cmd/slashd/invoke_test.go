@@ -58,7 +58,7 @@ func setUpBot(t *testing.T, creds map[string]string, bot *examplebot.Process) {
 // service's error and exit 1.
 func TestInvokeEndToEnd(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := dataDirWithStore(t)
 	srv := startServe(t, dir)
 	creds := readCredentials(t, filepath.Join(dir, "bootstrap.json"))
 	bot := startBot(t, creds)

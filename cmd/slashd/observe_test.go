@@ -47,7 +47,7 @@ func findRecord(recs []map[string]any, msg string) map[string]any {
 // to its own address; the profiler answers on its.
 func TestServeJSONLogsMetricsAddrAndPprof(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := dataDirWithStore(t)
 	srv := startServeConfig(t, serveConfig{addr: "127.0.0.1:0", dataDir: dir, logLevel: slog.LevelInfo, logFormat: logJSON,
 		metricsAddr: "127.0.0.1:0", pprofAddr: "127.0.0.1:0", nodeID: -1})
 
@@ -141,7 +141,7 @@ func TestServeJSONLogsMetricsAddrAndPprof(t *testing.T) {
 // the API's address.
 func TestServeDefaultsMetricsOnAPIAddressNoPprof(t *testing.T) {
 	t.Parallel()
-	srv := startServeConfig(t, serveConfig{addr: "127.0.0.1:0", dataDir: t.TempDir(), logLevel: slog.LevelInfo, nodeID: -1})
+	srv := startServeConfig(t, serveConfig{addr: "127.0.0.1:0", dataDir: dataDirWithStore(t), logLevel: slog.LevelInfo, nodeID: -1})
 	out := srv.out.String()
 	line := ""
 	for _, l := range strings.Split(out, "\n") {

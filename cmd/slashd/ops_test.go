@@ -61,7 +61,7 @@ func TestDescribeBuild(t *testing.T) {
 // the build's fields.
 func TestHealthzReportsTheBuild(t *testing.T) {
 	t.Parallel()
-	srv := startServe(t, t.TempDir())
+	srv := startServe(t, dataDirWithStore(t))
 	status, body := call(t, "GET", srv.base+"/healthz", "", "")
 	var got map[string]any
 	if status != http.StatusOK || json.Unmarshal(body, &got) != nil {
@@ -79,7 +79,7 @@ func TestHealthzReportsTheBuild(t *testing.T) {
 // not healthy, no answer in time.
 func TestHealthcheckCommand(t *testing.T) {
 	t.Parallel()
-	srv := startServe(t, t.TempDir())
+	srv := startServe(t, dataDirWithStore(t))
 	stdout, stderr, code, err := runCLI(t, nil, "healthcheck", "--addr", srv.addr)
 	if code != 0 || err != nil || stderr != "" {
 		t.Fatalf("healthy server: exit %d, %v, stderr %q", code, err, stderr)
@@ -200,7 +200,7 @@ func TestServeSaysItStarts(t *testing.T) {
 		t.Errorf("first line %q, want the start line with the version and the store", first)
 	}
 
-	srv := startServeConfig(t, serveConfig{addr: "127.0.0.1:0", dataDir: t.TempDir(), logLevel: slog.LevelInfo})
+	srv := startServeConfig(t, serveConfig{addr: "127.0.0.1:0", dataDir: dataDirWithStore(t), logLevel: slog.LevelInfo})
 	log := srv.out.String()
 	first, _, _ = strings.Cut(log, "\n")
 	if !strings.Contains(first, `msg="slashd starting"`) || !strings.Contains(log, `msg="slashd listening"`) {

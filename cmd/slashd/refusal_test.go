@@ -17,7 +17,7 @@ import (
 // the flags.
 func TestCLIRefusesAsTheAdminAPI(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	dir := dataDirWithStore(t)
 	srv := startServe(t, dir)
 	raw, err := os.ReadFile(filepath.Join(dir, "bootstrap.json"))
 	if err != nil {

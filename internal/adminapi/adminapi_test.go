@@ -63,7 +63,7 @@ type mounted struct {
 func mount(t *testing.T) *mounted {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slashd.db"))
+	st, err := sqlite.OpenFromTemplate(ctx, filepath.Join(t.TempDir(), "slashd.db"))
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

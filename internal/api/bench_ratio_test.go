@@ -116,7 +116,7 @@ func BenchmarkRatioWrite(b *testing.B) {
 	serveBench(b, e.Server.Config.Handler, "PUT", path, e.Bot(), bodies[1], 200)
 	rows := [2][][]byte{storedBodies(b, e, path, bodies[0]), storedBodies(b, e, path, bodies[1])}
 
-	raw, err := sqlite.Open(context.Background(), filepath.Join(b.TempDir(), "raw.db"))
+	raw, err := sqlite.OpenFromTemplate(context.Background(), filepath.Join(b.TempDir(), "raw.db"))
 	if err != nil {
 		b.Fatal(err)
 	}

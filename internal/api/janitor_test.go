@@ -17,7 +17,7 @@ import (
 func TestForgetOldInteractions(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slashd.db"))
+	st, err := sqlite.OpenFromTemplate(ctx, filepath.Join(t.TempDir(), "slashd.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

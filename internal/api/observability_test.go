@@ -465,7 +465,7 @@ func BenchmarkRequestMetrics(b *testing.B) {
 // for a subscriber whose buffer was full). Both series exist at 0 before.
 func TestMetricsEventBusGaps(t *testing.T) {
 	t.Parallel()
-	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "slashd.db"))
+	st, err := sqlite.OpenFromTemplate(t.Context(), filepath.Join(t.TempDir(), "slashd.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func TestRandomnessFailure(t *testing.T) {
 
 func TestAuthenticate(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "db"))
+	st, err := sqlite.OpenFromTemplate(ctx, filepath.Join(t.TempDir(), "db"))
 	if err != nil {
 		t.Fatal(err)
 	}

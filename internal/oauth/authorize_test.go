@@ -1110,7 +1110,7 @@ func (c *clock) Advance(d time.Duration) {
 func TestSessionExpiry(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slashd.db"))
+	st, err := sqlite.OpenFromTemplate(ctx, filepath.Join(t.TempDir(), "slashd.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

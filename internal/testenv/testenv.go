@@ -229,7 +229,7 @@ func New(t testing.TB, opts ...Option) *Env {
 func NewLogged(t testing.TB, log *slog.Logger, opts ...Option) *Env {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slashd.db"))
+	st, err := sqlite.OpenFromTemplate(ctx, filepath.Join(t.TempDir(), "slashd.db"))
 	if err != nil {
 		t.Fatalf("open store: %v", err)
 	}

@@ -25,7 +25,7 @@ import (
 func newAPI(t *testing.T) (*api.Server, string) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slashd.db"))
+	st, err := sqlite.OpenFromTemplate(ctx, filepath.Join(t.TempDir(), "slashd.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestLoginFormCrossSite(t *testing.T) {
 // newest first, filtered by app and guild, for a session only.
 func TestInteractionLogBounded(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slashd.db"))
+	st, err := sqlite.OpenFromTemplate(ctx, filepath.Join(t.TempDir(), "slashd.db"))
 	if err != nil {
 		t.Fatal(err)
 	}

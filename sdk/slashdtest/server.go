@@ -105,7 +105,7 @@ func Start(t testing.TB, opts ...Option) *Server {
 		cfg.logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slashd.db"))
+	st, err := sqlite.OpenFromTemplate(ctx, filepath.Join(t.TempDir(), "slashd.db"))
 	if err != nil {
 		t.Fatalf("slashdtest: open the database: %v", err)
 	}

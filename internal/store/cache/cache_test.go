@@ -24,7 +24,7 @@ import (
 
 func openSQLite(t *testing.T) store.Store {
 	t.Helper()
-	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "db.sqlite"))
+	st, err := sqlite.OpenFromTemplate(t.Context(), filepath.Join(t.TempDir(), "db.sqlite"))
 	if err != nil {
 		t.Fatal(err)
 	}

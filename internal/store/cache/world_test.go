@@ -276,9 +276,13 @@ func TestNoWorldCacheWithoutClock(t *testing.T) {
 	}
 }
 
-// openPair opens one SQLite file twice: a server's handle and the CLI's.
+// openPair makes a fresh SQLite file at path (copied from the migrated
+// template) and opens it twice: a server's handle and the CLI's.
 func openPair(t *testing.T, path string) (server, cli *sqlstore.Store) {
 	t.Helper()
+	if err := sqlite.CreateFromTemplate(t.Context(), path); err != nil {
+		t.Fatal(err)
+	}
 	open := func() *sqlstore.Store {
 		st, err := sqlite.Open(t.Context(), path)
 		if err != nil {

@@ -33,6 +33,17 @@ func open(t *testing.T, path string) *sqlstore.Store {
 	return s
 }
 
+// freshDB returns the path of a fresh, migrated database file, copied
+// from the template, for tests that are not about migrating.
+func freshDB(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "db.sqlite")
+	if err := sqlite.CreateFromTemplate(t.Context(), path); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 var (
 	scope = command.Scope{ApplicationID: 10}
 	owner = store.User{ID: 1, Username: "owner"}
@@ -170,7 +181,7 @@ func TestConcurrentOpenOfFreshFile(t *testing.T) {
 // other's commits at once.
 func TestTwoHandlesSeeEachOthersWrites(t *testing.T) {
 	ctx := t.Context()
-	path := filepath.Join(t.TempDir(), "db.sqlite")
+	path := freshDB(t)
 	a, b := open(t, path), open(t, path)
 	next := ids()
 
@@ -251,7 +262,7 @@ func TestTwoHandlesSeeEachOthersWrites(t *testing.T) {
 // failing with SQLITE_BUSY.
 func TestTwoHandlesConcurrentWrites(t *testing.T) {
 	ctx := t.Context()
-	path := filepath.Join(t.TempDir(), "db.sqlite")
+	path := freshDB(t)
 	handles := []store.Store{open(t, path), open(t, path)}
 	next := ids()
 	in := parse(t, "ping", "Ping")

@@ -53,9 +53,11 @@ func TestSecrets(t *testing.T) {
 	})
 }
 
+// openTest opens a fresh store at path (which must not exist), copied
+// from the migrated template: these tests are not about migrating.
 func openTest(t testing.TB, path string, opts ...Option) *sqlstore.Store {
 	t.Helper()
-	s, err := Open(t.Context(), path, opts...)
+	s, err := OpenFromTemplate(t.Context(), path, opts...)
 	if err != nil {
 		t.Fatalf("open %s: %v", path, err)
 	}

@@ -71,7 +71,7 @@ func TestUpgradeFrom0001(t *testing.T) {
 // earlier delete is rolled back.
 func TestDeleteGuildFailureKeepsEverything(t *testing.T) {
 	ctx := t.Context()
-	s := open(t, filepath.Join(t.TempDir(), "db.sqlite"))
+	s := open(t, freshDB(t))
 	const g snowflake.ID = 100
 	gscope := command.Scope{ApplicationID: scope.ApplicationID, GuildID: g}
 	must := func(err error) {
@@ -151,7 +151,7 @@ func TestDeleteGuildFailureKeepsEverything(t *testing.T) {
 // keep reading the state it started on while another handle writes.
 func TestReadOnlyTransactionTakesNoWriteLock(t *testing.T) {
 	ctx := t.Context()
-	path := filepath.Join(t.TempDir(), "db.sqlite")
+	path := freshDB(t)
 	a, b := open(t, path), open(t, path)
 	if err := a.CreateUser(ctx, owner); err != nil {
 		t.Fatal(err)

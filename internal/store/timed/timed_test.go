@@ -34,7 +34,7 @@ func (o *observed) observe(op string, start time.Time) {
 func TestWrappedStorePassesTheContract(t *testing.T) {
 	o := &observed{ops: map[string]int{}}
 	storetest.Run(t, func(t *testing.T) store.Store {
-		s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "db.sqlite"))
+		s, err := sqlite.OpenFromTemplate(t.Context(), filepath.Join(t.TempDir(), "db.sqlite"))
 		if err != nil {
 			t.Fatal(err)
 		}
