@@ -100,8 +100,8 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) error {
 		s.countInteraction(it, outcomeError)
 		return fmt.Errorf("record interaction: %w", err)
 	}
+	defer delivered() // settles the record before the handler returns, panics included
 	rec, err := s.dispatch(ctx, in)
-	delivered()
 	if err != nil {
 		return err
 	}
