@@ -11,6 +11,7 @@ package api_test
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"mime/multipart"
 	"net/http"
@@ -740,4 +741,44 @@ func TestBotChannelMessages(t *testing.T) {
 			wantError(t, mustDo(t, e, "POST", c.path, c.auth, jsonObj{"content": "x"}, -1), c.status, c.want)
 		})
 	}
+}
+
+// A token is found by the interaction id it carries, then checked whole:
+// the id of a real interaction with another secret, or with the secret of
+// another interaction, is no webhook, on every webhook route and on the
+// callback route.
+func TestWebhookTokenForgedAroundARealID(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	w := newGatewayWorld(t, e)
+	p, _ := w.answered(t, "original", 0)
+	other, _ := w.answered(t, "other", 0)
+	forge := func(id, secretOf string) string {
+		raw, err := base64.RawURLEncoding.DecodeString(secretOf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts := strings.SplitN(string(raw), ":", 3)
+		return base64.RawURLEncoding.EncodeToString([]byte("interaction:" + id + ":" + parts[2]))
+	}
+	tokens := map[string]string{
+		"another secret":       base64.RawURLEncoding.EncodeToString([]byte("interaction:" + p.id + ":" + strings.Repeat("A", 64))),
+		"another's secret":     forge(p.id, other.token),
+		"not an interaction's": base64.RawURLEncoding.EncodeToString([]byte("webhook:" + p.id + ":x")),
+		"not base64url at all": "not.a.token!",
+	}
+	for name, token := range tokens {
+		t.Run(name, func(t *testing.T) {
+			hook := "/api/v10/webhooks/" + w.app + "/" + token
+			wantError(t, mustDo(t, e, "POST", hook, "", jsonObj{"content": "x"}, -1), 404, bodyUnknownWebhook)
+			wantError(t, mustDo(t, e, "GET", hook+"/messages/@original", "", nil, -1), 404, bodyUnknownWebhook)
+			wantError(t, mustDo(t, e, "PATCH", hook+"/messages/@original", "", jsonObj{"content": "x"}, -1), 404, bodyUnknownWebhook)
+			wantError(t, mustDo(t, e, "DELETE", hook+"/messages/@original", "", nil, -1), 404, bodyUnknownWebhook)
+			r := mustDo(t, e, "POST", "/api/v10/interactions/"+p.id+"/"+token+"/callback", "",
+				jsonObj{"type": 4, "data": jsonObj{"content": "x"}}, -1)
+			wantError(t, r, 404, bodyUnknownInteraction)
+		})
+	}
+	// The real token still works.
+	mustDo(t, e, "GET", w.hook(p)+"/messages/@original", "", nil, 200)
 }
