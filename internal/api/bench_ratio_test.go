@@ -3,7 +3,10 @@ package api_test
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +14,8 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -179,9 +184,10 @@ func rawOverwrite(db *sql.DB, round int, bodies [][]byte) error {
 
 // BenchmarkRatioInvoke: a member invokes a command; slashd delivers the
 // signed interaction to the app on loopback, which answers inline, and
-// stores the reply. Beside it, two loopback hops (a client POSTs to a
-// server that POSTs the body on to another and relays its answer) and
-// one bare loopback POST.
+// stores the reply. Beside it, its floor (invokeFloor: the same path
+// with only the work no design can leave out), two loopback hops (a
+// client POSTs to a server that POSTs the body on to another and relays
+// its answer) and one bare loopback POST.
 func BenchmarkRatioInvoke(b *testing.B) {
 	e := testenv.New(b)
 	w := newInvokeWorld(b, e)
@@ -219,13 +225,128 @@ func BenchmarkRatioInvoke(b *testing.B) {
 
 	b.ResetTimer()
 	slashd := latencies(b, e.URL+"/api/v10/interactions", w.client, body)
+	b.StopTimer()
+	floorURL := invokeFloor(b, w.last().Raw, answer)
+	b.StartTimer()
+	floor := latencies(b, floorURL, "", body)
 	two := latencies(b, near.URL, "", body)
 	one := latencies(b, far.URL, "", body)
 	reportLatency(b, "slashd", slashd)
+	reportLatency(b, "floor", floor)
 	reportLatency(b, "twohop", two)
 	reportLatency(b, "onehop", one)
 	b.ReportMetric(float64(median(slashd))/float64(median(two)), "ratio-twohop")
 	b.ReportMetric(float64(median(slashd))/float64(median(one)), "ratio-onehop")
+	b.ReportMetric(float64(median(slashd))/float64(median(floor)), "ratio-floor")
+	b.ReportMetric(float64(median(floor))/float64(median(one)), "floor-onehop")
+}
+
+// invokeFloor serves the least work an invocation can be on this path, to
+// measure slashd's invocations against: decode the client's body, sign
+// payload (the bytes slashd delivered) with Ed25519, POST it to an app
+// built on the same SDK handler as slashd's (which verifies, decodes and
+// answers), decode the answer, store it as one row in one SQLite
+// transaction (same driver and settings as slashd's store) and relay it.
+// No authentication, no checks, no permissions, no log: what is left is
+// the two hops, the signature, the app and one durable commit.
+func invokeFloor(b *testing.B, payload, answer []byte) string {
+	b.Helper()
+	pub, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var mu sync.Mutex
+	var got []*interactions.Interaction // as the app beside slashd keeps them
+	app := httptest.NewServer(interactions.Handler(hex.EncodeToString(pub),
+		func(_ context.Context, i *interactions.Interaction) (interactions.Response, error) {
+			mu.Lock()
+			got = append(got, i)
+			mu.Unlock()
+			opt, _ := i.Data.Option("text")
+			s, _ := opt.String()
+			return interactions.Message(s), nil
+		}))
+	b.Cleanup(app.Close)
+
+	raw, err := sqlite.OpenFromTemplate(context.Background(), filepath.Join(b.TempDir(), "floor.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { raw.Close() })
+	db := raw.DB()
+	if _, err := db.Exec(`CREATE TABLE answers (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`); err != nil {
+		b.Fatal(err)
+	}
+	var next atomic.Int64
+	hop := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+	b.Cleanup(hop.CloseIdleConnections)
+	floor := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in struct {
+			Type int             `json:"type"`
+			Data json.RawMessage `json:"data"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		ts := strconv.FormatInt(time.Now().Unix(), 10)
+		sig := ed25519.Sign(priv, append([]byte(ts), payload...))
+		req, _ := http.NewRequestWithContext(r.Context(), "POST", app.URL, bytes.NewReader(payload))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(interactions.HeaderSignature, hex.EncodeToString(sig))
+		req.Header.Set(interactions.HeaderTimestamp, ts)
+		resp, err := hop.Do(req)
+		if err != nil {
+			http.Error(w, err.Error(), 502)
+			return
+		}
+		out, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var ans struct {
+			Type int             `json:"type"`
+			Data json.RawMessage `json:"data"`
+		}
+		if err := json.Unmarshal(out, &ans); err != nil || resp.StatusCode != 200 {
+			http.Error(w, fmt.Sprintf("app: %d %s", resp.StatusCode, out), 502)
+			return
+		}
+		if err := insertAnswer(r.Context(), db, next.Add(1), ans.Data); err != nil {
+			http.Error(w, err.Error(), 500)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(out)
+	}))
+	b.Cleanup(floor.Close)
+	// The floor must do what it claims: one answer served and stored.
+	resp, err := http.Post(floor.URL, "application/json", strings.NewReader(`{"type":2,"data":{}}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	relayed, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	var stored string
+	if err := db.QueryRow(`SELECT body FROM answers`).Scan(&stored); err != nil ||
+		resp.StatusCode != 200 || !strings.Contains(stored, `"content":"hello"`) {
+		b.Fatalf("the floor answered %d %s and stored %q (%v), want the content of %s", resp.StatusCode, relayed, stored, err, answer)
+	}
+	if _, err := db.Exec(`DELETE FROM answers`); err != nil {
+		b.Fatal(err)
+	}
+	return floor.URL
+}
+
+// insertAnswer is the floor's one transaction.
+func insertAnswer(ctx context.Context, db *sql.DB, id int64, data []byte) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO answers (id, body) VALUES ($1, $2)`, id, string(data)); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // latencies POSTs body b.N times over one keep-alive client.

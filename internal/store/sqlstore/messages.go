@@ -52,19 +52,30 @@ func messageArgs(m store.Message) []any {
 		id64(m.VisibleTo), string(m.Body), unix(m.CreatedAt)}
 }
 
-const queryPutMessage = `INSERT INTO messages (` + messageColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+// queryPutMessage inserts a message or replaces the one with its id
+// whole, into an existing channel only: the channel's check is part of
+// the statement (no row when it is missing), which saves an invocation's
+// answer a statement of its own. The casts let PostgreSQL type the
+// selected parameters as the columns they go to.
+const queryPutMessage = `INSERT INTO messages (` + messageColumns + `)
+		SELECT CAST($1 AS BIGINT), CAST($2 AS BIGINT), CAST($3 AS BIGINT), CAST($4 AS BIGINT),
+			CAST($5 AS BIGINT), CAST($6 AS BIGINT), CAST($7 AS TEXT), CAST($8 AS BIGINT)
+		WHERE EXISTS (SELECT 1 FROM channels WHERE id = $2) OR EXISTS (SELECT 1 FROM private_channels WHERE id = $2)
 		ON CONFLICT (id) DO UPDATE SET channel_id = excluded.channel_id, guild_id = excluded.guild_id,
 			author_id = excluded.author_id, interaction_id = excluded.interaction_id, visible_to = excluded.visible_to,
 			body = excluded.body, created_at = excluded.created_at`
 
-// putMessage inserts a message or replaces the one with its id whole.
+// putMessage inserts a message or replaces the one with its id whole; a
+// channel that is neither a guild's nor a private one is not found.
 func (s *Store) putMessage(ctx context.Context, tx *sql.Tx, m store.Message) error {
-	if err := s.channelExists(ctx, tx, m.ChannelID); err != nil {
-		return err
-	}
-	_, err := s.txExec(ctx, tx, queryPutMessage, messageArgs(m)...)
+	res, err := s.txExec(ctx, tx, queryPutMessage, messageArgs(m)...)
 	if err != nil {
 		return fmt.Errorf("put message %d: %w", m.ID, s.formatError(err))
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("put message %d: %w", m.ID, err)
+	} else if n == 0 {
+		return fmt.Errorf("channel %d: %w", m.ChannelID, store.ErrNotFound)
 	}
 	return nil
 }
@@ -180,7 +191,7 @@ func (s *Store) CreateInteraction(ctx context.Context, in store.Interaction) err
 func (s *Store) CreateAnsweredInteraction(ctx context.Context, in store.Interaction,
 	fn func(store.Interaction) (store.Answer, error),
 ) (store.Interaction, error) {
-	if err := s.prepareAll(ctx, queryInsertInteraction, queryPutMessage, queryChannelExists); err != nil {
+	if err := s.prepareAll(ctx, queryInsertInteraction, queryPutMessage); err != nil {
 		return store.Interaction{}, fmt.Errorf("record answered interaction %d: %w", in.ID, err)
 	}
 	var out store.Interaction
@@ -265,7 +276,7 @@ func (s *Store) AnswerInteraction(ctx context.Context, id snowflake.ID,
 	var out store.Interaction
 	// Prepared before the transaction, which then reuses them: an
 	// invocation answered inline runs this on every call.
-	queries := []string{queryInteraction, queryAnswerInteraction, queryPutMessage, queryChannelExists}
+	queries := []string{queryInteraction, queryAnswerInteraction, queryPutMessage}
 	if !s.databaseLock {
 		queries = append(queries, queryLockInteraction)
 	}
