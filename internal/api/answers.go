@@ -39,14 +39,17 @@ type answered struct {
 // answerRecord stores the initial answer of interaction rec (as read; its
 // stored state is checked again inside the transaction): its state and,
 // for message answers, the message, in one transaction. A second answer
-// is 40060; a callback after the answer window, 10062.
-func (s *Server) answerRecord(ctx context.Context, rec store.Interaction, cb interaction.Callback, mode answerMode) (answered, error) {
+// is 40060; a callback after the answer window, 10062. meta is rec's
+// metadata when the caller still has it decoded (an inline answer), else
+// nil.
+func (s *Server) answerRecord(ctx context.Context, rec store.Interaction, meta *interaction.InteractionMetadata,
+	cb interaction.Callback, mode answerMode) (answered, error) {
 	if rec.ResponseType != 0 {
 		return answered{}, errAlreadyAcked
 	}
 	// Everything that reads the world is done before the transaction,
 	// which only decides and writes.
-	put, result, err := s.prepareAnswer(ctx, rec, cb)
+	put, result, err := s.prepareAnswer(ctx, rec, meta, cb)
 	if err != nil {
 		return answered{}, err
 	}
@@ -110,13 +113,14 @@ func (s *Server) wakeOnAnswers(events <-chan event.Event) {
 
 // prepareAnswer builds what an answer stores: a message to put, and the
 // result the invoking client is shown.
-func (s *Server) prepareAnswer(ctx context.Context, rec store.Interaction, cb interaction.Callback) (*store.Message, []byte, error) {
+func (s *Server) prepareAnswer(ctx context.Context, rec store.Interaction, meta *interaction.InteractionMetadata,
+	cb interaction.Callback) (*store.Message, []byte, error) {
 	switch cb.Type {
 	case interaction.CallbackChannelMessage:
-		m, err := s.interactionMessage(ctx, rec, s.ids.Next(), cb.Message, false)
+		m, err := s.interactionMessage(ctx, rec, meta, s.ids.Next(), cb.Message, false)
 		return &m, nil, err
 	case interaction.CallbackDeferredChannelMessage:
-		m, err := s.interactionMessage(ctx, rec, s.ids.Next(), interaction.MessageData{Flags: cb.Message.Flags}, true)
+		m, err := s.interactionMessage(ctx, rec, meta, s.ids.Next(), interaction.MessageData{Flags: cb.Message.Flags}, true)
 		return &m, nil, err
 	case interaction.CallbackAutocompleteResult:
 		return nil, cb.Choices, nil
@@ -168,7 +172,7 @@ func (s *Server) launchActivity(ctx context.Context, rec store.Interaction) (*st
 		return nil, nil, errActivitiesDisabled
 	}
 	instance := &interaction.ActivityInstance{ID: fmt.Sprintf("i-%d-gc-%d-%d", rec.ID, rec.GuildID, rec.ChannelID)}
-	m, err := s.interactionMessage(ctx, rec, s.ids.Next(), interaction.MessageData{}, false)
+	m, err := s.interactionMessage(ctx, rec, nil, s.ids.Next(), interaction.MessageData{}, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -187,15 +191,18 @@ func (s *Server) launchActivity(ctx context.Context, rec store.Interaction) (*st
 // interactionMessage shapes a message the app posts through interaction
 // rec: its reply (type 20 or 23), or a follow-up. EPHEMERAL in d's flags
 // makes it visible to the invoking user only; loading marks a deferred
-// answer's placeholder.
-func (s *Server) interactionMessage(ctx context.Context, rec store.Interaction, id snowflake.ID,
-	d interaction.MessageData, loading bool) (store.Message, error) {
+// answer's placeholder. known is rec's metadata decoded, when the caller
+// has it (nil: decoded here).
+func (s *Server) interactionMessage(ctx context.Context, rec store.Interaction, known *interaction.InteractionMetadata,
+	id snowflake.ID, d interaction.MessageData, loading bool) (store.Message, error) {
 	bot, err := s.store.User(ctx, rec.ApplicationID)
 	if err != nil {
 		return store.Message{}, fmt.Errorf("bot user of app %d: %w", rec.ApplicationID, err)
 	}
 	var meta interaction.InteractionMetadata
-	if err := json.Unmarshal(rec.Metadata, &meta); err != nil {
+	if known != nil {
+		meta = *known // a copy: it is changed below
+	} else if err := json.Unmarshal(rec.Metadata, &meta); err != nil {
 		return store.Message{}, fmt.Errorf("metadata of interaction %d: %w", rec.ID, err)
 	}
 	now := s.now().UTC()
@@ -216,7 +223,7 @@ func (s *Server) interactionMessage(ctx context.Context, rec store.Interaction, 
 	m.Interaction = &interaction.MessageInteraction{ID: rec.ID, Type: meta.Type, Name: meta.Name, User: meta.User}
 	m.Flags = d.Flags & interaction.FlagEphemeral
 	s.applyMessage(&m, d)
-	if m.Flags&interaction.FlagEphemeral == 0 && rec.GuildID != 0 && userInstallOnly(rec) {
+	if m.Flags&interaction.FlagEphemeral == 0 && rec.GuildID != 0 && userOwnedOnly(meta.AuthorizingIntegrationOwners) {
 		public, err := s.externalAppsAllowed(ctx, rec)
 		if err != nil {
 			return store.Message{}, err

@@ -52,7 +52,7 @@ func (s *Server) interactionCallback(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	ans, err := s.answerRecord(ctx, rec, cb, answerCallback)
+	ans, err := s.answerRecord(ctx, rec, nil, cb, answerCallback)
 	if err != nil {
 		return err
 	}
@@ -139,7 +139,7 @@ func (s *Server) createFollowup(w http.ResponseWriter, r *http.Request) error {
 		writeRaw(w, http.StatusOK, body)
 		return nil
 	}
-	m, err := s.interactionMessage(ctx, rec, s.ids.Next(), d, false)
+	m, err := s.interactionMessage(ctx, rec, nil, s.ids.Next(), d, false)
 	if err != nil {
 		return err
 	}
@@ -173,8 +173,14 @@ func userInstallOnly(rec store.Interaction) bool {
 	if json.Unmarshal(rec.Metadata, &meta) != nil {
 		return false
 	}
-	_, guild := meta.Owners["0"]
-	_, user := meta.Owners["1"]
+	return userOwnedOnly(meta.Owners)
+}
+
+// userOwnedOnly reports whether authorizing integration owners name the
+// user installation (key "1") and not the guild's (key "0").
+func userOwnedOnly[V any](owners map[string]V) bool {
+	_, guild := owners["0"]
+	_, user := owners["1"]
 	return user && !guild
 }
 

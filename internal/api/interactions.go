@@ -57,7 +57,8 @@ type invocation struct {
 	cmd     command.Command
 	record  store.Interaction
 	payload interaction.Payload
-	body    []byte // the payload's JSON, as delivered
+	body    []byte                          // the payload's JSON, as delivered
+	meta    interaction.InteractionMetadata // record.Metadata, decoded
 }
 
 // invoke is POST /interactions: a user runs a command (type 2), types in
@@ -324,7 +325,7 @@ func (s *Server) sealInvocation(p interaction.Payload, meta interaction.Interact
 		GuildID: p.GuildID, ChannelID: p.ChannelID, UserID: p.Invoker().ID,
 		CreatedAt: s.now().UTC(), Metadata: metaJSON,
 	}
-	return invocation{app: app, record: rec, payload: p, body: body}, nil
+	return invocation{app: app, record: rec, payload: p, body: body, meta: meta}, nil
 }
 
 // interactionMetadata is what the messages answering the interaction say
@@ -412,7 +413,7 @@ type delivery struct {
 func (s *Server) deliver(ctx context.Context, in invocation, d *delivery) (answered, error) {
 	if serviceAnswers(in.cmd) {
 		d.target = targetService
-		return s.answerRecord(ctx, in.record, interaction.Callback{Type: interaction.CallbackLaunchActivity}, answerLaunch)
+		return s.answerRecord(ctx, in.record, &in.meta, interaction.Callback{Type: interaction.CallbackLaunchActivity}, answerLaunch)
 	}
 	deadline := in.record.CreatedAt.Add(answerWindow)
 	if in.app.InteractionsEndpointURL == "" {
@@ -461,7 +462,7 @@ func (s *Server) answerInline(ctx context.Context, in invocation, body []byte, d
 	if err != nil {
 		return refused(err)
 	}
-	rec, err := s.answerRecord(ctx, in.record, cb, answerInlineHTTP)
+	rec, err := s.answerRecord(ctx, in.record, &in.meta, cb, answerInlineHTTP)
 	if err != nil {
 		var ae *apierr.Error
 		if errors.As(err, &ae) {

@@ -58,8 +58,12 @@ func (p Permissions) String() string { return strconv.FormatUint(uint64(p), 10) 
 // Has reports whether every bit of want is set.
 func (p Permissions) Has(want Permissions) bool { return p&want == want }
 
-// MarshalJSON renders the bit set as a JSON string, as the real service.
-func (p Permissions) MarshalJSON() ([]byte, error) { return strconv.AppendQuote(nil, p.String()), nil }
+// MarshalText renders the bit set in decimal, which encoding/json writes
+// as a JSON string, as the real service does (text rather than
+// MarshalJSON, for the reason snowflake.ID gives).
+func (p Permissions) MarshalText() ([]byte, error) {
+	return strconv.AppendUint(nil, uint64(p), 10), nil
+}
 
 // Guild is a server.
 type Guild struct {

@@ -62,14 +62,64 @@ func TestGeneratorMonotonic(t *testing.T) {
 }
 
 func TestJSON(t *testing.T) {
-	b, _ := json.Marshal(struct{ ID ID }{42})
-	if string(b) != `{"ID":"42"}` {
-		t.Fatalf("got %s", b)
+	b, _ := json.Marshal(struct {
+		ID   ID
+		Zero ID
+		Max  ID
+		Ptr  *ID
+		Keys map[ID]int
+	}{ID: 42, Max: 1<<64 - 1, Ptr: new(ID(7)), Keys: map[ID]int{9: 1}})
+	if want := `{"ID":"42","Zero":"0","Max":"18446744073709551615","Ptr":"7","Keys":{"9":1}}`; string(b) != want {
+		t.Fatalf("got %s, want %s", b, want)
 	}
-	var v struct{ A, B ID }
-	if err := json.Unmarshal([]byte(`{"A":"7","B":8}`), &v); err != nil || v.A != 7 || v.B != 8 {
-		t.Fatalf("unmarshal: %v %+v", err, v)
+	for _, c := range []struct {
+		in   string
+		want ID
+		ok   bool
+	}{
+		{`"7"`, 7, true},
+		{`8`, 8, true},
+		{`"\u0034\u0032"`, 42, true}, // escaped digits: the general decoder
+		{`"18446744073709551615"`, 1<<64 - 1, true},
+		{`"18446744073709551616"`, 0, false},
+		{`""`, 0, false},
+		{`"07"`, 0, false},
+		{`"1\"`, 0, false},
+		{`"a"`, 0, false},
+		{`-1`, 0, false},
+		{`1.5`, 0, false},
+	} {
+		var v struct{ A ID }
+		err := json.Unmarshal([]byte(`{"A":`+c.in+`}`), &v)
+		if (err == nil) != c.ok || v.A != c.want {
+			t.Errorf("unmarshal %s: %v %d, want %d (ok %v)", c.in, err, v.A, c.want, c.ok)
+		}
 	}
+}
+
+// FuzzUnmarshalJSON: the fast path for plain strings agrees with decoding
+// the string first and parsing it.
+func FuzzUnmarshalJSON(f *testing.F) {
+	for _, s := range []string{`"1"`, `"\u0031"`, `12`, `"`, `""`, `"1"2"`, `"18446744073709551615"`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		var got ID
+		err := got.UnmarshalJSON([]byte(in))
+		var want ID
+		var werr error
+		var str string
+		if len(in) > 0 && in[0] == '"' {
+			if werr = json.Unmarshal([]byte(in), &str); werr == nil {
+				want, werr = Parse(str)
+			}
+		} else {
+			want, werr = Parse(in)
+		}
+		if (err == nil) != (werr == nil) || got != want {
+			t.Fatalf("UnmarshalJSON(%q) = %d, %v; want %d, %v", in, got, err, want, werr)
+		}
+	})
 }
 
 func FuzzParse(f *testing.F) {
