@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"io"
 	"net/http"
 	"net/url"
@@ -279,7 +280,7 @@ func describeFieldPath(path []string, opts []slashline.OptionValue) string {
 func (c *apiClient) do(ctx context.Context, method, path, auth string, body, v any) error {
 	var rd io.Reader
 	if body != nil {
-		b, err := json.Marshal(body)
+		b, err := jsonenc.Marshal(body)
 		if err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -288,7 +289,7 @@ func (s *Server) editMessage(r *http.Request, m store.Message, d interaction.Mes
 	if messageEmpty(msg) {
 		return nil, interaction.ErrEmptyMessage
 	}
-	body, err := json.Marshal(msg)
+	body, err := jsonenc.Marshal(msg)
 	if err != nil {
 		return nil, err
 	}

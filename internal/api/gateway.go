@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"net/http"
 	"strings"
 
@@ -70,7 +71,7 @@ func (d gatewayDirectory) Bot(ctx context.Context, token string) (gateway.Bot, e
 		return gateway.Bot{}, err
 	}
 	// READY's user is the bot's own account, as GET /users/@me renders it.
-	user, err := json.Marshal(currentUser(u, false))
+	user, err := jsonenc.Marshal(currentUser(u, false))
 	return gateway.Bot{ApplicationID: app.ID, Flags: app.Flags, User: user}, err
 }
 
@@ -122,7 +123,7 @@ func (d gatewayDirectory) guildCreate(ctx context.Context, guildID, botID snowfl
 	}
 	self := guildMember(view.member, view.user)
 	none := []json.RawMessage{}
-	return json.Marshal(guildCreateObject{
+	return jsonenc.Marshal(guildCreateObject{
 		guildObject: newGuildObject(view.snap), JoinedAt: self.JoinedAt, MemberCount: len(members),
 		Members: []wire.GuildMember{self}, Channels: channels, Threads: threads, Presences: none, VoiceStates: none,
 		StageInstances: none, GuildScheduledEvents: none, SoundboardSounds: none, Lazy: true,
@@ -172,7 +173,7 @@ func (d gatewayDirectory) Members(ctx context.Context, appID, guildID snowflake.
 	}
 	out := make([]gateway.Member, len(found))
 	for i, mu := range found {
-		obj, err := json.Marshal(guildMember(mu.Member, mu.User))
+		obj, err := jsonenc.Marshal(guildMember(mu.Member, mu.User))
 		if err != nil {
 			return nil, fmt.Errorf("render member %d: %w", mu.User.ID, err)
 		}

@@ -1,7 +1,7 @@
 package api
 
 import (
-	"encoding/json"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"net/http"
 
 	"github.com/slashd/slashd/internal/access"
@@ -68,7 +68,7 @@ func (s *Server) commandIndex(w http.ResponseWriter, r *http.Request) error {
 			apps = append(apps, indexApplication{ID: ac.app.ID, Name: ac.app.Name, BotID: ac.app.ID})
 		}
 	}
-	head, err := json.Marshal(struct {
+	head, err := jsonenc.Marshal(struct {
 		Applications []indexApplication `json:"applications"`
 		Version      snowflake.ID       `json:"version"`
 	}{Applications: append([]indexApplication{}, apps...), Version: version})

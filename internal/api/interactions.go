@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"io"
 	"net/http"
 	"slices"
@@ -312,11 +313,11 @@ func inheritedOwners(from map[string]snowflake.ID, view memberView, ch guild.Cha
 
 // sealInvocation encodes a finished payload and makes its stored record.
 func (s *Server) sealInvocation(p interaction.Payload, meta interaction.InteractionMetadata, app store.Application) (invocation, error) {
-	body, err := json.Marshal(p)
+	body, err := jsonenc.Marshal(p)
 	if err != nil {
 		return invocation{}, fmt.Errorf("encode interaction: %w", err)
 	}
-	metaJSON, err := json.Marshal(meta)
+	metaJSON, err := jsonenc.Marshal(meta)
 	if err != nil {
 		return invocation{}, fmt.Errorf("encode interaction metadata: %w", err)
 	}

@@ -8,6 +8,7 @@ package event
 import (
 	"context"
 	"encoding/json"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"sync"
 
 	"github.com/slashd/slashd/internal/snowflake"
@@ -123,7 +124,7 @@ func (b *Memory) Subscribe(ctx context.Context, buffer int) <-chan Event {
 // DecodeData reads an event's Data into v, whether it travelled as a Go
 // value (the in-process bus) or as JSON (a networked one).
 func DecodeData(data any, v any) error {
-	b, err := json.Marshal(data)
+	b, err := jsonenc.Marshal(data)
 	if err != nil {
 		return err
 	}

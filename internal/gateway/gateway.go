@@ -13,6 +13,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"io"
 	"log/slog"
 	"sync"
@@ -251,7 +252,7 @@ func (g *Gateway) Dispatch(e event.Event) {
 	if !dispatched[e.Type] {
 		return
 	}
-	data, err := json.Marshal(e.Data)
+	data, err := jsonenc.Marshal(e.Data)
 	if err != nil {
 		g.log.Error("gateway: encode event", "type", e.Type, "err", err)
 		return

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"encoding/json"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"strconv"
 
 	"github.com/coder/websocket"
@@ -121,7 +122,7 @@ type resume struct {
 
 // frame renders a non-dispatch frame {"op":…,"d":…,"s":null,"t":null}.
 func frame(op int, d any) []byte {
-	data, err := json.Marshal(d)
+	data, err := jsonenc.Marshal(d)
 	if err != nil {
 		data = []byte("null")
 	}
