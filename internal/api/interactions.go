@@ -171,8 +171,9 @@ func (s *Server) prepareInvocation(ctx context.Context, user snowflake.ID, inv i
 }
 
 // invokedCommand finds the command data.id names among those the app has
-// where the user is (in a guild, a guild command hides a global one of
-// its type and name; outside guilds, global commands only).
+// where the user is (in a guild, its guild commands and the global ones:
+// a guild command and a global one of one name are two commands, each
+// run by its own id; outside guilds, global commands only).
 func (s *Server) invokedCommand(ctx context.Context, view memberView, inv interaction.Invocation) (command.Command, appCommands, error) {
 	if !view.installed(inv.ApplicationID) && !view.userApps[inv.ApplicationID] {
 		if _, err := s.store.Application(ctx, inv.ApplicationID); errors.Is(err, store.ErrNotFound) {

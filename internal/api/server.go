@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -314,9 +315,18 @@ func (s *Server) wrapPublic(pattern string, h http.Handler) http.Handler {
 	})
 }
 
+// via is the Via header of every answer under /api: the real service's
+// answers pass Google's load balancer, which adds "Via: 1.1 google"
+// (discord-api-docs#1463), and discord.py (http.py) reads a 429 without
+// Via as Cloudflare's ban and raises instead of waiting.
+const via = "1.1 google"
+
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	if p := r.URL.Path; p == "/api" || strings.HasPrefix(p, "/api/") {
+		w.Header().Set("Via", via) // before any handler: errors, 429s and 404s too
+	}
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 	defer func() {
 		if v := recover(); v != nil {
