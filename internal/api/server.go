@@ -34,10 +34,11 @@ import (
 
 // Config tunes the server.
 type Config struct {
-	// MessageEventsOff stops publishing MESSAGE_CREATE/UPDATE/DELETE on
-	// the event bus (message_events.go). Only the playground reads them:
-	// serve turns them off with --ui=false, which saves a bus publish
-	// per message written (a NATS round trip in a cluster).
+	// MessageEventsOff stops publishing the MESSAGE_CREATE/UPDATE/DELETE
+	// events no bot gets on the event bus (message_events.go): only the
+	// playground reads those. serve turns them off with --ui=false,
+	// which saves a bus publish per such message written (a NATS round
+	// trip in a cluster).
 	MessageEventsOff bool
 	// RateLimit turns the rate limiter on (the default in production).
 	RateLimit bool
@@ -211,6 +212,9 @@ func New(cfg Config, d Deps) *Server {
 	}); ok {
 		worldClock = c.WorldClock()
 	}
+	// The world events' poll reads beneath the metrics, as the world
+	// clock is read: an idle server's ten looks a second are no traffic.
+	polled := d.Store
 	// Every store call is timed, whoever makes it (the API, the OAuth2
 	// server, the gateway's directory, the rate limiter, the janitor).
 	d.Store = timed.New(d.Store, s.metrics.observeStore)
@@ -228,9 +232,9 @@ func New(cfg Config, d Deps) *Server {
 	// Only a node that is its store's only writer may hold an
 	// invocation's record until its answer: another node could not see it.
 	s.holdRecords = cfg.Cache == CacheLocal
-	if !cfg.MessageEventsOff {
-		s.store = messageEvents{Store: d.Store, bus: s.events}
-	}
+	// Message events feed the playground and the gateway's MESSAGE_*
+	// dispatches; MessageEventsOff publishes only those a bot gets.
+	s.store = messageEvents{Store: d.Store, bus: s.events, ui: !cfg.MessageEventsOff, bots: s.messageBots}
 	if cfg.AuthFailureLimit.On() {
 		s.failures = ratelimit.NewWithMaxKeys(d.Now, cfg.RateLimitKeys)
 	}
@@ -245,6 +249,7 @@ func New(cfg Config, d Deps) *Server {
 	// must not miss a session started there a moment later.
 	s.gateway.Start(ctx)
 	go s.wakeOnAnswers(s.events.Subscribe(ctx, 1024))
+	go s.tailWorld(ctx, polled)
 	s.routes()
 	return s
 }

@@ -2,7 +2,9 @@
 // unmodified libraries (discordgo, discord.js, disgo), identify with their
 // bot token, and receive INTERACTION_CREATE (for apps without an
 // Interactions Endpoint URL) and APPLICATION_COMMAND_PERMISSIONS_UPDATE
-// from the internal event bus, GUILD_MEMBERS_CHUNK when they ask (op 8), with sequence numbers, heartbeats, resume
+// from the internal event bus, the world's changes (GUILD_*, CHANNEL_*,
+// THREAD_*, GUILD_ROLE_*, GUILD_MEMBER_*) and MESSAGE_* as their intents
+// ask, GUILD_MEMBERS_CHUNK when they ask (op 8), with sequence numbers, heartbeats, resume
 // and the real gateway's close codes (api-facts §6).
 //
 // Sessions live in this process's memory: a dropped connection can resume
@@ -225,9 +227,14 @@ func (g *Gateway) run(ctx context.Context, events <-chan event.Event) {
 					g.cfg.OnBusGap()
 				}
 			}
-			if dispatched[e.Type] {
+			switch {
+			case dispatched[e.Type]:
 				g.Dispatch(e)
-			} else {
+			case worldIntents[e.Type] != 0:
+				g.dispatchWorld(e)
+			case isMessageEvent(e.Type):
+				g.dispatchMessage(e)
+			default:
 				g.control(e)
 			}
 		case <-sweep.C:
@@ -239,7 +246,8 @@ func (g *Gateway) run(ctx context.Context, events <-chan event.Event) {
 	}
 }
 
-// dispatched says which bus events go to bots.
+// dispatched says which bus events go to every session of their app
+// (world and message events go to the apps they name: world.go).
 var dispatched = map[string]bool{
 	event.InteractionCreate:                   true,
 	event.ApplicationCommandPermissionsUpdate: true,
