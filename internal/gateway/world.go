@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/snowflake"
@@ -166,9 +167,12 @@ func withGuildID(body []byte, guildID snowflake.ID) []byte {
 	return append(out, body[1:]...)
 }
 
-// mentionedUsers reads the ids of a message's user mentions.
+// mentionedUsers reads the users a message mentions: its "mentions",
+// and the user mentions (<@id>, <@!id>) in its content, which slashd's
+// stored messages do not list in "mentions".
 func mentionedUsers(body []byte) []snowflake.ID {
 	var m struct {
+		Content  string `json:"content"`
 		Mentions []struct {
 			ID snowflake.ID `json:"id"`
 		} `json:"mentions"`
@@ -176,11 +180,25 @@ func mentionedUsers(body []byte) []snowflake.ID {
 	if json.Unmarshal(body, &m) != nil {
 		return nil
 	}
-	out := make([]snowflake.ID, len(m.Mentions))
-	for i, u := range m.Mentions {
-		out[i] = u.ID
+	out := make([]snowflake.ID, 0, len(m.Mentions))
+	for _, u := range m.Mentions {
+		out = append(out, u.ID)
 	}
-	return out
+	for rest := m.Content; ; {
+		i := strings.Index(rest, "<@")
+		if i < 0 {
+			return out
+		}
+		rest = strings.TrimPrefix(rest[i+2:], "!")
+		end := strings.IndexByte(rest, '>')
+		if end < 0 {
+			return out
+		}
+		if id, err := snowflake.Parse(rest[:end]); err == nil {
+			out = append(out, id)
+		}
+		rest = rest[end:]
+	}
 }
 
 // withoutContent empties what the MESSAGE_CONTENT intent guards: content,
