@@ -91,4 +91,3 @@ func TestCLIWorldWritesReachTheGateway(t *testing.T) {
 		return false
 	}))
 }
-
