@@ -34,6 +34,11 @@ const worldPoll = 100 * time.Millisecond
 // worldBatch is how many changes one claim takes.
 const worldBatch = 256
 
+// PublishWorldEvents publishes the changes waiting in the outbox now,
+// without waiting for the next poll (tests call it after building their
+// world, so that a bot connecting next does not hear of it again).
+func (s *Server) PublishWorldEvents(ctx context.Context) { s.publishWorld(ctx, s.store) }
+
 // tailWorld publishes the world's changes until ctx ends.
 // polled is the store beneath the metrics, for the poll's read.
 func (s *Server) tailWorld(ctx context.Context, polled store.WorldEvents) {
@@ -84,8 +89,9 @@ func (s *Server) publishChanges(ctx context.Context, es []store.WorldEvent) erro
 		// CLI wrote (the world clock).
 		ctx = s.cache.SyncWorld(s.cache.Sync(ctx))
 	}
-	w := worldRender{s: s, ctx: ctx, bots: map[snowflake.ID][]snowflake.ID{}}
-	for _, e := range es {
+	w := worldRender{s: s, ctx: ctx, bots: map[snowflake.ID][]snowflake.ID{}, joins: joinsIn(es)}
+	for i, e := range es {
+		w.at = i
 		if err := w.change(e); err != nil {
 			return err
 		}
@@ -101,19 +107,41 @@ type worldRender struct {
 	s    *Server
 	ctx  context.Context
 	bots map[snowflake.ID][]snowflake.ID // per guild: its bot members when the batch was claimed
+	// joins: per guild and user, the index of the batch's first change
+	// making the user a member; at: the change being rendered.
+	joins map[[2]snowflake.ID]int
+	at    int
 }
 
-// guildBots returns the apps whose bots are members of the guild.
+// joinsIn indexes the memberships a batch makes.
+func joinsIn(es []store.WorldEvent) map[[2]snowflake.ID]int {
+	out := map[[2]snowflake.ID]int{}
+	for i, e := range es {
+		k := [2]snowflake.ID{e.GuildID, e.ObjectID}
+		if _, seen := out[k]; !seen && e.Kind == store.WorldMember && e.Op == store.WorldCreate {
+			out[k] = i
+		}
+	}
+	return out
+}
+
+// guildBots returns the apps whose bots are members of the guild now,
+// less those whose joining comes later in the batch: a change made
+// before a bot joined is not the bot's (its GUILD_CREATE, rendered
+// now, holds it).
 func (w worldRender) guildBots(guildID snowflake.ID) ([]snowflake.ID, error) {
-	if b, ok := w.bots[guildID]; ok {
-		return b, nil
+	b, ok := w.bots[guildID]
+	if !ok {
+		var err error
+		if b, err = w.s.store.BotMembers(w.ctx, guildID); err != nil {
+			return nil, err
+		}
+		w.bots[guildID] = b
 	}
-	b, err := w.s.store.BotMembers(w.ctx, guildID)
-	if err != nil {
-		return nil, err
-	}
-	w.bots[guildID] = b
-	return b, nil
+	return slices.DeleteFunc(slices.Clone(b), func(id snowflake.ID) bool {
+		j, joins := w.joins[[2]snowflake.ID{guildID, id}]
+		return joins && j > w.at
+	}), nil
 }
 
 // publish sends one dispatch to apps (none: nothing).
@@ -183,15 +211,14 @@ func (w worldRender) role(e store.WorldEvent) error {
 	if e.Op == store.WorldDelete {
 		return w.publish(event.GuildRoleDelete, e.GuildID, bots, guildRoleDelete{GuildID: e.GuildID, RoleID: e.ObjectID})
 	}
-	r, err := w.s.store.Role(w.ctx, e.GuildID, e.ObjectID)
-	if err != nil {
-		return err
+	if e.Role == nil {
+		return nil
 	}
 	typ := event.GuildRoleCreate
 	if e.Op == store.WorldUpdate {
 		typ = event.GuildRoleUpdate
 	}
-	return w.publish(typ, e.GuildID, bots, guildRoleEvent{GuildID: e.GuildID, Role: interaction.NewRole(r)})
+	return w.publish(typ, e.GuildID, bots, guildRoleEvent{GuildID: e.GuildID, Role: interaction.NewRole(*e.Role)})
 }
 
 // guildMemberEvent is GUILD_MEMBER_ADD's and GUILD_MEMBER_UPDATE's data:
@@ -235,10 +262,8 @@ func (w worldRender) member(e store.WorldEvent) error {
 		if len(others) == 0 {
 			return nil
 		}
-		u, err := w.s.store.User(w.ctx, e.ObjectID)
-		if errors.Is(err, store.ErrNotFound) {
-			u = store.User{ID: e.ObjectID} // the user was deleted
-		} else if err != nil {
+		u, err := w.user(e.ObjectID)
+		if err != nil {
 			return err
 		}
 		return w.publish(event.GuildMemberRemove, e.GuildID, others, guildMemberRemove{GuildID: e.GuildID, User: wireUser(u)})
@@ -257,18 +282,23 @@ func (w worldRender) member(e store.WorldEvent) error {
 		// A bot hears of its own membership changing too (its roles).
 		to, typ = bots, event.GuildMemberUpdate
 	}
-	if len(to) == 0 {
+	if len(to) == 0 || e.Member == nil {
 		return nil
 	}
-	m, err := w.s.store.Member(w.ctx, e.GuildID, e.ObjectID)
+	u, err := w.user(e.ObjectID)
 	if err != nil {
 		return err
 	}
-	u, err := w.s.store.User(w.ctx, e.ObjectID)
-	if err != nil {
-		return err
+	return w.publish(typ, e.GuildID, to, guildMemberEvent{GuildMember: guildMember(*e.Member, u), GuildID: e.GuildID})
+}
+
+// user reads a member's user; one deleted since is rendered by its id.
+func (w worldRender) user(id snowflake.ID) (store.User, error) {
+	u, err := w.s.store.User(w.ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return store.User{ID: id}, nil
 	}
-	return w.publish(typ, e.GuildID, to, guildMemberEvent{GuildMember: guildMember(m, u), GuildID: e.GuildID})
+	return u, err
 }
 
 // isApp reports whether a user is an application's bot user.
@@ -291,19 +321,15 @@ type threadDelete struct {
 // channel: CHANNEL_* for channels and categories, THREAD_* for threads,
 // to the guild's bots that can view it (a thread: its parent).
 func (w worldRender) channel(e store.WorldEvent) error {
-	var c guild.Channel
-	if e.Op == store.WorldDelete {
-		if e.Channel == nil {
-			return nil
-		}
-		c = *e.Channel
-	} else {
-		var err error
-		if c, err = w.s.store.Channel(w.ctx, e.ObjectID); err != nil {
-			return err
-		}
+	if e.Channel == nil {
+		return nil
 	}
-	bots, err := w.s.botsSeeing(w.ctx, e.GuildID, c)
+	c := *e.Channel
+	members, err := w.guildBots(e.GuildID)
+	if err != nil {
+		return err
+	}
+	bots, err := w.s.viewers(w.ctx, e.GuildID, c, members)
 	if err != nil || len(bots) == 0 {
 		return err
 	}
@@ -326,8 +352,17 @@ func (w worldRender) channel(e store.WorldEvent) error {
 // may view channel c there (VIEW_CHANNEL; a thread: its parent's).
 func (s *Server) botsSeeing(ctx context.Context, guildID snowflake.ID, c guild.Channel) ([]snowflake.ID, error) {
 	bots, err := s.store.BotMembers(ctx, guildID)
-	if err != nil || len(bots) == 0 {
+	if err != nil {
 		return nil, err
+	}
+	return s.viewers(ctx, guildID, c, bots)
+}
+
+// viewers returns those of bots (members of the guild) who may view
+// channel c.
+func (s *Server) viewers(ctx context.Context, guildID snowflake.ID, c guild.Channel, bots []snowflake.ID) ([]snowflake.ID, error) {
+	if len(bots) == 0 {
+		return nil, nil
 	}
 	out := make([]snowflake.ID, 0, len(bots))
 	for _, b := range bots {

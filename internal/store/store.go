@@ -240,14 +240,17 @@ const (
 
 // WorldEvent is one recorded change: Kind's object ObjectID (the guild,
 // the role, the member's user, the channel) of guild GuildID was made
-// (Op WorldCreate), changed or deleted. A deleted channel is kept as it
-// was in Channel.
+// (Op WorldCreate), changed or deleted. The role, member or channel is
+// recorded as the change left it (a deletion: as it was), so that a
+// dispatch claimed late still shows the change it reports.
 type WorldEvent struct {
 	ID       int64
 	GuildID  snowflake.ID
 	Kind     string
 	Op       string
 	ObjectID snowflake.ID
+	Role     *guild.Role
+	Member   *guild.Member
 	Channel  *guild.Channel
 }
 

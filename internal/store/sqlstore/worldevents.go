@@ -41,7 +41,7 @@ func (s *Store) ClaimWorldEvents(ctx context.Context, limit int, fn func([]store
 	}
 	return s.lockedTx(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `DELETE FROM world_events WHERE id IN
-			(SELECT id FROM world_events ORDER BY id LIMIT $1) RETURNING id, guild_id, kind, op, object_id, old`, limit)
+			(SELECT id FROM world_events ORDER BY id LIMIT $1) RETURNING id, guild_id, kind, op, object_id, object`, limit)
 		if err != nil {
 			return fmt.Errorf("claim world events: %w", s.formatError(err))
 		}
@@ -71,47 +71,66 @@ func scanWorldEvent(row scanner) (store.WorldEvent, error) {
 	var (
 		e        store.WorldEvent
 		gid, obj int64
-		old      string
+		object   string
 	)
-	if err := row.Scan(&e.ID, &gid, &e.Kind, &e.Op, &obj, &old); err != nil {
+	if err := row.Scan(&e.ID, &gid, &e.Kind, &e.Op, &obj, &object); err != nil {
 		return e, fmt.Errorf("read world event: %w", err)
 	}
 	e.GuildID, e.ObjectID = snowflake.ID(gid), snowflake.ID(obj)
-	if old != "" {
-		c, err := decodeOldChannel(old)
-		if err != nil {
-			return e, fmt.Errorf("world event %d: %w", e.ID, err)
-		}
-		e.Channel = &c
+	if object == "" {
+		return e, nil
+	}
+	if err := decodeObject(&e, object); err != nil {
+		return e, fmt.Errorf("world event %d (%s %s): %w", e.ID, e.Kind, e.Op, err)
 	}
 	return e, nil
 }
 
-// oldChannel is a deleted channel's row as the trigger wrote it: its
-// columns as JSON numbers (nsfw 0 or 1) and its overwrites as stored.
-type oldChannel struct {
-	ID         int64         `json:"id"`
-	GuildID    int64         `json:"guild_id"`
-	Type       int           `json:"type"`
-	Name       string        `json:"name"`
-	ParentID   int64         `json:"parent_id"`
-	NSFW       int           `json:"nsfw"`
-	Position   int           `json:"position"`
-	Overwrites []dbOverwrite `json:"overwrites"`
+// objectRow is a role, member or channel row as the triggers record it:
+// its columns as JSON (numbers, 0 or 1 for flags), lists as stored.
+type objectRow struct {
+	ID          int64          `json:"id"`
+	GuildID     int64          `json:"guild_id"`
+	UserID      int64          `json:"user_id"`
+	Name        string         `json:"name"`
+	Permissions int64          `json:"permissions"`
+	Position    int            `json:"position"`
+	Managed     int            `json:"managed"`
+	Nick        string         `json:"nick"`
+	Roles       []snowflake.ID `json:"roles"`
+	JoinedAt    int64          `json:"joined_at"`
+	Type        int            `json:"type"`
+	ParentID    int64          `json:"parent_id"`
+	NSFW        int            `json:"nsfw"`
+	Overwrites  []dbOverwrite  `json:"overwrites"`
 }
 
-func decodeOldChannel(old string) (guild.Channel, error) {
-	var r oldChannel
-	if err := json.Unmarshal([]byte(old), &r); err != nil {
-		return guild.Channel{}, fmt.Errorf("deleted channel: %w", err)
+func decodeObject(e *store.WorldEvent, object string) error {
+	var r objectRow
+	if err := json.Unmarshal([]byte(object), &r); err != nil {
+		return err
 	}
-	c := guild.Channel{ID: snowflake.ID(r.ID), GuildID: snowflake.ID(r.GuildID), Type: r.Type, Name: r.Name,
-		ParentID: snowflake.ID(r.ParentID), NSFW: r.NSFW != 0, Position: r.Position,
-		Overwrites: make([]guild.Overwrite, len(r.Overwrites))}
-	for i, ow := range r.Overwrites {
-		c.Overwrites[i] = guild.Overwrite{ID: ow.ID, Type: ow.Type, Allow: guild.Permissions(ow.Allow), Deny: guild.Permissions(ow.Deny)}
+	switch e.Kind {
+	case store.WorldRole:
+		e.Role = &guild.Role{ID: snowflake.ID(r.ID), GuildID: snowflake.ID(r.GuildID), Name: r.Name,
+			Permissions: guild.Permissions(r.Permissions), Position: r.Position, Managed: r.Managed != 0}
+	case store.WorldMember:
+		roles := r.Roles
+		if roles == nil {
+			roles = []snowflake.ID{}
+		}
+		e.Member = &guild.Member{GuildID: snowflake.ID(r.GuildID), UserID: snowflake.ID(r.UserID), Nick: r.Nick,
+			Roles: roles, JoinedAt: fromUnix(r.JoinedAt)}
+	case store.WorldChannel:
+		c := guild.Channel{ID: snowflake.ID(r.ID), GuildID: snowflake.ID(r.GuildID), Type: r.Type, Name: r.Name,
+			ParentID: snowflake.ID(r.ParentID), NSFW: r.NSFW != 0, Position: r.Position,
+			Overwrites: make([]guild.Overwrite, len(r.Overwrites))}
+		for i, ow := range r.Overwrites {
+			c.Overwrites[i] = guild.Overwrite{ID: ow.ID, Type: ow.Type, Allow: guild.Permissions(ow.Allow), Deny: guild.Permissions(ow.Deny)}
+		}
+		e.Channel = &c
 	}
-	return c, nil
+	return nil
 }
 
 // BotMembers lists the apps whose bot user is a member of the guild.

@@ -17,20 +17,44 @@ func testWorldEvents(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("BotMembers", func(t *testing.T) { testBotMembers(t, open) })
 }
 
-// change is a WorldEvent without its id.
+// change is a WorldEvent without its id, its recorded object named (a
+// role's or channel's name, a member's nick).
 type change struct {
-	guild   snowflake.ID
-	kind    string
-	op      string
-	object  snowflake.ID
-	channel *guild.Channel
+	guild  snowflake.ID
+	kind   string
+	op     string
+	object snowflake.ID
+	name   string
+}
+
+func changeOf(e store.WorldEvent) change {
+	c := change{guild: e.GuildID, kind: e.Kind, op: e.Op, object: e.ObjectID}
+	switch {
+	case e.Role != nil:
+		c.name = "role " + e.Role.Name
+	case e.Member != nil:
+		c.name = "nick " + e.Member.Nick
+	case e.Channel != nil:
+		c.name = "channel " + e.Channel.Name
+	}
+	return c
 }
 
 // drain claims every waiting change, in batches of limit.
 func drain(t *testing.T, s store.Store, limit int) []change {
 	t.Helper()
-	ctx := context.Background()
 	var out []change
+	for _, e := range drainEvents(t, s, limit) {
+		out = append(out, changeOf(e))
+	}
+	return out
+}
+
+// drainEvents claims every waiting change, in batches of limit.
+func drainEvents(t *testing.T, s store.Store, limit int) []store.WorldEvent {
+	t.Helper()
+	ctx := context.Background()
+	var out []store.WorldEvent
 	for {
 		n := 0
 		err := s.ClaimWorldEvents(ctx, limit, func(es []store.WorldEvent) error {
@@ -41,7 +65,7 @@ func drain(t *testing.T, s store.Store, limit int) []change {
 				if i > 0 && e.ID <= es[i-1].ID {
 					t.Errorf("claimed out of order: %d after %d", e.ID, es[i-1].ID)
 				}
-				out = append(out, change{e.GuildID, e.Kind, e.Op, e.ObjectID, e.Channel})
+				out = append(out, e)
 			}
 			n = len(es)
 			return nil
@@ -71,9 +95,9 @@ func testWorldEventsRecorded(t *testing.T, open func(t *testing.T) store.Store) 
 	ow := []guild.Overwrite{{ID: 10, Type: 0, Allow: 1 << 10, Deny: 1 << 11}}
 	ch := guild.Channel{ID: 30, GuildID: 10, Type: 0, Name: "general", NSFW: true, Position: 2, Overwrites: ow}
 	must(t, s.UpdateGuild(ctx, store.Guild{ID: 10, Name: "renamed", OwnerID: 1}))
-	must(t, s.CreateRole(ctx, guild.Role{ID: 20, GuildID: 10, Name: "mod"}))
+	must(t, s.CreateRole(ctx, guild.Role{ID: 20, GuildID: 10, Name: "mod", Permissions: 1 << 3, Position: 2, Managed: true}))
 	must(t, s.UpdateRole(ctx, guild.Role{ID: 20, GuildID: 10, Name: "mods"}))
-	must(t, s.PutMember(ctx, guild.Member{GuildID: 10, UserID: 2, Roles: []snowflake.ID{20}}))
+	must(t, s.PutMember(ctx, guild.Member{GuildID: 10, UserID: 2, Roles: []snowflake.ID{20}, JoinedAt: ms(5)}))
 	must(t, s.PutMember(ctx, guild.Member{GuildID: 10, UserID: 2, Nick: "m"}))
 	must(t, s.CreateChannel(ctx, ch))
 	ch.Name = "chat"
@@ -81,21 +105,39 @@ func testWorldEventsRecorded(t *testing.T, open func(t *testing.T) store.Store) 
 	must(t, s.DeleteChannel(ctx, 10, 30))
 	must(t, s.DeleteRole(ctx, 10, 20))
 	must(t, s.DeleteMember(ctx, 10, 2))
-	got := drain(t, s, 3)
+	events := drainEvents(t, s, 3)
+	var got []change
+	for _, e := range events {
+		got = append(got, changeOf(e))
+	}
 	want := []change{
-		{10, store.WorldGuild, store.WorldUpdate, 10, nil},
-		{10, store.WorldRole, store.WorldCreate, 20, nil},
-		{10, store.WorldRole, store.WorldUpdate, 20, nil},
-		{10, store.WorldMember, store.WorldCreate, 2, nil},
-		{10, store.WorldMember, store.WorldUpdate, 2, nil},
-		{10, store.WorldChannel, store.WorldCreate, 30, nil},
-		{10, store.WorldChannel, store.WorldUpdate, 30, nil},
-		{10, store.WorldChannel, store.WorldDelete, 30, &ch},
-		{10, store.WorldRole, store.WorldDelete, 20, nil},
-		{10, store.WorldMember, store.WorldDelete, 2, nil},
+		{10, store.WorldGuild, store.WorldUpdate, 10, ""},
+		{10, store.WorldRole, store.WorldCreate, 20, "role mod"},
+		{10, store.WorldRole, store.WorldUpdate, 20, "role mods"},
+		{10, store.WorldMember, store.WorldCreate, 2, "nick "},
+		{10, store.WorldMember, store.WorldUpdate, 2, "nick m"},
+		{10, store.WorldChannel, store.WorldCreate, 30, "channel general"},
+		{10, store.WorldChannel, store.WorldUpdate, 30, "channel chat"},
+		{10, store.WorldChannel, store.WorldDelete, 30, "channel chat"},
+		{10, store.WorldRole, store.WorldDelete, 20, "role mods"},
+		{10, store.WorldMember, store.WorldDelete, 2, "nick m"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("changes:\n got %s\nwant %s", dump(got), dump(want))
+	}
+	// Each records its object whole: the member as added (with its
+	// role), the channel as deleted.
+	if len(events) == len(want) {
+		if m := events[3].Member; m == nil || !reflect.DeepEqual(m.Roles, []snowflake.ID{20}) || m.UserID != 2 ||
+			m.GuildID != 10 || m.JoinedAt.IsZero() {
+			t.Errorf("member added: %+v", m)
+		}
+		if c := events[7].Channel; c == nil || !reflect.DeepEqual(*c, ch) {
+			t.Errorf("channel deleted: %+v, want %+v", c, ch)
+		}
+		if r := events[1].Role; r == nil || r.ID != 20 || r.GuildID != 10 || r.Permissions != 1<<3 || r.Position != 2 || !r.Managed {
+			t.Errorf("role created: %+v", r)
+		}
 	}
 	if has, err := s.HasWorldEvents(ctx); err != nil || has {
 		t.Errorf("after claiming them all: %v, %v", has, err)
