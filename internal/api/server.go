@@ -142,6 +142,9 @@ type Deps struct {
 type Server struct {
 	cfg   Config
 	store store.Store
+	// outbox is the store beneath the metrics, where the world events'
+	// poll looks for changes (world_events.go).
+	outbox store.WorldEvents
 	ids   *snowflake.Generator
 	now   func() time.Time
 	// afterFunc sets a timer on now's clock.
@@ -214,7 +217,7 @@ func New(cfg Config, d Deps) *Server {
 	}
 	// The world events' poll reads beneath the metrics, as the world
 	// clock is read: an idle server's ten looks a second are no traffic.
-	polled := d.Store
+	s.outbox = d.Store
 	// Every store call is timed, whoever makes it (the API, the OAuth2
 	// server, the gateway's directory, the rate limiter, the janitor).
 	d.Store = timed.New(d.Store, s.metrics.observeStore)
@@ -249,7 +252,7 @@ func New(cfg Config, d Deps) *Server {
 	// must not miss a session started there a moment later.
 	s.gateway.Start(ctx)
 	go s.wakeOnAnswers(s.events.Subscribe(ctx, 1024))
-	go s.tailWorld(ctx, polled)
+	go s.tailWorld(ctx)
 	s.routes()
 	return s
 }

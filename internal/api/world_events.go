@@ -37,11 +37,10 @@ const worldBatch = 256
 // PublishWorldEvents publishes the changes waiting in the outbox now,
 // without waiting for the next poll (tests call it after building their
 // world, so that a bot connecting next does not hear of it again).
-func (s *Server) PublishWorldEvents(ctx context.Context) { s.publishWorld(ctx, s.store) }
+func (s *Server) PublishWorldEvents(ctx context.Context) { s.publishWorld(ctx, s.outbox) }
 
 // tailWorld publishes the world's changes until ctx ends.
-// polled is the store beneath the metrics, for the poll's read.
-func (s *Server) tailWorld(ctx context.Context, polled store.WorldEvents) {
+func (s *Server) tailWorld(ctx context.Context) {
 	t := time.NewTicker(worldPoll)
 	defer t.Stop()
 	for {
@@ -49,7 +48,7 @@ func (s *Server) tailWorld(ctx context.Context, polled store.WorldEvents) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			s.publishWorld(ctx, polled)
+			s.publishWorld(ctx, s.outbox)
 		}
 	}
 }
