@@ -145,8 +145,8 @@ type Server struct {
 	// outbox is the store beneath the metrics, where the world events'
 	// poll looks for changes (world_events.go).
 	outbox store.WorldEvents
-	ids   *snowflake.Generator
-	now   func() time.Time
+	ids    *snowflake.Generator
+	now    func() time.Time
 	// afterFunc sets a timer on now's clock.
 	afterFunc func(time.Duration, func()) gateway.Timer
 	rand      io.Reader
