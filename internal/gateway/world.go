@@ -148,6 +148,7 @@ func messageContent(intents uint64, m event.Message, app snowflake.ID, mentions 
 // gateway's messages carry it; the stored body, as the API renders it,
 // does not).
 func withGuildID(body []byte, guildID snowflake.ID) []byte {
+	body = bytes.TrimSpace(body)
 	if guildID == 0 || len(body) < 2 || body[0] != '{' {
 		return body
 	}
@@ -172,32 +173,44 @@ func withGuildID(body []byte, guildID snowflake.ID) []byte {
 // stored messages do not list in "mentions".
 func mentionedUsers(body []byte) []snowflake.ID {
 	var m struct {
-		Content  string `json:"content"`
-		Mentions []struct {
-			ID snowflake.ID `json:"id"`
-		} `json:"mentions"`
+		Content  json.RawMessage `json:"content"`
+		Mentions json.RawMessage `json:"mentions"`
 	}
 	if json.Unmarshal(body, &m) != nil {
 		return nil
 	}
-	out := make([]snowflake.ID, 0, len(m.Mentions))
-	for _, u := range m.Mentions {
-		out = append(out, u.ID)
+	// Each read on its own: a malformed one does not hide the other.
+	var (
+		content  string
+		mentions []struct {
+			ID snowflake.ID `json:"id"`
+		}
+		out []snowflake.ID
+	)
+	if json.Unmarshal(m.Mentions, &mentions) == nil {
+		for _, u := range mentions {
+			out = append(out, u.ID)
+		}
 	}
-	for rest := m.Content; ; {
+	if json.Unmarshal(m.Content, &content) != nil {
+		return out
+	}
+	for rest := content; ; {
 		i := strings.Index(rest, "<@")
 		if i < 0 {
 			return out
 		}
-		rest = strings.TrimPrefix(rest[i+2:], "!")
+		rest = rest[i+2:]
+		// A mention is "<@" "!"? id ">"; anything else is text, and the
+		// next "<@" may start in it.
 		end := strings.IndexByte(rest, '>')
 		if end < 0 {
 			return out
 		}
-		if id, err := snowflake.Parse(rest[:end]); err == nil {
+		if id, err := snowflake.Parse(strings.TrimPrefix(rest[:end], "!")); err == nil {
 			out = append(out, id)
+			rest = rest[end+1:]
 		}
-		rest = rest[end:]
 	}
 }
 

@@ -307,8 +307,42 @@ func TestMessageContent(t *testing.T) {
 		}
 	}
 	read(clients[2], inDM, "psst", 1, false)
+
+	// An edit and a deletion, as the API publishes them: MESSAGE_UPDATE
+	// emptied like a create, MESSAGE_DELETE {id, channel_id, guild_id}.
+	chID := mustID(t, ch.ID)
+	edited := event.Message{ID: mustID(t, hidden), ChannelID: chID, GuildID: g, AuthorID: mustID(t, alice),
+		Bots: []snowflake.ID{app}, Body: json.RawMessage(`{"id":"` + hidden + `","channel_id":"` + ch.ID +
+			`","content":"edited","embeds":[],"attachments":[],"components":[{"type":1,"components":[]}],"poll":{"question":{"text":"q"}}}`)}
+	e.Events.Publish(context.Background(), event.Event{Type: event.MessageUpdate, GuildID: g, Data: edited})
+	gone := edited
+	gone.Body = nil
+	e.Events.Publish(context.Background(), event.Event{Type: event.MessageDelete, GuildID: g, Data: gone})
+	for i, want := range []string{
+		`{"attachments":[],"channel_id":"` + ch.ID + `","components":[],"content":"","embeds":[],"guild_id":"` + g.String() + `","id":"` + hidden + `"}`,
+		`{"guild_id":"` + g.String() + `","id":"` + hidden + `","channel_id":"` + ch.ID + `","content":"edited","embeds":[],"attachments":[],"components":[{"type":1,"components":[]}],"poll":{"question":{"text":"q"}}}`,
+	} {
+		if f := clients[i].dispatch("MESSAGE_UPDATE"); !sameJSON(f.D, want) {
+			t.Errorf("session %d: MESSAGE_UPDATE %s, want %s", i, f.D, want)
+		}
+		want := `{"id":"` + hidden + `","channel_id":"` + ch.ID + `","guild_id":"` + g.String() + `"}`
+		if f := clients[i].dispatch("MESSAGE_DELETE"); string(f.D) != want {
+			t.Errorf("session %d: MESSAGE_DELETE %s, want %s", i, f.D, want)
+		}
+	}
 	interaction(e, app, 0, 9)
 	for _, c := range clients {
 		marker(t, e, c, 9)
 	}
+}
+
+// sameJSON reports whether got and want are the same JSON value.
+func sameJSON(got json.RawMessage, want string) bool {
+	var g, w any
+	if json.Unmarshal(got, &g) != nil || json.Unmarshal([]byte(want), &w) != nil {
+		return false
+	}
+	gb, _ := json.Marshal(g)
+	wb, _ := json.Marshal(w)
+	return string(gb) == string(wb)
 }
