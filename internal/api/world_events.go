@@ -58,7 +58,9 @@ func (s *Server) publishWorld(ctx context.Context, polled store.WorldEvents) {
 	for ctx.Err() == nil {
 		has, err := polled.HasWorldEvents(ctx)
 		if err != nil {
-			s.log.Warn("world events: look for changes", "err", err)
+			if ctx.Err() == nil { // not the server stopping
+				s.log.Warn("world events: look for changes", "err", err)
+			}
 			return
 		}
 		if !has {
@@ -70,7 +72,9 @@ func (s *Server) publishWorld(ctx context.Context, polled store.WorldEvents) {
 			return s.publishChanges(ctx, es)
 		})
 		if err != nil {
-			s.log.Warn("world events: claim", "err", err)
+			if ctx.Err() == nil {
+				s.log.Warn("world events: claim", "err", err)
+			}
 			return
 		}
 		if n < worldBatch {
