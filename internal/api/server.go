@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -143,10 +144,12 @@ type Server struct {
 	cfg   Config
 	store store.Store
 	// outbox is the store beneath the metrics, where the world events'
-	// poll looks for changes (world_events.go).
-	outbox store.WorldEvents
-	ids    *snowflake.Generator
-	now    func() time.Time
+	// poll looks for changes (world_events.go); claiming lets one claim
+	// of this process run at a time.
+	outbox   store.WorldEvents
+	claiming sync.Mutex
+	ids      *snowflake.Generator
+	now      func() time.Time
 	// afterFunc sets a timer on now's clock.
 	afterFunc func(time.Duration, func()) gateway.Timer
 	rand      io.Reader

@@ -22,10 +22,12 @@ import (
 // the outbox; a claim takes the oldest changes in a transaction and
 // publishes their dispatches on the bus before it commits, so that
 // claims (which serialize in the store) publish in the order the changes
-// were made, whichever node claims. The dispatches are rendered from the
-// world as it is when claimed, and addressed to the apps whose bots are
-// members of the guild then (event.World.Apps): every node dispatches
-// each alike. docs/design.md, "World events".
+// were made, whichever node claims. Each dispatch shows the role,
+// member or channel as its change recorded it (GUILD_CREATE and
+// GUILD_UPDATE: the guild as it is when claimed), and is addressed to
+// the apps whose bots are members of the guild when claimed
+// (event.World.Apps), so that every node dispatches it alike.
+// docs/design.md, Gateway, "World and message events".
 
 // worldPoll is how often a node looks for changes: one indexed one-row
 // read, so that an idle server writes nothing.
@@ -53,8 +55,13 @@ func (s *Server) tailWorld(ctx context.Context) {
 	}
 }
 
-// publishWorld claims and publishes every waiting change.
+// publishWorld claims and publishes every waiting change. One claim at
+// a time in a process: a claim holds a connection while it renders
+// through others, and a second claim of this process waiting on its rows
+// (PostgreSQL) would hold one more, which a small pool may not have.
 func (s *Server) publishWorld(ctx context.Context, polled store.WorldEvents) {
+	s.claiming.Lock()
+	defer s.claiming.Unlock()
 	for ctx.Err() == nil {
 		has, err := polled.HasWorldEvents(ctx)
 		if err != nil {
