@@ -47,10 +47,11 @@ func (m messageEvents) publish(ctx context.Context, typ string, msg store.Messag
 
 // messageBots returns the apps whose bot users see msg: in a guild, the
 // bot members who may view its channel; in a DM or group DM, the bots
-// taking part. Nothing while no bot is connected to any node (the
-// gateway knows every node's sessions): the reads are then saved.
+// taking part. Nothing while no bot connected to any node asks for
+// messages (the gateway knows every node's sessions): the reads are then
+// saved, as for the bots that only take interactions.
 func (s *Server) messageBots(ctx context.Context, msg store.Message) []snowflake.ID {
-	if s.gateway == nil || s.gateway.Sessions() == 0 {
+	if s.gateway == nil || !s.gateway.ReadsMessages() {
 		return nil
 	}
 	bots, err := s.readMessageBots(ctx, msg)

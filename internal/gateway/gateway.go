@@ -151,6 +151,9 @@ type Gateway struct {
 	seen     map[string]time.Time     // when each other node last said it was alive
 	syncs    map[string]chan struct{} // this node's sync markers on their way (catchUp)
 	closing  bool
+	// readers counts the sessions (any node's) whose intents ask for
+	// messages (GUILD_MESSAGES or DIRECT_MESSAGES).
+	readers int
 }
 
 // New makes a gateway on bus (nil: no bus, sessions start at once and
@@ -317,9 +320,23 @@ func (g *Gateway) Stats() Stats {
 	return st
 }
 
+// ReadsMessages reports whether a session on any node asks for
+// messages: while none does, the API need not work out which bots see
+// a message.
+func (g *Gateway) ReadsMessages() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.readers > 0
+}
+
+func readsMessages(s *session) bool { return s.intents&(intentGuildMessages|intentDirectMessages) != 0 }
+
 func (g *Gateway) addSession(s *session) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if _, known := g.sessions[s.id]; !known && readsMessages(s) {
+		g.readers++
+	}
 	g.sessions[s.id] = s
 	if g.byApp[s.appID] == nil {
 		g.byApp[s.appID] = map[*session]struct{}{}
@@ -336,6 +353,9 @@ func (g *Gateway) session(id string) *session {
 func (g *Gateway) removeSession(s *session) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.sessions[s.id] == s && readsMessages(s) {
+		g.readers--
+	}
 	delete(g.sessions, s.id)
 	if m := g.byApp[s.appID]; m != nil {
 		delete(m, s)
