@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"testing"
 
 	"github.com/slashd/slashd/internal/event"
+	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/testenv"
 )
@@ -345,4 +347,37 @@ func sameJSON(got json.RawMessage, want string) bool {
 	gb, _ := json.Marshal(g)
 	wb, _ := json.Marshal(w)
 	return string(gb) == string(wb)
+}
+
+// TestIdentifyAfterUnpublishedChanges: a change written around the
+// server (as the CLI writes) just before a bot identifies is in its
+// GUILD_CREATE and is not dispatched to it again: identify publishes
+// the waiting changes before the session starts.
+func TestIdentifyAfterUnpublishedChanges(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	app, g := appID(t, e), guildID(t, e)
+	role := e.IDs.Next()
+	if err := e.Store.CreateRole(context.Background(), guild.Role{ID: role, GuildID: g, Name: "late"}); err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, e)
+	c.login(e, intentGuilds)
+	f := c.dispatch("GUILD_CREATE")
+	var gc struct {
+		Roles []struct{ ID string } `json:"roles"`
+	}
+	if err := json.Unmarshal(f.D, &gc); err != nil || !slices.ContainsFunc(gc.Roles, func(r struct{ ID string }) bool {
+		return r.ID == role.String()
+	}) {
+		t.Fatalf("GUILD_CREATE %s lacks the role %s", f.D, role)
+	}
+	// Once the outbox is empty (had the change waited for the poll, it
+	// would now be on the bus), the next event is the marker.
+	testenv.WaitFor(t, "the outbox drained", func() bool {
+		has, err := e.Store.HasWorldEvents(context.Background())
+		return err == nil && !has
+	})
+	interaction(e, app, g, 4)
+	marker(t, e, c, 4) // and no GUILD_ROLE_CREATE before it
 }
