@@ -78,6 +78,10 @@ func (d gatewayDirectory) Bot(ctx context.Context, token string) (gateway.Bot, e
 // Guilds returns every guild the app's bot is a member of, with its
 // GUILD_CREATE object when withCreate is true.
 func (d gatewayDirectory) Guilds(ctx context.Context, appID snowflake.ID, withCreate bool) ([]gateway.Guild, error) {
+	// The world's changes waiting in the outbox go out first, before the
+	// session's start marker: what READY and GUILD_CREATE show is not
+	// dispatched to it again.
+	d.s.PublishWorldEvents(ctx)
 	guilds, err := d.s.store.MemberGuilds(ctx, appID)
 	if err != nil {
 		return nil, err
