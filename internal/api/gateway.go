@@ -92,7 +92,7 @@ func (d gatewayDirectory) Guilds(ctx context.Context, appID snowflake.ID, withCr
 			out = append(out, gateway.Guild{ID: g.ID})
 			continue
 		}
-		create, err := d.guildCreate(ctx, g.ID, appID)
+		create, err := d.guildCreate(ctx, g.ID, appID, false)
 		if errors.Is(err, errNotMember) {
 			continue // left meanwhile
 		}
@@ -106,7 +106,12 @@ func (d gatewayDirectory) Guilds(ctx context.Context, appID snowflake.ID, withCr
 
 // guildCreate renders a guild as GUILD_CREATE carries it, with the bot's
 // own member (member lists need the privileged GUILD_MEMBERS intent).
-func (d gatewayDirectory) guildCreate(ctx context.Context, guildID, botID snowflake.ID) (json.RawMessage, error) {
+// The GUILD_CREATEs that follow READY say "unavailable": false (the
+// guild READY listed as unavailable is now available); the one telling a
+// bot it joined a guild leaves unavailable out, and libraries tell the
+// two apart by it (discord.py's parse_guild_create: on_guild_available
+// for false, on_guild_join for absent).
+func (d gatewayDirectory) guildCreate(ctx context.Context, guildID, botID snowflake.ID, joined bool) (json.RawMessage, error) {
 	view, err := d.s.loadMemberView(ctx, guildID, botID)
 	if err != nil {
 		return nil, err
@@ -127,8 +132,12 @@ func (d gatewayDirectory) guildCreate(ctx context.Context, guildID, botID snowfl
 	}
 	self := guildMember(view.member, view.user)
 	none := []json.RawMessage{}
+	var unavailable *bool
+	if !joined {
+		unavailable = new(bool)
+	}
 	return jsonenc.Marshal(guildCreateObject{
-		guildObject: newGuildObject(view.snap), JoinedAt: self.JoinedAt, MemberCount: len(members),
+		guildObject: newGuildObject(view.snap), JoinedAt: self.JoinedAt, MemberCount: len(members), Unavailable: unavailable,
 		Members: []wire.GuildMember{self}, Channels: channels, Threads: threads, Presences: none, VoiceStates: none,
 		StageInstances: none, GuildScheduledEvents: none, SoundboardSounds: none, Lazy: true,
 	})
@@ -141,7 +150,7 @@ type guildCreateObject struct {
 	guildObject
 	JoinedAt             string             `json:"joined_at"`
 	Large                bool               `json:"large"`
-	Unavailable          bool               `json:"unavailable"`
+	Unavailable          *bool              `json:"unavailable,omitempty"` // nil: a join (see guildCreate)
 	MemberCount          int                `json:"member_count"`
 	Members              []wire.GuildMember `json:"members"`
 	Channels             []guildChannel     `json:"channels"`

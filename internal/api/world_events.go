@@ -279,7 +279,7 @@ func (w worldRender) member(e store.WorldEvent) error {
 		return w.publish(event.GuildMemberRemove, e.GuildID, others, guildMemberRemove{GuildID: e.GuildID, User: wireUser(u)})
 	}
 	if e.Op == store.WorldCreate && isBot && slices.Contains(bots, e.ObjectID) {
-		create, err := gatewayDirectory{w.s}.guildCreate(w.ctx, e.GuildID, e.ObjectID)
+		create, err := gatewayDirectory{w.s}.guildCreate(w.ctx, e.GuildID, e.ObjectID, true)
 		if err != nil {
 			return err
 		}

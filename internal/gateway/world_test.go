@@ -209,11 +209,18 @@ func TestGuildJoinAndLeave(t *testing.T) {
 			Members  []struct {
 				User struct{ ID string } `json:"user"`
 			} `json:"members"`
-			JoinedAt string `json:"joined_at"`
+			JoinedAt    string `json:"joined_at"`
+			Unavailable *bool  `json:"unavailable"`
 		}
 		if err := json.Unmarshal(f.D, &gc); err != nil || gc.ID != g.ID || gc.Name != end.name || gc.JoinedAt == "" ||
 			len(gc.Members) != 1 || gc.Members[0].User.ID != app.String() || gc.Channels == nil {
 			t.Fatalf("%s: GUILD_CREATE %s", end.name, f.D)
+		}
+		// A join leaves "unavailable" out: libraries read false as a
+		// known guild coming back (discord.py: on_guild_available, not
+		// on_guild_join).
+		if gc.Unavailable != nil {
+			t.Errorf("%s: the join's GUILD_CREATE says unavailable %v, want no unavailable", end.name, *gc.Unavailable)
 		}
 		end.do(g.ID)
 		f = c.dispatch("GUILD_DELETE")
