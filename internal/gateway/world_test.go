@@ -200,6 +200,10 @@ func TestGuildJoinAndLeave(t *testing.T) {
 	} {
 		var g struct{ ID string }
 		adminDo(t, e, "POST", "/guilds", map[string]any{"name": end.name, "owner_id": owner}, &g)
+		// What the guild had before the bot joined comes in its
+		// GUILD_CREATE, not as events of their own before it.
+		adminDo(t, e, "POST", "/guilds/"+g.ID+"/channels", map[string]any{"name": "lobby", "type": 0}, nil)
+		adminDo(t, e, "POST", "/guilds/"+g.ID+"/roles", map[string]any{"name": "regulars"}, nil)
 		adminDo(t, e, "PUT", "/guilds/"+g.ID+"/installations/"+app.String(), map[string]any{"scopes": []string{"bot"}}, nil)
 		f := c.dispatch("GUILD_CREATE")
 		var gc struct {
