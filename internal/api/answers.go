@@ -71,8 +71,13 @@ func (s *Server) answerRecord(ctx context.Context, rec store.Interaction, meta *
 		}
 		return store.Answer{Interaction: cur, Put: put}, nil
 	})
+	if errors.Is(err, store.ErrNotFound) && put != nil {
+		// The interaction was read above: what is gone is the channel
+		// the message goes to (deleted during the delivery).
+		return answered{}, errUnknownChannel
+	}
 	if err != nil {
-		return answered{}, err
+		return answered{}, store.NotFoundAs(err, errUnknownInteraction)
 	}
 	// Wake what waits for the answer on this node: the invocation (a
 	// callback's answer), a follow-up sent before it.
