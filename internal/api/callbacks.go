@@ -103,7 +103,7 @@ func (s *Server) webhookInteraction(r *http.Request) (store.Interaction, error) 
 		// than its own answer: wait for it within the answer window
 		// rather than refuse a token that is about to work.
 		ans, err := s.awaitAnswer(r.Context(), rec.ID, rec.CreatedAt.Add(answerWindow), &delivery{})
-		if errors.Is(err, errNoResponse) {
+		if errors.Is(err, errNoResponse) || errors.Is(err, errUnknownChannel) {
 			return store.Interaction{}, errUnknownWebhook
 		}
 		if err != nil {
