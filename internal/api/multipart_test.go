@@ -48,6 +48,14 @@ func TestReadMultipart(t *testing.T) {
 		[3]string{"ignored", "", "text"})
 	missing, missingBoundary := formBody(t, [3]string{"files[0]", "a.txt", "abc"})
 	badJSON, badJSONBoundary := formBody(t, [3]string{"payload_json", "", `{"type":`})
+	// slash-create's MultipartData as its servers answer with files: a
+	// CRLF before each delimiter, files first, payload_json a plain
+	// field, no CRLF after the close delimiter.
+	const sc = "----------------SlashCreate"
+	slashCreate := []byte("\r\n--" + sc + "\r\nContent-Disposition: form-data; name=\"files[0]\"; filename=\"a.txt\"\r\n" +
+		"Content-Type: application/octet-stream\r\n\r\nabc" +
+		"\r\n--" + sc + "\r\nContent-Disposition: form-data; name=\"payload_json\"\r\n\r\n" + `{"type":4,"data":{"content":"hi"}}` +
+		"\r\n--" + sc + "--")
 	cases := []struct {
 		name     string
 		body     []byte
@@ -56,6 +64,7 @@ func TestReadMultipart(t *testing.T) {
 		err      error
 	}{
 		{"payload and files", full, boundary, "2:a.txt:3,1:b.txt:2", nil},
+		{"slash-create's form", slashCreate, sc, "0:a.txt:3", nil},
 		{"no payload_json", missing, missingBoundary, "", apierr.Invalid("BASE_TYPE_REQUIRED", "This field is required", "payload_json")},
 		{"payload_json not JSON", badJSON, badJSONBoundary, "", errInvalidJSON},
 		{"no boundary", full, "", "", errInvalidJSON},
