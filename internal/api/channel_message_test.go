@@ -21,6 +21,15 @@ var (
 	bodyDMAction   = apiError(50003, "Cannot execute action on a DM channel")
 )
 
+// rows is n action rows of one button each.
+func rows(n int) []jsonObj {
+	out := make([]jsonObj, n)
+	for i := range out {
+		out[i] = jsonObj{"type": 1, "components": []jsonObj{{"type": 2, "style": 1, "label": "b", "custom_id": "b" + string(rune('a'+i))}}}
+	}
+	return out
+}
+
 // messageEventOf waits for a message event of type typ about message id
 // on the bus (events subscribed before the change).
 func messageEventOf(t *testing.T, events <-chan event.Event, typ, id string) event.Message {
@@ -106,6 +115,8 @@ func TestChannelMessage(t *testing.T) {
 		{"content too long", "PATCH", msgs + "/" + str(mine, "id"), bot, jsonObj{"content": strings.Repeat("x", 2001)}, 400,
 			fe("content", "BASE_TYPE_MAX_LENGTH", "Must be 2000 or fewer in length.")},
 		{"too many embeds", "PATCH", msgs + "/" + str(mine, "id"), bot, jsonObj{"embeds": make([]jsonObj, 11)}, 400, ""},
+		{"six rows without IS_COMPONENTS_V2", "PATCH", msgs + "/" + str(mine, "id"), bot, jsonObj{"components": rows(6)}, 400,
+			fe("components", "BASE_TYPE_MAX_LENGTH", "Must be 5 or fewer in length.")},
 		{"components no array", "PATCH", msgs + "/" + str(mine, "id"), bot, jsonObj{"components": "x"}, 400, ""},
 		{"unknown flags", "PATCH", msgs + "/" + str(mine, "id"), bot, jsonObj{"flags": 1 << 1}, 400,
 			fe("flags", "INTERACTION_RESPONSE_FLAGS_INVALID", "Invalid message flags")},
@@ -149,6 +160,16 @@ func TestChannelMessage(t *testing.T) {
 		if got := decodeObj(t, mustDo(t, e, "PATCH", path, bot, jsonObj{"flags": c.send}, 200)); flagsOf(got) != c.want {
 			t.Fatalf("flags %d: %v, want %d", c.send, got["flags"], c.want)
 		}
+	}
+	// With IS_COMPONENTS_V2 set (for good) 40 top-level components fit.
+	v2 := decodeObj(t, mustDo(t, e, "PATCH", path, bot, jsonObj{"flags": 1 << 15, "content": nil, "embeds": []jsonObj{},
+		"components": []jsonObj{{"type": 10, "content": "v2"}}}, 200))
+	if flagsOf(v2) != 1<<15 {
+		t.Fatalf("components v2: %v", v2)
+	}
+	if got := decodeObj(t, mustDo(t, e, "PATCH", path, bot, jsonObj{"components": rows(6)}, 200)); flagsOf(got) != 1<<15 ||
+		len(got["components"].([]any)) != 6 {
+		t.Fatalf("six rows on a components v2 message: %v", got)
 	}
 	// The bot's (public) interaction answer is its message too.
 	if got := decodeObj(t, mustDo(t, e, "PATCH", msgs+"/"+str(public, "id"), bot, jsonObj{"content": "answer, edited"}, 200)); got["content"] != "answer, edited" ||
