@@ -10,9 +10,12 @@ package api_test
 // select's message with the choice's token.
 
 import (
+	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/slashd/slashd/internal/testenv"
+	"github.com/slashd/slashd/sdk/interactions"
 )
 
 func TestInteractionTokenReach(t *testing.T) {
@@ -108,4 +111,46 @@ func TestInteractionTokenReach(t *testing.T) {
 	answer(submit, jsonObj{"content": "thanks", "flags": flagEphemeral})
 	mustDo(t, e, "DELETE", w.hook(submit)+"/messages/"+str(panelMsg, "id"), "", nil, 204)
 	wantError(t, mustDo(t, e, "GET", w.hook(opener)+"/messages/"+str(panelMsg, "id"), "", nil, -1), 404, bodyUnknownMessage)
+}
+
+// The example app's own order, on an Interactions Endpoint: the click is
+// answered inline and the clicked message deleted with the click's token
+// right after, which may reach slashd before the answer is stored (the
+// token then waits for it).
+func TestInteractionTokenReachInline(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	w := newInvokeWorld(t, e)
+	cmd := w.command(chat("challenge"))
+	deleted := make(chan testenv.Response, 1)
+	w.answerWith(func(i *interactions.Interaction) (interactions.Response, error) {
+		if i.Type == interactions.InteractionApplicationCommand {
+			return interactions.Response{Type: 4, Data: jsonObj{"content": "Rock paper scissors?", "components": []jsonObj{
+				{"type": 1, "components": []jsonObj{{"type": 2, "style": 1, "label": "Accept", "custom_id": "accept"}}}}}}, nil
+		}
+		var raw struct {
+			Message struct {
+				ID string `json:"id"`
+			} `json:"message"`
+		}
+		if err := json.Unmarshal(i.Raw, &raw); err != nil {
+			return interactions.Response{}, err
+		}
+		path := "/api/v10/webhooks/" + w.app + "/" + i.Token + "/messages/" + raw.Message.ID
+		go func() { deleted <- e.Do("DELETE", path, "", nil) }()
+		return interactions.Response{Type: 4, Data: jsonObj{"content": "What is your object of choice?", "flags": 64}}, nil
+	})
+	r := w.invoke(w.invocation(2, cmd))
+	wantStatus(t, r, 200)
+	_, _, challenge := answerParts(t, r)
+	click := w.invoke(jsonObj{"type": 3, "application_id": w.app, "guild_id": w.guild, "channel_id": w.channel,
+		"message_id": str(challenge, "id"), "data": jsonObj{"custom_id": "accept", "component_type": 2}})
+	wantStatus(t, click, 200)
+	select {
+	case r := <-deleted:
+		wantStatus(t, r, 204)
+	case <-time.After(testenv.WaitTimeout):
+		t.Fatal("the app's DELETE did not end")
+	}
+	wantError(t, mustDo(t, e, "GET", "/api/v10/channels/"+w.channel+"/messages/"+str(challenge, "id"), e.Bot(), nil, -1), 404, bodyUnknownMessage)
 }
