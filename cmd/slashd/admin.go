@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"io"
 	"os"
 	"slices"
@@ -114,7 +115,7 @@ func worldCommand(define func(fs *flagSet) func() (worldStep, error)) func(fs *f
 }
 
 func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	enc := jsonenc.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
@@ -232,7 +233,7 @@ func (r *refusal) Error() string {
 		return r.verb + ": " + r.err.Message
 	}
 	var tree any
-	if b, err := json.Marshal(r.err.Fields); err == nil {
+	if b, err := jsonenc.Marshal(r.err.Fields); err == nil {
 		_ = json.Unmarshal(b, &tree)
 	}
 	var lines []string

@@ -84,9 +84,12 @@ func slashdBinary(t *testing.T) string {
 // status.
 func runBinary(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
+	// The build comes first, outside the run's minute: with cold caches
+	// on a busy machine it alone has taken minutes.
+	bin := slashdBinary(t)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, slashdBinary(t), args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = append(cleanEnv(), env...)
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"io"
 	"net/http"
 	"net/url"
@@ -39,7 +40,8 @@ and subcommand, then options as name:value. A value with spaces goes in double
 quotes (name:"two words"; inside them \" \\ \n \t). Values are typed by the
 option: integers, numbers, true/false, users as an id or <@id>, channels as an id
 or <#id>, roles as an id or <@&id>, choices by value or name. Attachments cannot
-be given.
+be given. Where an application has a guild command and a global command of the
+name, both are in the picker and the guild command runs (--global: the global one).
 
 It prints the answer (its text, embeds and components; a deferred answer once the
 app has filled it in) and exits 0; a command the service refuses or the app does
@@ -52,7 +54,7 @@ POST /api/v10/interactions as it is.
 // invokeOptions are invoke's flags.
 type invokeOptions struct {
 	dataDir, as, channel, app string
-	asJSON                    bool
+	asJSON, global            bool
 	wait                      time.Duration
 }
 
@@ -64,6 +66,8 @@ func defineInvoke(fs *flagSet) runFunc {
 		"a client token is minted for them through the admin API; default: the demo guild's owner")
 	fs.envString(&o.channel, "channel", "", "the `ID` of the channel to run it in; default: the demo guild's #general (bootstrap.json's channel_id)")
 	fs.envString(&o.app, "app", "", "the `ID` of the application whose command it is, when several have one of that name")
+	fs.envBool(&o.global, "global", false, "run the application's global command where it also has a guild command of the name "+
+		"(the picker lists both; by default the guild command runs)")
 	fs.envBool(&o.asJSON, "json", false, "print the answer of POST /api/v10/interactions as it is (a deferred answer: its loading message)")
 	fs.envDuration(&o.wait, "wait", 15*time.Minute,
 		"how long (a `DURATION`: 30s, 2m) to wait for a deferred answer to be filled in (the app's token lasts 15 minutes)")
@@ -124,7 +128,7 @@ func invoke(ctx context.Context, out io.Writer, o *invokeOptions, line slashline
 	if err := c.do(ctx, http.MethodGet, "/api/v10/channels/"+channel.String()+"/application-command-index", token, nil, &index); err != nil {
 		return fmt.Errorf("invoke: the commands in channel %s: %w", channel, err)
 	}
-	inv, err := slashline.Resolve(line, index.Commands, app)
+	inv, err := slashline.Resolve(line, index.Commands, slashline.Filter{App: app, Global: o.global})
 	if err != nil {
 		return fmt.Errorf("invoke: %w", err)
 	}
@@ -279,7 +283,7 @@ func describeFieldPath(path []string, opts []slashline.OptionValue) string {
 func (c *apiClient) do(ctx context.Context, method, path, auth string, body, v any) error {
 	var rd io.Reader
 	if body != nil {
-		b, err := json.Marshal(body)
+		b, err := jsonenc.Marshal(body)
 		if err != nil {
 			return err
 		}

@@ -208,6 +208,22 @@ func TestInvokeEndToEnd(t *testing.T) {
 		refused(t, 2, `invoke: --as "alice": not a snowflake`, "--as", "alice", "/ping")
 	})
 
+	t.Run("a guild and a global command of one name", func(t *testing.T) {
+		// A global /echo beside the bot's guild /echo, told apart by its
+		// text's minimum length: the picker lists both, a line runs the
+		// guild command, --global the global one, each by its id.
+		global := `{"name":"echo","description":"Echo, globally","options":[{"type":3,"name":"text","description":"d","required":true,"min_length":5}]}`
+		if status, body := call(t, "POST", creds["base_url"]+"/api/v10/applications/"+creds["application_id"]+"/commands",
+			"Bot "+creds["bot_token"], global); status != http.StatusCreated {
+			t.Fatalf("register a global /echo: %d %s", status, body)
+		}
+		ok(t, "hi\n", "/echo text:hi")
+		refused(t, 1, "invoke: /echo text:hi: Invalid Form Body: text: Must be 5 or more in length. (BASE_TYPE_MIN_LENGTH)",
+			"--global", "/echo text:hi")
+		ok(t, "hello\n", "--global", "/echo text:hello")
+		refused(t, 1, "invoke: /pick is a guild command only here: leave out --global", "--global", "/pick fruit:mango")
+	})
+
 	t.Run("unanswered", func(t *testing.T) {
 		// The bot hangs (stopped): slashd gives up after 3 s.
 		if err := bot.Cmd.Process.Signal(syscall.SIGSTOP); err != nil {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"io"
 	"log/slog"
 	mathrand "math/rand/v2"
@@ -441,7 +442,7 @@ func firstRun(ctx context.Context, env bootstrap.Env, dataDir, baseURL string, o
 	}
 	if err := bootstrap.WriteFile(dataDir, creds); err != nil {
 		// Only hashes are stored: print the secrets rather than lose them.
-		b, _ := json.MarshalIndent(creds, "", "  ")
+		b, _ := jsonenc.MarshalIndent(creds, "", "  ")
 		fmt.Fprintf(out, "could not write %s; the credentials are:\n%s\n", bootstrap.FileName, b)
 		return err
 	}

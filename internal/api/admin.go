@@ -2,6 +2,8 @@ package api
 
 import (
 	"context"
+	"net/http"
+	"strings"
 
 	"github.com/slashd/slashd/internal/adminapi"
 	"github.com/slashd/slashd/internal/form"
@@ -26,8 +28,54 @@ func (s *Server) adminRoutes() {
 		OpenDM:               s.openDMFor,
 		ExplainAccess:        s.explainAccess,
 		ExplainPrivateAccess: s.explainPrivateAccess,
-	}).Register(routeRecorder{s})
+	}).Register(adminRecorder{s})
 }
+
+// adminRecorder registers the admin routes; a write's world events go
+// out on the bus before its answer does (publishFirst), so that what a
+// client does once answered (a bot connecting, a test reading its
+// dispatches) comes after them. Other writers' are published by the
+// poll (world_events.go).
+type adminRecorder struct{ s *Server }
+
+func (r adminRecorder) Handle(pattern string, h http.Handler) {
+	if strings.HasPrefix(pattern, "GET ") {
+		r.s.register(pattern, h)
+		return
+	}
+	r.s.register(pattern, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		h.ServeHTTP(&publishFirst{ResponseWriter: w, s: r.s, ctx: req.Context()}, req)
+	}))
+}
+
+// publishFirst publishes the world's waiting changes before the first
+// byte of the answer.
+type publishFirst struct {
+	http.ResponseWriter
+	s    *Server
+	ctx  context.Context
+	done bool
+}
+
+func (p *publishFirst) publish() {
+	if !p.done {
+		p.done = true
+		p.s.PublishWorldEvents(p.ctx)
+	}
+}
+
+func (p *publishFirst) WriteHeader(code int) {
+	p.publish()
+	p.ResponseWriter.WriteHeader(code)
+}
+
+func (p *publishFirst) Write(b []byte) (int, error) {
+	p.publish()
+	return p.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (p *publishFirst) Unwrap() http.ResponseWriter { return p.ResponseWriter }
 
 // openDMFor is POST /users/@me/channels as user from, with its body
 // (the admin API's POST /admin/v1/users/{user_id}/channels): the DM as

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"sync"
 	"time"
 
@@ -160,7 +161,7 @@ func (s *Server) updatedComponentMessage(ctx context.Context, rec store.Interact
 	if messageEmpty(msg) {
 		return nil, interaction.ErrEmptyMessage
 	}
-	if m.Body, err = json.Marshal(msg); err != nil {
+	if m.Body, err = jsonenc.Marshal(msg); err != nil {
 		return nil, err
 	}
 	return &m, nil
@@ -186,10 +187,10 @@ func (s *Server) launchActivity(ctx context.Context, rec store.Interaction) (*st
 		return nil, nil, err
 	}
 	msg.ActivityInstance = instance
-	if m.Body, err = json.Marshal(msg); err != nil {
+	if m.Body, err = jsonenc.Marshal(msg); err != nil {
 		return nil, nil, err
 	}
-	result, err := json.Marshal(instance)
+	result, err := jsonenc.Marshal(instance)
 	return &m, result, err
 }
 
@@ -245,7 +246,7 @@ func (s *Server) interactionMessage(ctx context.Context, rec store.Interaction, 
 	if m.Flags&interaction.FlagEphemeral != 0 {
 		out.VisibleTo = rec.UserID
 	}
-	out.Body, err = json.Marshal(m)
+	out.Body, err = jsonenc.Marshal(m)
 	return out, err
 }
 

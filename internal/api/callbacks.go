@@ -4,6 +4,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -296,7 +297,7 @@ func (s *Server) editMessage(r *http.Request, m store.Message, d interaction.Mes
 		// limit: the stored message's flags decide.
 		return nil, apierr.Invalid(form.CodeMaxLength, form.MsgMaxLength(limit), "components")
 	}
-	body, err := json.Marshal(msg)
+	body, err := jsonenc.Marshal(msg)
 	if err != nil {
 		return nil, err
 	}

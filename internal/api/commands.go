@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"net/http"
 	"time"
 
@@ -148,7 +149,7 @@ func (s *Server) renderListItem(rc store.RawCommand, locale string) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
-	b, err := json.Marshal(command.Localized(&c, locale))
+	b, err := jsonenc.Marshal(command.Localized(&c, locale))
 	if err != nil {
 		return nil, fmt.Errorf("render command %d: %w", rc.ID, err)
 	}

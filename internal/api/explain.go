@@ -55,12 +55,7 @@ func (s *Server) explainAccess(ctx context.Context, q adminapi.AccessQuery) (acc
 	if err != nil {
 		return access.Decision{}, err
 	}
-	d := decide(view, ch, ac, cmd)
-	if d.Allowed && cmd.GuildID == 0 && shadowed(ac.commands, cmd) {
-		d = access.Decision{Allowed: false, Rule: "shadowed_by_guild_command",
-			Reason: "a guild command of the same type and name replaces this global command in this guild"}
-	}
-	return d, nil
+	return decide(view, ch, ac, cmd), nil
 }
 
 // explainPrivateAccess is the decision of GET
@@ -86,8 +81,7 @@ func (s *Server) explainPrivateAccess(ctx context.Context, q adminapi.AccessQuer
 	if err != nil {
 		return access.Decision{}, err
 	}
-	d := decide(view, ch, ac, cmd)
-	return d, nil
+	return decide(view, ch, ac, cmd), nil
 }
 
 // decide is the picker's decision on cmd for the viewer of view in ch:
@@ -139,15 +133,4 @@ func (s *Server) findCommand(ctx context.Context, view memberView, guildID, id s
 		}
 	}
 	return command.Command{}, errUnknownCommand
-}
-
-// shadowed reports whether a global command is hidden by a guild command
-// (the visible list does not contain it).
-func shadowed(visible []command.Command, global command.Command) bool {
-	for _, c := range visible {
-		if c.ID == global.ID {
-			return false
-		}
-	}
-	return true
 }

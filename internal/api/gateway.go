@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"net/http"
 	"strings"
 
@@ -70,13 +71,17 @@ func (d gatewayDirectory) Bot(ctx context.Context, token string) (gateway.Bot, e
 		return gateway.Bot{}, err
 	}
 	// READY's user is the bot's own account, as GET /users/@me renders it.
-	user, err := json.Marshal(currentUser(u, false))
+	user, err := jsonenc.Marshal(currentUser(u, false))
 	return gateway.Bot{ApplicationID: app.ID, Flags: app.Flags, User: user}, err
 }
 
 // Guilds returns every guild the app's bot is a member of, with its
 // GUILD_CREATE object when withCreate is true.
 func (d gatewayDirectory) Guilds(ctx context.Context, appID snowflake.ID, withCreate bool) ([]gateway.Guild, error) {
+	// The world's changes waiting in the outbox go out first, before the
+	// session's start marker: what READY and GUILD_CREATE show is not
+	// dispatched to it again.
+	d.s.PublishWorldEvents(ctx)
 	guilds, err := d.s.store.MemberGuilds(ctx, appID)
 	if err != nil {
 		return nil, err
@@ -87,7 +92,7 @@ func (d gatewayDirectory) Guilds(ctx context.Context, appID snowflake.ID, withCr
 			out = append(out, gateway.Guild{ID: g.ID})
 			continue
 		}
-		create, err := d.guildCreate(ctx, g.ID, appID)
+		create, err := d.guildCreate(ctx, g.ID, appID, false)
 		if errors.Is(err, errNotMember) {
 			continue // left meanwhile
 		}
@@ -101,7 +106,12 @@ func (d gatewayDirectory) Guilds(ctx context.Context, appID snowflake.ID, withCr
 
 // guildCreate renders a guild as GUILD_CREATE carries it, with the bot's
 // own member (member lists need the privileged GUILD_MEMBERS intent).
-func (d gatewayDirectory) guildCreate(ctx context.Context, guildID, botID snowflake.ID) (json.RawMessage, error) {
+// The GUILD_CREATEs that follow READY say "unavailable": false (the
+// guild READY listed as unavailable is now available); the one telling a
+// bot it joined a guild leaves unavailable out, and libraries tell the
+// two apart by it (discord.py's parse_guild_create: on_guild_available
+// for false, on_guild_join for absent).
+func (d gatewayDirectory) guildCreate(ctx context.Context, guildID, botID snowflake.ID, joined bool) (json.RawMessage, error) {
 	view, err := d.s.loadMemberView(ctx, guildID, botID)
 	if err != nil {
 		return nil, err
@@ -122,8 +132,12 @@ func (d gatewayDirectory) guildCreate(ctx context.Context, guildID, botID snowfl
 	}
 	self := guildMember(view.member, view.user)
 	none := []json.RawMessage{}
-	return json.Marshal(guildCreateObject{
-		guildObject: newGuildObject(view.snap), JoinedAt: self.JoinedAt, MemberCount: len(members),
+	var unavailable *bool
+	if !joined {
+		unavailable = new(bool)
+	}
+	return jsonenc.Marshal(guildCreateObject{
+		guildObject: newGuildObject(view.snap), JoinedAt: self.JoinedAt, MemberCount: len(members), Unavailable: unavailable,
 		Members: []wire.GuildMember{self}, Channels: channels, Threads: threads, Presences: none, VoiceStates: none,
 		StageInstances: none, GuildScheduledEvents: none, SoundboardSounds: none, Lazy: true,
 	})
@@ -136,7 +150,7 @@ type guildCreateObject struct {
 	guildObject
 	JoinedAt             string             `json:"joined_at"`
 	Large                bool               `json:"large"`
-	Unavailable          bool               `json:"unavailable"`
+	Unavailable          *bool              `json:"unavailable,omitempty"` // nil: a join (see guildCreate)
 	MemberCount          int                `json:"member_count"`
 	Members              []wire.GuildMember `json:"members"`
 	Channels             []guildChannel     `json:"channels"`
@@ -172,7 +186,7 @@ func (d gatewayDirectory) Members(ctx context.Context, appID, guildID snowflake.
 	}
 	out := make([]gateway.Member, len(found))
 	for i, mu := range found {
-		obj, err := json.Marshal(guildMember(mu.Member, mu.User))
+		obj, err := jsonenc.Marshal(guildMember(mu.Member, mu.User))
 		if err != nil {
 			return nil, fmt.Errorf("render member %d: %w", mu.User.ID, err)
 		}

@@ -1,7 +1,7 @@
 package api
 
 import (
-	"encoding/json"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"net/http"
 
 	"github.com/slashd/slashd/internal/access"
@@ -24,10 +24,10 @@ type indexApplication struct {
 // commandIndex is GET /channels/{channel.id}/application-command-index:
 // what the command picker shows a user in a channel (a guild's, a DM or a
 // group DM). Every app that reaches the user there (installed in the
-// guild, its bot's DM, or installed by the user): its guild commands and
-// global commands (a guild command shadows a global one of the same type
-// and name), kept only where the access decision allows the user,
-// localized for the user.
+// guild, its bot's DM, or installed by the user): its guild commands, then
+// its global commands (a guild command and a global one of the same type
+// and name are both listed, as the real picker shows both), kept only
+// where the access decision allows the user, localized for the user.
 func (s *Server) commandIndex(w http.ResponseWriter, r *http.Request) error {
 	// The real client shows no picker where the user cannot see.
 	ch, view, err := s.channelForUser(r)
@@ -68,7 +68,7 @@ func (s *Server) commandIndex(w http.ResponseWriter, r *http.Request) error {
 			apps = append(apps, indexApplication{ID: ac.app.ID, Name: ac.app.Name, BotID: ac.app.ID})
 		}
 	}
-	head, err := json.Marshal(struct {
+	head, err := jsonenc.Marshal(struct {
 		Applications []indexApplication `json:"applications"`
 		Version      snowflake.ID       `json:"version"`
 	}{Applications: append([]indexApplication{}, apps...), Version: version})

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"time"
 
 	"github.com/slashd/slashd/internal/snowflake"
@@ -66,7 +67,7 @@ func (s *Server) noteDelivery(ctx context.Context, in invocation, d delivery, to
 		Payload: json.RawMessage(in.body)}
 	if err == nil {
 		if res, rerr := s.callbackResponse(ctx, rec); rerr == nil {
-			out.Answer, _ = json.Marshal(res)
+			out.Answer, _ = jsonenc.Marshal(res)
 		}
 	} else if out.Reason == "" {
 		out.Reason = err.Error()

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"io"
 	"net/http"
 	"slices"
@@ -171,8 +172,9 @@ func (s *Server) prepareInvocation(ctx context.Context, user snowflake.ID, inv i
 }
 
 // invokedCommand finds the command data.id names among those the app has
-// where the user is (in a guild, a guild command hides a global one of
-// its type and name; outside guilds, global commands only).
+// where the user is (in a guild, its guild commands and the global ones:
+// a guild command and a global one of one name are two commands, each
+// run by its own id; outside guilds, global commands only).
 func (s *Server) invokedCommand(ctx context.Context, view memberView, inv interaction.Invocation) (command.Command, appCommands, error) {
 	if !view.installed(inv.ApplicationID) && !view.userApps[inv.ApplicationID] {
 		if _, err := s.store.Application(ctx, inv.ApplicationID); errors.Is(err, store.ErrNotFound) {
@@ -313,11 +315,11 @@ func inheritedOwners(from map[string]snowflake.ID, view memberView, ch guild.Cha
 
 // sealInvocation encodes a finished payload and makes its stored record.
 func (s *Server) sealInvocation(p interaction.Payload, meta interaction.InteractionMetadata, app store.Application) (invocation, error) {
-	body, err := json.Marshal(p)
+	body, err := jsonenc.Marshal(p)
 	if err != nil {
 		return invocation{}, fmt.Errorf("encode interaction: %w", err)
 	}
-	metaJSON, err := json.Marshal(meta)
+	metaJSON, err := jsonenc.Marshal(meta)
 	if err != nil {
 		return invocation{}, fmt.Errorf("encode interaction metadata: %w", err)
 	}

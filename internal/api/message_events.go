@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/snowflake"
@@ -14,17 +15,73 @@ import (
 // (event.MessageCreate, MessageUpdate, MessageDelete) once the write
 // succeeded, whichever route made it (a user's post, an answer, a
 // follow-up, an edit, a delete), on whichever node. The playground's
-// live chat and interaction log listen to them (internal/ui); the
-// gateway does not dispatch them.
+// live chat and interaction log listen to them (internal/ui), and the
+// gateway dispatches them to the bots the event names (Bots): the apps
+// whose bot users see the message (members of its guild who may view its
+// channel, or participants of its DM), decided here once so that every
+// node dispatches it alike. An ephemeral message goes to no bot.
 type messageEvents struct {
 	store.Store
 	bus event.Bus
+	// ui: the playground listens (else an event no bot gets is not
+	// published at all).
+	ui bool
+	// bots returns the apps whose bots see msg (nil: no bot session
+	// anywhere, or none of them sees it).
+	bots func(ctx context.Context, msg store.Message) []snowflake.ID
 }
 
 func (m messageEvents) publish(ctx context.Context, typ string, msg store.Message) {
+	var bots []snowflake.ID
+	if msg.VisibleTo == 0 && m.bots != nil {
+		bots = m.bots(ctx, msg)
+	}
+	if !m.ui && len(bots) == 0 {
+		return
+	}
 	m.bus.Publish(context.WithoutCancel(ctx), event.Event{Type: typ, GuildID: msg.GuildID,
 		Data: event.Message{ID: msg.ID, ChannelID: msg.ChannelID, GuildID: msg.GuildID,
-			InteractionID: msg.InteractionID, VisibleTo: msg.VisibleTo, Body: json.RawMessage(msg.Body)}})
+			InteractionID: msg.InteractionID, VisibleTo: msg.VisibleTo, Body: json.RawMessage(msg.Body),
+			AuthorID: msg.AuthorID, Bots: bots}})
+}
+
+// messageBots returns the apps whose bot users see msg: in a guild, the
+// bot members who may view its channel; in a DM or group DM, the bots
+// taking part. Nothing while no bot connected to any node asks for
+// messages (the gateway knows every node's sessions): the reads are then
+// saved, as for the bots that only take interactions.
+func (s *Server) messageBots(ctx context.Context, msg store.Message) []snowflake.ID {
+	if s.gateway == nil || !s.gateway.ReadsMessages() {
+		return nil
+	}
+	bots, err := s.readMessageBots(ctx, msg)
+	if err != nil {
+		s.log.Warn("message events: which bots see the message", "message", msg.ID, "err", err)
+	}
+	return bots
+}
+
+func (s *Server) readMessageBots(ctx context.Context, msg store.Message) ([]snowflake.ID, error) {
+	if msg.GuildID == 0 {
+		pc, err := s.store.PrivateChannel(ctx, msg.ChannelID)
+		if err != nil {
+			return nil, err
+		}
+		var out []snowflake.ID
+		for _, u := range pc.Recipients {
+			if _, err := s.store.Application(ctx, u); err == nil {
+				out = append(out, u)
+			} else if !errors.Is(err, store.ErrNotFound) {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	c, err := s.store.Channel(ctx, msg.ChannelID)
+	if err != nil {
+		return nil, err
+	}
+	return s.botsSeeing(ctx, msg.GuildID, c)
 }
 
 func (m messageEvents) CreateMessage(ctx context.Context, msg store.Message) error {

@@ -1,7 +1,7 @@
 package api
 
 import (
-	"encoding/json"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"net/http"
 	"time"
 
@@ -100,7 +100,7 @@ func (s *Server) postChannelMessage(w http.ResponseWriter, r *http.Request) erro
 	msg := interaction.NewMessage(s.ids.Next(), chID, wireUser(u), timestamp(now))
 	d.Flags &^= interaction.FlagEphemeral // only interactions make ephemeral messages
 	s.applyMessage(&msg, d)
-	body, err := json.Marshal(msg)
+	body, err := jsonenc.Marshal(msg)
 	if err != nil {
 		return err
 	}

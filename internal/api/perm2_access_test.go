@@ -75,9 +75,9 @@ func TestPerm2AccessDecision(t *testing.T) {
 	vip := guildCmd(with(chat("vip"), "default_member_permissions", "0"))
 	roles := guildCmd(chat("roles"))
 	manage := guildCmd(with(chat("manage"), "default_member_permissions", permManageGuild))
-	shadowGlobal := str(create(t, e, p.global(), e.Bot(), chat("shadow")), "id")
-	shadowGuild := guildCmd(chat("shadow"))
-	unshadowed := str(create(t, e, p.global(), e.Bot(), userCmd("shadow")), "id") // another type
+	twiceGlobal := str(create(t, e, p.global(), e.Bot(), chat("twice")), "id")
+	twiceGuild := guildCmd(chat("twice"))
+	twiceUser := str(create(t, e, p.global(), e.Bot(), userCmd("twice")), "id") // another type
 
 	put := func(cmd string, entries ...jsonObj) {
 		mustDo(t, e, "PUT", p.cmdPerms(cmd), owner, permsBody(entries...), 200)
@@ -137,9 +137,11 @@ func TestPerm2AccessDecision(t *testing.T) {
 		{"dmp granted by a role", manage, mgr, general, true, "default_member_permissions_granted"},
 		{"dmp removed by a channel overwrite", manage, mgr, noManage, false, "default_member_permissions_missing"},
 		{"dmp missing", manage, plain, general, false, "default_member_permissions_missing"},
-		{"shadowed global command", shadowGlobal, plain, general, false, "shadowed_by_guild_command"},
-		{"the guild command shadowing it", shadowGuild, plain, general, true, "default_member_permissions_unset"},
-		{"same name, another type: not shadowed", unshadowed, plain, general, true, "default_member_permissions_unset"},
+		// A guild command of the same name leaves the global one usable:
+		// the real service shows and runs both.
+		{"a global command with a guild command of its name", twiceGlobal, plain, general, true, "default_member_permissions_unset"},
+		{"the guild command of the global one's name", twiceGuild, plain, general, true, "default_member_permissions_unset"},
+		{"same name, another type", twiceUser, plain, general, true, "default_member_permissions_unset"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -62,8 +62,8 @@ func TestPerm2CommandPicker(t *testing.T) {
 	side := w.channel(jsonObj{"name": "side"})
 	thread := w.channel(jsonObj{"name": "thread", "type": 11, "parent_id": general})
 
-	// The first app: global and guild commands, localized, shadowing,
-	// denied ones.
+	// The first app: global and guild commands, localized, a global and a
+	// guild command of one name (both listed), denied ones.
 	ping := create(t, e, p.global(), e.Bot(), jsonObj{
 		"name": "ping", "name_localizations": jsonObj{"de": "pingen"},
 		"description": "Pings", "description_localizations": jsonObj{"de": "Pingt"},
@@ -71,9 +71,9 @@ func TestPerm2CommandPicker(t *testing.T) {
 			"name_localizations": jsonObj{"de": "wort"}, "description_localizations": jsonObj{"de": "Ein Wort"},
 			"choices": []jsonObj{{"name": "Hello", "value": "hello", "name_localizations": jsonObj{"de": "Hallo"}}}}},
 	})
-	globalShadow := create(t, e, p.global(), e.Bot(), with(chat("shadow"), "description", "global"))
-	create(t, e, p.guildCmds(), e.Bot(), with(chat("shadow"), "description", "guild"))
-	create(t, e, p.global(), e.Bot(), userCmd("shadow")) // another type: not shadowed
+	globalTwice := create(t, e, p.global(), e.Bot(), with(chat("twice"), "description", "global"))
+	guildTwice := create(t, e, p.guildCmds(), e.Bot(), with(chat("twice"), "description", "guild"))
+	create(t, e, p.global(), e.Bot(), userCmd("twice")) // another type
 	hidden := str(create(t, e, p.guildCmds(), e.Bot(), chat("hidden")), "id")
 	create(t, e, p.guildCmds(), e.Bot(), with(chat("adminonly"), "default_member_permissions", permAdministrator))
 	noChan := str(create(t, e, p.guildCmds(), e.Bot(), chat("nochan")), "id")
@@ -103,13 +103,13 @@ func TestPerm2CommandPicker(t *testing.T) {
 		cmds                 []string
 	}{
 		{"hans in general", general, hansTok, []string{w.app, second.ApplicationID},
-			[]string{"first/1/ping", "first/1/shadow", "first/2/shadow", "second/3/quote"}},
+			[]string{"first/1/ping", "first/1/twice", "first/1/twice", "first/2/twice", "second/3/quote"}},
 		{"hans in a thread of general", thread, hansTok, []string{w.app, second.ApplicationID},
-			[]string{"first/1/ping", "first/1/shadow", "first/2/shadow", "second/3/quote"}},
+			[]string{"first/1/ping", "first/1/twice", "first/1/twice", "first/2/twice", "second/3/quote"}},
 		{"hans elsewhere", side, hansTok, []string{w.app, second.ApplicationID},
-			[]string{"first/1/nochan", "first/1/ping", "first/1/shadow", "first/2/shadow", "second/3/quote"}},
+			[]string{"first/1/nochan", "first/1/ping", "first/1/twice", "first/1/twice", "first/2/twice", "second/3/quote"}},
 		{"the owner sees every command", general, ownerTok, []string{w.app, second.ApplicationID, third.ApplicationID},
-			[]string{"first/1/adminonly", "first/1/hidden", "first/1/nochan", "first/1/ping", "first/1/shadow", "first/2/shadow",
+			[]string{"first/1/adminonly", "first/1/hidden", "first/1/nochan", "first/1/ping", "first/1/twice", "first/1/twice", "first/2/twice",
 				"second/3/quote", "third/1/secret"}},
 	}
 	for _, c := range cases {
@@ -123,12 +123,23 @@ func TestPerm2CommandPicker(t *testing.T) {
 			if got := idx.keys(appNames); fmt.Sprint(got) != fmt.Sprint(c.cmds) {
 				t.Fatalf("commands %v, want %v", got, c.cmds)
 			}
+			// Both /twice are listed, each as itself: the guild command
+			// with its guild_id, the global one without.
+			seen := map[string]jsonObj{}
 			for _, cmd := range idx.Commands {
-				if str(cmd, "id") == str(globalShadow, "id") {
-					t.Fatalf("the shadowed global command is listed: %v", cmd)
+				seen[str(cmd, "id")] = cmd
+			}
+			for _, want := range []struct {
+				cmd         jsonObj
+				description string
+				guildID     any
+			}{{globalTwice, "global", nil}, {guildTwice, "guild", w.guild}} {
+				got, ok := seen[str(want.cmd, "id")]
+				if !ok {
+					t.Fatalf("the %s /twice (%s) is not listed", want.description, str(want.cmd, "id"))
 				}
-				if cmd["type"] == 1.0 && str(cmd, "name") == "shadow" && str(cmd, "description") != "guild" {
-					t.Fatalf("shadow is not the guild command: %v", cmd)
+				if str(got, "description") != want.description || got["guild_id"] != want.guildID {
+					t.Fatalf("the %s /twice is listed as %v", want.description, got)
 				}
 			}
 		})
@@ -177,7 +188,7 @@ func TestPerm2CommandPicker(t *testing.T) {
 
 	// Uninstalling an app takes its commands out of the picker.
 	w.uninstall(second.ApplicationID)
-	if got := getIndex(t, e, general, hansTok).keys(appNames); fmt.Sprint(got) != "[first/1/ping first/1/shadow first/2/shadow]" {
+	if got := getIndex(t, e, general, hansTok).keys(appNames); fmt.Sprint(got) != "[first/1/ping first/1/twice first/1/twice first/2/twice]" {
 		t.Fatalf("after uninstall: %v", got)
 	}
 

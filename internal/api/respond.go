@@ -1,8 +1,8 @@
 package api
 
 import (
-	"encoding/json"
 	"errors"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"net/http"
 	"strconv"
 
@@ -14,7 +14,7 @@ import (
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
+	b, err := jsonenc.Marshal(v)
 	if err != nil {
 		status = http.StatusInternalServerError
 		b = []byte(`{"message": "500: Internal Server Error", "code": 0}`)

@@ -16,6 +16,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -34,10 +36,11 @@ import (
 
 // Config tunes the server.
 type Config struct {
-	// MessageEventsOff stops publishing MESSAGE_CREATE/UPDATE/DELETE on
-	// the event bus (message_events.go). Only the playground reads them:
-	// serve turns them off with --ui=false, which saves a bus publish
-	// per message written (a NATS round trip in a cluster).
+	// MessageEventsOff stops publishing the MESSAGE_CREATE/UPDATE/DELETE
+	// events no bot gets on the event bus (message_events.go): only the
+	// playground reads those. serve turns them off with --ui=false,
+	// which saves a bus publish per such message written (a NATS round
+	// trip in a cluster).
 	MessageEventsOff bool
 	// RateLimit turns the rate limiter on (the default in production).
 	RateLimit bool
@@ -141,8 +144,13 @@ type Deps struct {
 type Server struct {
 	cfg   Config
 	store store.Store
-	ids   *snowflake.Generator
-	now   func() time.Time
+	// outbox is the store beneath the metrics, where the world events'
+	// poll looks for changes (world_events.go); claiming lets one claim
+	// of this process run at a time.
+	outbox   store.WorldEvents
+	claiming sync.Mutex
+	ids      *snowflake.Generator
+	now      func() time.Time
 	// afterFunc sets a timer on now's clock.
 	afterFunc func(time.Duration, func()) gateway.Timer
 	rand      io.Reader
@@ -211,6 +219,9 @@ func New(cfg Config, d Deps) *Server {
 	}); ok {
 		worldClock = c.WorldClock()
 	}
+	// The world events' poll reads beneath the metrics, as the world
+	// clock is read: an idle server's ten looks a second are no traffic.
+	s.outbox = d.Store
 	// Every store call is timed, whoever makes it (the API, the OAuth2
 	// server, the gateway's directory, the rate limiter, the janitor).
 	d.Store = timed.New(d.Store, s.metrics.observeStore)
@@ -228,9 +239,9 @@ func New(cfg Config, d Deps) *Server {
 	// Only a node that is its store's only writer may hold an
 	// invocation's record until its answer: another node could not see it.
 	s.holdRecords = cfg.Cache == CacheLocal
-	if !cfg.MessageEventsOff {
-		s.store = messageEvents{Store: d.Store, bus: s.events}
-	}
+	// Message events feed the playground and the gateway's MESSAGE_*
+	// dispatches; MessageEventsOff publishes only those a bot gets.
+	s.store = messageEvents{Store: d.Store, bus: s.events, ui: !cfg.MessageEventsOff, bots: s.messageBots}
 	if cfg.AuthFailureLimit.On() {
 		s.failures = ratelimit.NewWithMaxKeys(d.Now, cfg.RateLimitKeys)
 	}
@@ -245,6 +256,7 @@ func New(cfg Config, d Deps) *Server {
 	// must not miss a session started there a moment later.
 	s.gateway.Start(ctx)
 	go s.wakeOnAnswers(s.events.Subscribe(ctx, 1024))
+	go s.tailWorld(ctx)
 	s.routes()
 	return s
 }
@@ -314,9 +326,18 @@ func (s *Server) wrapPublic(pattern string, h http.Handler) http.Handler {
 	})
 }
 
+// via is the Via header of every answer under /api: the real service's
+// answers pass Google's load balancer, which adds "Via: 1.1 google"
+// (discord-api-docs#1463), and discord.py (http.py) reads a 429 without
+// Via as Cloudflare's ban and raises instead of waiting.
+const via = "1.1 google"
+
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	if p := r.URL.Path; p == "/api" || strings.HasPrefix(p, "/api/") {
+		w.Header().Set("Via", via) // before any handler: errors, 429s and 404s too
+	}
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 	defer func() {
 		if v := recover(); v != nil {

@@ -244,6 +244,9 @@ func (c *shapeCoverage) check(req *http.Request, key string, resp *http.Response
 	if errs := checkAnswer(s, resp, body); len(errs) > 0 {
 		c.t.Errorf("%s:\n\t%s\n\tbody: %.400s", what, strings.Join(errs, "\n\t"), body)
 	}
+	if strings.HasPrefix(req.URL.Path, "/api/") && resp.Header.Get("Via") != "1.1 google" {
+		c.t.Errorf("%s: Via %q, want 1.1 google (every /api answer)", what, resp.Header.Get("Via"))
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if success {

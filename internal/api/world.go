@@ -188,8 +188,10 @@ type appCommands struct {
 func (ac appCommands) embedded() bool { return ac.app.Flags&command.ApplicationFlagEmbedded != 0 }
 
 // loadAppCommands reads an app's guild and global commands and its
-// permission lists in the guild (guildID 0: its global commands only). A
-// guild command shadows a global one of the same type and name.
+// permission lists in the guild (guildID 0: its global commands only),
+// the guild's first. A guild command and a global one of the same type
+// and name are both kept: the real service shows and runs both (see
+// docs/compat.md, "Command picker").
 func (s *Server) loadAppCommands(ctx context.Context, appID, guildID snowflake.ID) (appCommands, error) {
 	app, err := s.store.Application(ctx, appID)
 	if err != nil {
@@ -211,23 +213,15 @@ func (s *Server) loadAppCommands(ctx context.Context, appID, guildID snowflake.I
 	if err != nil {
 		return appCommands{}, err
 	}
-	type key struct {
-		t    command.Type
-		name string
-	}
 	ac := appCommands{app: app, index: access.NewIndex(appID, lists)}
-	shadowed := make(map[key]bool, len(local))
+	ac.commands = make([]command.Command, 0, len(local)+len(global))
+	ac.raw = make([]store.RawCommand, 0, len(local)+len(global))
 	for _, scope := range [][]store.RawCommand{local, global} {
 		for _, rc := range scope {
 			c, err := s.decodeCommand(rc)
 			if err != nil {
 				return appCommands{}, err
 			}
-			k := key{c.Type, c.Name}
-			if c.GuildID == 0 && shadowed[k] {
-				continue
-			}
-			shadowed[k] = true
 			ac.commands = append(ac.commands, c)
 			ac.raw = append(ac.raw, rc)
 		}

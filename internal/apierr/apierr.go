@@ -11,9 +11,9 @@
 package apierr
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"sort"
 	"strconv"
 )
@@ -52,7 +52,7 @@ type Error struct {
 
 func (e *Error) Error() string {
 	if e.Fields != nil && !e.Fields.Empty() {
-		b, _ := json.Marshal(e.Fields)
+		b, _ := jsonenc.Marshal(e.Fields)
 		return fmt.Sprintf("%d %s: %s", e.Code, e.Message, b)
 	}
 	return fmt.Sprintf("%d %s", e.Code, e.Message)
@@ -70,7 +70,7 @@ func (e *Error) MarshalJSON() ([]byte, error) {
 	if e.Fields != nil && !e.Fields.Empty() {
 		env.Errors = e.Fields
 	}
-	return json.Marshal(env)
+	return jsonenc.Marshal(env)
 }
 
 // As returns the *Error inside err, if any.
@@ -226,7 +226,7 @@ func (f *Fields) MarshalJSON() ([]byte, error) {
 	out := make(map[string]any)
 	n := f.resolve(false)
 	if n == nil {
-		return json.Marshal(out)
+		return jsonenc.Marshal(out)
 	}
 	if len(n.errs) > 0 {
 		out["_errors"] = n.errs
@@ -241,7 +241,7 @@ func (f *Fields) MarshalJSON() ([]byte, error) {
 			out[k] = c
 		}
 	}
-	return json.Marshal(out)
+	return jsonenc.Marshal(out)
 }
 
 // Err turns a non-empty tree into the 50035 "Invalid Form Body" error.

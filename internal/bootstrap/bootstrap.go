@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"io"
 	"os"
 	"path/filepath"
@@ -314,7 +315,7 @@ func Upgrade(ctx context.Context, env Env, dir string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("complete %s: %w", path, err)
 	}
-	b, err := json.MarshalIndent(c, "", "  ")
+	b, err := jsonenc.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return nil, err
 	}
@@ -327,7 +328,7 @@ func Upgrade(ctx context.Context, env Env, dir string) ([]string, error) {
 // WriteFile writes credentials to dir/bootstrap.json, readable by the
 // owner only (it holds secrets).
 func WriteFile(dir string, c Credentials) error {
-	b, err := json.MarshalIndent(c, "", "  ")
+	b, err := jsonenc.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -365,7 +366,7 @@ func SetBaseURL(dir, baseURL string) (string, error) {
 	}
 	old := c.BaseURL
 	c.BaseURL = baseURL
-	b, err := json.MarshalIndent(c, "", "  ")
+	b, err := jsonenc.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return "", err
 	}

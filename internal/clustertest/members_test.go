@@ -43,6 +43,7 @@ func addMembers(t *testing.T, c *clustertest.Cluster, n int) {
 			t.Fatalf("member %d: %v", i, err)
 		}
 	}
+	settle(c) // their GUILD_MEMBER_ADDs go out before a bot connects
 }
 
 // TestMemberChunksAcrossNodes: on NATS, the chunks answering a bot's

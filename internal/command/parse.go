@@ -2,6 +2,7 @@ package command
 
 import (
 	"encoding/json"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"slices"
 	"strconv"
 
@@ -692,7 +693,7 @@ func optionLength(o *Option) int {
 			n += runeLen(v)
 		case float64:
 			// As rendered in JSON: 1e-300 is 6 characters, not 302.
-			b, _ := json.Marshal(v)
+			b, _ := jsonenc.Marshal(v)
 			n += len(b)
 		}
 	}

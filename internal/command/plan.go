@@ -2,8 +2,8 @@ package command
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
+	"github.com/slashd/slashd/internal/jsonenc"
 
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/form"
@@ -65,7 +65,7 @@ func SameDefinition(a, b *Command) bool {
 // returns as c's wire form (nil otherwise).
 func compare(old, c *Command) (same bool, wire []byte) {
 	if old.wire != nil {
-		if b, err := json.Marshal(c); err == nil {
+		if b, err := jsonenc.Marshal(c); err == nil {
 			return bytes.Equal(b, old.wire), b
 		}
 	}
@@ -88,7 +88,7 @@ func newVersion(c *Command, v snowflake.ID, wire []byte) []byte {
 func definitionKey(c *Command) []byte {
 	d := *c
 	d.ID, d.Version = 0, 0
-	b, _ := json.Marshal(&d) // a Command always marshals
+	b, _ := jsonenc.Marshal(&d) // a Command always marshals
 	return b
 }
 
@@ -296,7 +296,7 @@ func countType(cur []Command, t Type) int {
 // it, so that a PATCH body can be laid over it key by key and the result
 // parsed and validated as a whole.
 func EditShape(c *Command) map[string]any {
-	b, _ := json.Marshal(c)
+	b, _ := jsonenc.Marshal(c)
 	v, _ := form.DecodeJSON(b)
 	m := v.(map[string]any)
 	for _, k := range []string{"id", "version", "application_id", "guild_id"} {

@@ -136,7 +136,7 @@ type Command struct {
 	wire []byte
 }
 
-// WithWire returns c carrying wire, which must be json.Marshal(c): a
+// WithWire returns c carrying wire, which must be jsonenc.Marshal(c): a
 // store hands plans the current commands so, once per command version.
 func WithWire(c Command, wire []byte) Command {
 	c.wire = wire

@@ -8,6 +8,7 @@ package event
 import (
 	"context"
 	"encoding/json"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"sync"
 
 	"github.com/slashd/slashd/internal/snowflake"
@@ -20,13 +21,41 @@ const (
 	// Interactions Endpoint URL (its gateway sessions deliver it).
 	InteractionCreate = "INTERACTION_CREATE"
 	// MessageCreate, MessageUpdate and MessageDelete say a channel's
-	// message changed (Data: a Message). The gateway does not dispatch
-	// them to bots (slashd's gateway carries interactions, not chat);
-	// the playground streams them to the chat it shows.
+	// message changed (Data: a Message). The gateway dispatches them to
+	// the bots the Message names; the playground streams them to the
+	// chat it shows.
 	MessageCreate = "MESSAGE_CREATE"
 	MessageUpdate = "MESSAGE_UPDATE"
 	MessageDelete = "MESSAGE_DELETE"
 )
+
+// World events: a guild, its channels, threads, roles or members
+// changed (Data: a World), named as the gateway dispatches them.
+const (
+	GuildCreate       = "GUILD_CREATE"
+	GuildUpdate       = "GUILD_UPDATE"
+	GuildDelete       = "GUILD_DELETE"
+	ChannelCreate     = "CHANNEL_CREATE"
+	ChannelUpdate     = "CHANNEL_UPDATE"
+	ChannelDelete     = "CHANNEL_DELETE"
+	ThreadCreate      = "THREAD_CREATE"
+	ThreadUpdate      = "THREAD_UPDATE"
+	ThreadDelete      = "THREAD_DELETE"
+	GuildRoleCreate   = "GUILD_ROLE_CREATE"
+	GuildRoleUpdate   = "GUILD_ROLE_UPDATE"
+	GuildRoleDelete   = "GUILD_ROLE_DELETE"
+	GuildMemberAdd    = "GUILD_MEMBER_ADD"
+	GuildMemberUpdate = "GUILD_MEMBER_UPDATE"
+	GuildMemberRemove = "GUILD_MEMBER_REMOVE"
+)
+
+// World is the Data of a world event: the applications whose bots get
+// it (decided once, where the event is made, so that every node
+// dispatches it alike) and the dispatch's data as JSON.
+type World struct {
+	Apps []snowflake.ID  `json:"apps"`
+	Body json.RawMessage `json:"body"`
+}
 
 // Message is the Data of the message events: where the message is, who
 // may see it, and (create and update) its wire JSON.
@@ -41,6 +70,12 @@ type Message struct {
 	// everyone who sees the channel).
 	VisibleTo snowflake.ID    `json:"visible_to,omitempty"`
 	Body      json.RawMessage `json:"body,omitempty"`
+	// AuthorID is who wrote it; Bots, the applications whose bot users
+	// see it (guild members, DM participants), to which the gateway
+	// dispatches it: decided where the event is made, so that every
+	// node dispatches it alike. An ephemeral message has none.
+	AuthorID snowflake.ID   `json:"author_id,omitempty"`
+	Bots     []snowflake.ID `json:"bots,omitempty"`
 }
 
 // Event is one thing that happened to an application.
@@ -123,7 +158,7 @@ func (b *Memory) Subscribe(ctx context.Context, buffer int) <-chan Event {
 // DecodeData reads an event's Data into v, whether it travelled as a Go
 // value (the in-process bus) or as JSON (a networked one).
 func DecodeData(data any, v any) error {
-	b, err := json.Marshal(data)
+	b, err := jsonenc.Marshal(data)
 	if err != nil {
 		return err
 	}

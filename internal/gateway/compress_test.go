@@ -134,19 +134,72 @@ func TestZlibStream(t *testing.T) {
 	}
 }
 
-// TestIdentifyCompress: Identify's compress: true (discordgo's default)
-// does not turn on compression: frames stay text JSON.
+// TestIdentifyCompress: Identify's compress is accepted whatever its JSON
+// type (Oceanic.js sends its compress option there, "zlib-stream"); only
+// true means payload compression, which slashd does not do either: true
+// (discordgo's default) leaves frames text JSON, and so does anything else.
 func TestIdentifyCompress(t *testing.T) {
 	t.Parallel()
 	e := testenv.New(t)
-	c := dial(t, e)
-	c.hello()
+	for _, tc := range []struct {
+		name     string
+		compress any
+	}{
+		{"true", true},
+		{"false", false},
+		{"Oceanic.js's zlib-stream", "zlib-stream"},
+		{"zstd-stream", "zstd-stream"},
+		{"null", nil},
+		{"a number", 1},
+		{"an object", map[string]any{"type": "zlib"}},
+		{"a list", []any{true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := dial(t, e)
+			c.hello()
+			d := identifyData(e.Bot(), 1)
+			d["compress"] = tc.compress
+			d["large_threshold"] = 250
+			c.send(2, d)
+			c.ready() // fails on a binary message or a close
+			c.dispatch("GUILD_CREATE")
+		})
+	}
+}
+
+// TestIdentifyCompressZlibStream: Oceanic.js's handshake with its
+// documented compress: "zlib-stream": compress=zlib-stream in the URL and
+// the same string in Identify. The session is established and every frame
+// comes through the zlib stream.
+func TestIdentifyCompressZlibStream(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	zc := dialQuery(t, e, "v=10&encoding=json&compress=zlib-stream")
+	zr, err := zlib.NewReader(&zlibFrames{t: t, ws: zc.ws})
+	if err != nil {
+		t.Fatalf("zlib header: %v", err)
+	}
+	dec := json.NewDecoder(zr)
+	next := func() wireFrame {
+		t.Helper()
+		var f wireFrame
+		if err := dec.Decode(&f); err != nil {
+			t.Fatalf("inflate and decode: %v", err)
+		}
+		return f
+	}
+	if f := next(); f.Op != 10 {
+		t.Fatalf("first frame %s, want Hello", f)
+	}
 	d := identifyData(e.Bot(), 1)
-	d["compress"] = true
-	d["large_threshold"] = 250
-	c.send(2, d)
-	c.ready() // fails on a binary message
-	c.dispatch("GUILD_CREATE")
+	d["compress"] = "zlib-stream"
+	zc.send(2, d)
+	for _, want := range []string{"READY", "GUILD_CREATE"} {
+		if f := next(); f.Op != 0 || f.T == nil || *f.T != want {
+			t.Fatalf("got %s, want %s", f, want)
+		}
+	}
 }
 
 // binaryFrames reads a compressed connection's binary messages one after

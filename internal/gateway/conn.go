@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"net/http"
 	"strconv"
 	"sync"
@@ -295,7 +296,7 @@ func (c *conn) ready(bot Bot, s *session, guilds []Guild) ([]byte, error) {
 	for i, gd := range guilds {
 		list[i] = unavailable{ID: gd.ID.String(), Unavailable: true}
 	}
-	return json.Marshal(map[string]any{
+	return jsonenc.Marshal(map[string]any{
 		"v": c.version, "user": bot.User, "guilds": list, "session_id": s.id, "session_type": "normal",
 		"resume_gateway_url": c.url, "shard": []int{s.shardID, s.shards},
 		"application":      map[string]any{"id": bot.ApplicationID.String(), "flags": bot.Flags},

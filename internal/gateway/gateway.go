@@ -2,7 +2,9 @@
 // unmodified libraries (discordgo, discord.js, disgo), identify with their
 // bot token, and receive INTERACTION_CREATE (for apps without an
 // Interactions Endpoint URL) and APPLICATION_COMMAND_PERMISSIONS_UPDATE
-// from the internal event bus, GUILD_MEMBERS_CHUNK when they ask (op 8), with sequence numbers, heartbeats, resume
+// from the internal event bus, the world's changes (GUILD_*, CHANNEL_*,
+// THREAD_*, GUILD_ROLE_*, GUILD_MEMBER_*) and MESSAGE_* as their intents
+// ask, GUILD_MEMBERS_CHUNK when they ask (op 8), with sequence numbers, heartbeats, resume
 // and the real gateway's close codes (api-facts §6).
 //
 // Sessions live in this process's memory: a dropped connection can resume
@@ -13,6 +15,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"io"
 	"log/slog"
 	"sync"
@@ -149,6 +152,9 @@ type Gateway struct {
 	seen     map[string]time.Time     // when each other node last said it was alive
 	syncs    map[string]chan struct{} // this node's sync markers on their way (catchUp)
 	closing  bool
+	// readers counts the sessions (any node's) whose intents ask for
+	// messages (GUILD_MESSAGES or DIRECT_MESSAGES).
+	readers int
 }
 
 // New makes a gateway on bus (nil: no bus, sessions start at once and
@@ -225,9 +231,14 @@ func (g *Gateway) run(ctx context.Context, events <-chan event.Event) {
 					g.cfg.OnBusGap()
 				}
 			}
-			if dispatched[e.Type] {
+			switch {
+			case dispatched[e.Type]:
 				g.Dispatch(e)
-			} else {
+			case worldIntents[e.Type] != 0:
+				g.dispatchWorld(e)
+			case isMessageEvent(e.Type):
+				g.dispatchMessage(e)
+			default:
 				g.control(e)
 			}
 		case <-sweep.C:
@@ -239,7 +250,8 @@ func (g *Gateway) run(ctx context.Context, events <-chan event.Event) {
 	}
 }
 
-// dispatched says which bus events go to bots.
+// dispatched says which bus events go to every session of their app
+// (world and message events go to the apps they name: world.go).
 var dispatched = map[string]bool{
 	event.InteractionCreate:                   true,
 	event.ApplicationCommandPermissionsUpdate: true,
@@ -251,7 +263,7 @@ func (g *Gateway) Dispatch(e event.Event) {
 	if !dispatched[e.Type] {
 		return
 	}
-	data, err := json.Marshal(e.Data)
+	data, err := jsonenc.Marshal(e.Data)
 	if err != nil {
 		g.log.Error("gateway: encode event", "type", e.Type, "err", err)
 		return
@@ -309,9 +321,23 @@ func (g *Gateway) Stats() Stats {
 	return st
 }
 
+// ReadsMessages reports whether a session on any node asks for
+// messages: while none does, the API need not work out which bots see
+// a message.
+func (g *Gateway) ReadsMessages() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.readers > 0
+}
+
+func readsMessages(s *session) bool { return s.intents&(intentGuildMessages|intentDirectMessages) != 0 }
+
 func (g *Gateway) addSession(s *session) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if _, known := g.sessions[s.id]; !known && readsMessages(s) {
+		g.readers++
+	}
 	g.sessions[s.id] = s
 	if g.byApp[s.appID] == nil {
 		g.byApp[s.appID] = map[*session]struct{}{}
@@ -328,6 +354,9 @@ func (g *Gateway) session(id string) *session {
 func (g *Gateway) removeSession(s *session) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.sessions[s.id] == s && readsMessages(s) {
+		g.readers--
+	}
 	delete(g.sessions, s.id)
 	if m := g.byApp[s.appID]; m != nil {
 		delete(m, s)

@@ -147,7 +147,7 @@ func TestIdentify(t *testing.T) {
 					var d struct {
 						ID          string            `json:"id"`
 						Name        string            `json:"name"`
-						Unavailable bool              `json:"unavailable"`
+						Unavailable *bool             `json:"unavailable"`
 						Channels    []json.RawMessage `json:"channels"`
 						Roles       []json.RawMessage `json:"roles"`
 						Members     []struct {
@@ -159,7 +159,9 @@ func TestIdentify(t *testing.T) {
 					if err := json.Unmarshal(f.D, &d); err != nil {
 						t.Fatalf("decode GUILD_CREATE %s: %v", f.D, err)
 					}
-					if d.Name == "" || d.Unavailable || d.Channels == nil || len(d.Roles) == 0 ||
+					// After READY: "unavailable": false, the guild READY
+					// listed as unavailable now is.
+					if d.Name == "" || d.Unavailable == nil || *d.Unavailable || d.Channels == nil || len(d.Roles) == 0 ||
 						len(d.Members) != 1 || d.Members[0].User.ID != app.String() {
 						t.Errorf("GUILD_CREATE %s: want a named, available guild with channels, roles and the bot's member", f.D)
 					}

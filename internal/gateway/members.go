@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/json"
 	"errors"
+	"github.com/slashd/slashd/internal/jsonenc"
 
 	"github.com/coder/websocket"
 
@@ -176,7 +177,7 @@ func (r memberRequest) chunks(members []Member, presences bool) ([][]byte, error
 		for j, m := range part {
 			chunk.Members[j] = m.Object
 		}
-		data, err := json.Marshal(chunk)
+		data, err := jsonenc.Marshal(chunk)
 		if err != nil {
 			return nil, err
 		}
@@ -191,7 +192,7 @@ func (r memberRequest) rateLimited(res ratelimit.Result) ([]byte, error) {
 		GuildID snowflake.ID `json:"guild_id"`
 		Nonce   string       `json:"nonce,omitempty"`
 	}
-	return json.Marshal(struct {
+	return jsonenc.Marshal(struct {
 		Opcode     int     `json:"opcode"`
 		RetryAfter float64 `json:"retry_after"`
 		Meta       meta    `json:"meta"`

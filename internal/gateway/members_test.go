@@ -90,6 +90,18 @@ func newWorld(t *testing.T, e *testenv.Env) *world {
 // user creates a user, a member of the guild when member is true.
 func (w *world) user(name string, member bool) string {
 	w.t.Helper()
+	id := w.addUser(name, member)
+	w.settle()
+	return id
+}
+
+// settle publishes the world events of what the test wrote to the store
+// (as the CLI would, around the server) now rather than at the server's
+// next look, so that a bot connecting next is not told of them again.
+func (w *world) settle() { w.e.API.PublishWorldEvents(context.Background()) }
+
+func (w *world) addUser(name string, member bool) string {
+	w.t.Helper()
 	ctx := context.Background()
 	id := w.e.IDs.Next()
 	if err := w.e.Store.CreateUser(ctx, store.User{ID: id, Username: name, CreatedAt: w.e.Clock.Now()}); err != nil {
@@ -109,8 +121,9 @@ func (w *world) members(prefix string, n int) []string {
 	w.t.Helper()
 	out := make([]string, n)
 	for i := range out {
-		out[i] = w.user(fmt.Sprintf("%s%d", prefix, i), true)
+		out[i] = w.addUser(fmt.Sprintf("%s%d", prefix, i), true)
 	}
+	w.settle()
 	return out
 }
 

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"encoding/json"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"strconv"
 
 	"github.com/coder/websocket"
@@ -108,8 +109,22 @@ type identify struct {
 	Token      string          `json:"token"`
 	Intents    *uint64         `json:"intents"`
 	Properties json.RawMessage `json:"properties"`
-	Compress   bool            `json:"compress"`
+	Compress   looseBool       `json:"compress"`
 	Shard      []int           `json:"shard"`
+}
+
+// looseBool is identify's compress: documented as a boolean (payload
+// compression), but Oceanic.js sends its compress option there as it is
+// ("zlib-stream"), and the real gateway accepts that. Any JSON value is
+// accepted; only true is true. slashd compresses no payloads either way
+// (transport compression is the URL's compress).
+type looseBool bool
+
+// UnmarshalJSON never fails: a value that is not the literal true is
+// false.
+func (b *looseBool) UnmarshalJSON(data []byte) error {
+	*b = string(data) == "true"
+	return nil
 }
 
 // resume is op 6's data.
@@ -121,7 +136,7 @@ type resume struct {
 
 // frame renders a non-dispatch frame {"op":…,"d":…,"s":null,"t":null}.
 func frame(op int, d any) []byte {
-	data, err := json.Marshal(d)
+	data, err := jsonenc.Marshal(d)
 	if err != nil {
 		data = []byte("null")
 	}

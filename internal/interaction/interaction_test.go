@@ -231,7 +231,13 @@ func TestValidate(t *testing.T) {
 		// subcommands
 		{"sub ok", sub, body(ap, sub, `[{"name":"user","type":2,"options":[{"name":"ban","type":1,"options":[{"name":"target","type":6,"value":"42"}]}]}]`, ""), "", "",
 			`{"id":"200","name":"admin","type":1,"guild_id":"9","options":[{"name":"user","type":2,"options":[{"name":"ban","type":1,"options":[{"name":"target","type":6,"value":"42"}]}]}]}`},
-		{"sub plain ok", sub, body(ap, sub, `[{"name":"ping","type":1}]`, ""), "", "", `{"id":"200","name":"admin","type":1,"guild_id":"9","options":[{"name":"ping","type":1}]}`},
+		// A subcommand or group value carries "options" even when empty
+		// (captured real payloads do; Oceanic.js's getSubCommand(true)
+		// needs it), sent or not.
+		{"sub plain ok", sub, body(ap, sub, `[{"name":"ping","type":1}]`, ""), "", "", `{"id":"200","name":"admin","type":1,"guild_id":"9","options":[{"name":"ping","type":1,"options":[]}]}`},
+		{"sub plain with empty options", sub, body(ap, sub, `[{"name":"ping","type":1,"options":[]}]`, ""), "", "", `{"id":"200","name":"admin","type":1,"guild_id":"9","options":[{"name":"ping","type":1,"options":[]}]}`},
+		{"group and sub without options", sub, body(ap, sub, `[{"name":"user","type":2,"options":[{"name":"kick","type":1}]}]`, ""), "", "",
+			`{"id":"200","name":"admin","type":1,"guild_id":"9","options":[{"name":"user","type":2,"options":[{"name":"kick","type":1,"options":[]}]}]}`},
 		{"sub missing", sub, body(ap, sub, "", ""), "data.options", CodeOptionRequired, ""},
 		{"two subs", sub, body(ap, sub, `[{"name":"ping","type":1},{"name":"user","type":2,"options":[{"name":"kick","type":1}]}]`, ""), "data.options", form.CodeMaxLength, ""},
 		{"group without sub", sub, body(ap, sub, `[{"name":"user","type":2}]`, ""), "data.options.0.options", CodeOptionRequired, ""},
@@ -260,13 +266,16 @@ func TestValidate(t *testing.T) {
 		{"ac other option full checks", chat, body(ac, chat, `[{"name":"query","type":3,"value":"a","focused":true},{"name":"count","type":4,"value":"-"}]`, ""), "data.options.1.value", form.CodeCoerce, ""},
 		{"ac other option min", chat, body(ac, chat, `[{"name":"query","type":3,"value":"a","focused":true},{"name":"count","type":4,"value":"0"}]`, ""), "data.options.1.value", form.CodeNumberMin, ""},
 		{"ac other option choice", chat, body(ac, chat, `[{"name":"query","type":3,"value":"a","focused":true},{"name":"color","type":3,"value":"x"}]`, ""), "data.options.1.value", form.CodeChoices, ""},
-		{"ac in subcommand", sub, body(ac, sub, `[{"name":"user","type":2,"options":[{"name":"ban","type":1,"options":[{"name":"reason","type":3,"value":"sp","focused":true}]}]}]`, ""), "", "", ""},
+		{"ac in subcommand", sub, body(ac, sub, `[{"name":"user","type":2,"options":[{"name":"ban","type":1,"options":[{"name":"reason","type":3,"value":"sp","focused":true}]}]}]`, ""), "", "",
+			`{"id":"200","name":"admin","type":1,"guild_id":"9","options":[{"name":"user","type":2,"options":[{"name":"ban","type":1,"options":[{"name":"reason","type":3,"value":"sp","focused":true}]}]}]}`},
 		{"ac on user command", user, body(ac, user, "", `,"target_id":"5"`), "data.type", CodeCommandInvalid, ""},
 		// context menus and entry point
 		{"user ok", user, body(ap, user, "", `,"target_id":"55"`), "", "", `{"id":"300","name":"Info","type":2,"target_id":"55"}`},
 		{"user no target", user, body(ap, user, "", ""), "data.target_id", form.CodeRequired, ""},
 		{"user with options", user, body(ap, user, "["+tx+"]", `,"target_id":"55"`), "data.options", CodeOptionInvalid, ""},
 		{"entry ok", entry, body(ap, entry, "", ""), "", "", `{"id":"400","name":"launch","type":4}`},
+		// An empty top-level data.options is left out.
+		{"entry with empty options", entry, body(ap, entry, "[]", ""), "", "", `{"id":"400","name":"launch","type":4}`},
 		{"entry with options", entry, body(ap, entry, "["+tx+"]", ""), "data.options", CodeOptionInvalid, ""},
 	}
 	for _, c := range cases {

@@ -3,6 +3,7 @@ package interaction
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/slashd/slashd/internal/jsonenc"
 )
 
 // A message's embeds and components are stored as the app sent them,
@@ -193,7 +194,7 @@ func decodeEach(list []json.RawMessage) []map[string]any {
 func encodeEach(decoded []map[string]any, fallback []json.RawMessage) []json.RawMessage {
 	out := make([]json.RawMessage, len(decoded))
 	for i, o := range decoded {
-		b, err := json.Marshal(o)
+		b, err := jsonenc.Marshal(o)
 		if err != nil {
 			return fallback
 		}

@@ -67,9 +67,9 @@ package interaction
 //     inner shape of embeds, components, attachments, polls and mentions.
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"slices"
 	"unicode/utf8"
 
@@ -504,11 +504,9 @@ func readModal(d form.Object) {
 // rawJSON encodes a decoded JSON value back to JSON, without HTML escaping
 // (json.Number keeps numbers as sent). Decoded values always encode.
 func rawJSON(v any) json.RawMessage {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	b, err := jsonenc.Marshal(v)
+	if err != nil {
 		return json.RawMessage("null")
 	}
-	return json.RawMessage(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+	return json.RawMessage(b)
 }

@@ -17,11 +17,16 @@ import (
 // data's options (api-facts §5). Value is a string, int64, float64, bool
 // or snowflake.ID (rendered as a string); in an autocomplete interaction
 // INTEGER and NUMBER values stay the strings the client sent.
+//
+// Options is non-nil on every SUB_COMMAND and SUB_COMMAND_GROUP value and
+// nil on the others: omitzero writes "options": [] for a subcommand
+// without options, as the real service does (Oceanic.js's
+// getSubCommand(true) needs it), and nothing for a plain value.
 type Value struct {
 	Name    string             `json:"name"`
 	Type    command.OptionType `json:"type"`
 	Value   any                `json:"value,omitempty"`
-	Options []Value            `json:"options,omitempty"`
+	Options []Value            `json:"options,omitzero"`
 	Focused bool               `json:"focused,omitempty"`
 }
 

@@ -1,8 +1,8 @@
 package oauth
 
 import (
-	"encoding/json"
 	"errors"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"net/http"
 
 	"github.com/slashd/slashd/internal/apierr"
@@ -87,7 +87,7 @@ func (s *Server) serverError(w http.ResponseWriter, r *http.Request, err error) 
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
+	b, err := jsonenc.Marshal(v)
 	if err != nil {
 		status, b = http.StatusInternalServerError, []byte(`{"message": "500: Internal Server Error", "code": 0}`)
 	}

@@ -8,8 +8,8 @@ import (
 	"crypto/sha256"
 	"crypto/x509"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"math/big"
 	"net/http"
 	"sync"
@@ -195,11 +195,11 @@ func (s *Server) idToken(ctx context.Context, iss string, g store.Grant, nonce, 
 
 // signJWT encodes and signs claims as a compact JWS with RS256.
 func signJWT(k *rsaKey, claims any) (string, error) {
-	header, err := json.Marshal(map[string]string{"alg": "RS256", "typ": "JWT", "kid": k.kid})
+	header, err := jsonenc.Marshal(map[string]string{"alg": "RS256", "typ": "JWT", "kid": k.kid})
 	if err != nil {
 		return "", err
 	}
-	payload, err := json.Marshal(claims)
+	payload, err := jsonenc.Marshal(claims)
 	if err != nil {
 		return "", err
 	}

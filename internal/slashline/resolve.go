@@ -38,18 +38,35 @@ type OptionValue struct {
 	Options []OptionValue      `json:"options,omitempty"`
 }
 
+// Filter narrows which of the index's commands a line may name.
+type Filter struct {
+	// App, when not zero, keeps to that application's commands.
+	App snowflake.ID
+	// Global picks an application's global command where it also has a
+	// guild command of the name here (by default the guild command runs).
+	Global bool
+}
+
 // Resolve finds the command l names among cmds, the commands a member
 // may use in a channel (the command picker's index), and types l's
-// options by the command's definitions. app, when not zero, keeps to
-// that application's commands. Names match a command's or option's
-// name, or its name in the member's locale (name_localized); the
+// options by the command's definitions. Names match a command's or
+// option's name, or its name in the member's locale (name_localized); the
 // interaction carries the default names.
+//
+// An application may have a guild command and a global command of one
+// name, and the picker lists both (the real client shows both). A line
+// names one command, so of the two the guild command is taken unless
+// f.Global: the narrower scope, as a guild copy is how libraries teach
+// trying a change before it goes global (discord.py's copy_global_to),
+// and as discord.py finds the command an interaction names, the guild's
+// first. The interaction carries that command's id, so the service runs
+// exactly it.
 //
 // Chat input commands and entry points are found; user and message
 // commands are not typed with a slash. Required options, lengths, ranges
 // and choices are left for the service to check, so its answer says what
 // is wrong as it says it to any client.
-func Resolve(l Line, cmds []command.ListItem, app snowflake.ID) (Invocation, error) {
+func Resolve(l Line, cmds []command.ListItem, f Filter) (Invocation, error) {
 	if len(l.Words) == 0 {
 		return Invocation{}, fmt.Errorf("no command")
 	}
@@ -58,7 +75,7 @@ func Resolve(l Line, cmds []command.ListItem, app snowflake.ID) (Invocation, err
 	var other *command.ListItem
 	for i := range cmds {
 		c := &cmds[i]
-		if app != 0 && c.ApplicationID != app {
+		if f.App != 0 && c.ApplicationID != f.App {
 			continue
 		}
 		if !matches(c.Name, c.NameLocalized, name) {
@@ -70,6 +87,10 @@ func Resolve(l Line, cmds []command.ListItem, app snowflake.ID) (Invocation, err
 			other = c
 		}
 	}
+	found, err := oneScope(found, name, f.Global)
+	if err != nil {
+		return Invocation{}, err
+	}
 	switch {
 	case len(found) == 0 && other != nil:
 		kind := "a user command (from a member's menu)"
@@ -78,7 +99,7 @@ func Resolve(l Line, cmds []command.ListItem, app snowflake.ID) (Invocation, err
 		}
 		return Invocation{}, fmt.Errorf("%s is %s, not a slash command", name, kind)
 	case len(found) == 0:
-		return Invocation{}, fmt.Errorf("no command /%s here%s", name, available(cmds, app))
+		return Invocation{}, fmt.Errorf("no command /%s here%s", name, available(cmds, f.App))
 	case len(found) > 1:
 		apps := make([]string, len(found))
 		for i, c := range found {
@@ -138,6 +159,29 @@ func Resolve(l Line, cmds []command.ListItem, app snowflake.ID) (Invocation, err
 		inv.Data.Options = values
 	}
 	return inv, nil
+}
+
+// oneScope keeps, for each application with a guild command and a global
+// command among found, the guild command, or with global every global
+// command and no guild command.
+func oneScope(found []*command.ListItem, name string, global bool) ([]*command.ListItem, error) {
+	guildCmd := map[snowflake.ID]bool{}
+	for _, c := range found {
+		if c.GuildID != 0 {
+			guildCmd[c.ApplicationID] = true
+		}
+	}
+	out := found[:0:0]
+	for _, c := range found {
+		if (global && c.GuildID != 0) || (!global && c.GuildID == 0 && guildCmd[c.ApplicationID]) {
+			continue
+		}
+		out = append(out, c)
+	}
+	if global && len(out) == 0 && len(found) > 0 {
+		return nil, fmt.Errorf("/%s is a guild command only here: leave out --global", name)
+	}
+	return out, nil
 }
 
 // matches reports whether typed names a thing called name (or

@@ -97,7 +97,7 @@ func TestResolve(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Parse(%q): %v", tc.line, err)
 		}
-		inv, err := Resolve(l, cmds, snowflakeOf(tc.app))
+		inv, err := Resolve(l, cmds, Filter{App: snowflakeOf(tc.app)})
 		if tc.want == "" {
 			if err == nil {
 				t.Errorf("Resolve(%q) = %s, want an error", tc.line, jsonOf(t, inv))
@@ -176,14 +176,67 @@ func TestResolveErrors(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Parse(%q): %v", tc.line, err)
 		}
-		inv, err := Resolve(l, cmds, snowflakeOf(tc.app))
+		inv, err := Resolve(l, cmds, Filter{App: snowflakeOf(tc.app)})
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("Resolve(%q) = %s, %v\nwant error %s", tc.line, jsonOf(t, inv), err, tc.want)
 		}
 	}
 	l, _ := Parse("/all file:x")
-	if _, err := Resolve(l, cmds, 0); !errors.Is(err, ErrAttachment) {
+	if _, err := Resolve(l, cmds, Filter{}); !errors.Is(err, ErrAttachment) {
 		t.Errorf("an attachment: %v, want ErrAttachment", err)
+	}
+}
+
+// scoped is an index where app 10 has a guild command and a global
+// command of one name (the picker lists both, the guild's first), app 20
+// a global one of that name, and app 10 a guild command only.
+const scoped = `[
+ {"id":"300","application_id":"10","guild_id":"50","version":"3000","type":1,"name":"twice","description":"guild"},
+ {"id":"301","application_id":"10","version":"3001","type":1,"name":"twice","description":"global"},
+ {"id":"302","application_id":"20","version":"3002","type":1,"name":"twice","description":"global"},
+ {"id":"303","application_id":"10","guild_id":"50","version":"3003","type":1,"name":"local","description":"guild"},
+ {"id":"304","application_id":"20","version":"3004","type":1,"name":"far","description":"global"}
+]`
+
+// TestResolveScopes: of an application's guild and global command of one
+// name, a line runs the guild command, or with Global the global one.
+func TestResolveScopes(t *testing.T) {
+	t.Parallel()
+	var cmds []command.ListItem
+	if err := json.Unmarshal([]byte(scoped), &cmds); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		line    string
+		filter  Filter
+		wantID  string
+		wantErr string
+	}{
+		{"/twice", Filter{App: 10}, "300", ""},
+		{"/twice", Filter{App: 10, Global: true}, "301", ""},
+		{"/twice", Filter{App: 20}, "302", ""},
+		{"/twice", Filter{App: 20, Global: true}, "302", ""},
+		{"/twice", Filter{}, "", "/twice is a command of several applications (10, 20): choose one with --app"},
+		{"/twice", Filter{Global: true}, "", "/twice is a command of several applications (10, 20): choose one with --app"},
+		{"/local", Filter{}, "303", ""},
+		{"/local", Filter{Global: true}, "", "/local is a guild command only here: leave out --global"},
+		{"/far", Filter{Global: true}, "304", ""},
+	}
+	for _, tc := range cases {
+		l, err := Parse(tc.line)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", tc.line, err)
+		}
+		inv, err := Resolve(l, cmds, tc.filter)
+		if tc.wantErr != "" {
+			if err == nil || err.Error() != tc.wantErr {
+				t.Errorf("Resolve(%q, %+v) = %s, %v; want error %s", tc.line, tc.filter, jsonOf(t, inv), err, tc.wantErr)
+			}
+			continue
+		}
+		if err != nil || inv.Data.ID.String() != tc.wantID {
+			t.Errorf("Resolve(%q, %+v) = %s, %v; want command %s", tc.line, tc.filter, jsonOf(t, inv), err, tc.wantID)
+		}
 	}
 }
 
@@ -194,11 +247,18 @@ func FuzzResolve(f *testing.F) {
 	for _, s := range []string{
 		"/ping", "/echo text:hi", "/alle zahl:1.5 b:true u:<@!1> c:<#2> r:<@&3> m:<@4> s:Birne i:one",
 		"/perm user set who:5 on:false", "/perm liste", "/launch", "/all i:99999999999999999999", "/all n:1e308",
+		"/twice", "/local",
 	} {
 		f.Add(s, uint8(0))
 		f.Add(s, uint8(10))
+		f.Add(s, uint8(11)) // odd: Global
 	}
 	cmds := indexItems(f)
+	var both []command.ListItem
+	if err := json.Unmarshal([]byte(scoped), &both); err != nil {
+		f.Fatal(err)
+	}
+	cmds = append(cmds, both...)
 	byID := map[string]command.ListItem{}
 	for _, c := range cmds {
 		byID[c.ID.String()] = c
@@ -208,13 +268,17 @@ func FuzzResolve(f *testing.F) {
 		if err != nil {
 			return
 		}
-		inv, err := Resolve(l, cmds, snowflakeOf(uint64(app)))
+		filter := Filter{App: snowflakeOf(uint64(app &^ 1)), Global: app&1 == 1}
+		inv, err := Resolve(l, cmds, filter)
 		if err != nil {
 			return
 		}
 		c, ok := byID[inv.Data.ID.String()]
+		if ok && filter.Global && c.GuildID != 0 {
+			t.Fatalf("Resolve(%q, %+v) = %+v: a guild command", s, filter, inv)
+		}
 		if !ok || c.Name != inv.Data.Name || c.Version != inv.Data.Version || c.ApplicationID != inv.ApplicationID ||
-			(app != 0 && uint64(c.ApplicationID) != uint64(app)) {
+			(filter.App != 0 && c.ApplicationID != filter.App) {
 			t.Fatalf("Resolve(%q) = %+v: not the index's command", s, inv)
 		}
 		checkValues(t, s, c.Options, inv.Data.Options)

@@ -198,11 +198,60 @@ type Store interface {
 	SetCommandPermissions(ctx context.Context, appID, guildID, commandID snowflake.ID, fn PermissionsFunc) (command.GuildPermissions, error)
 
 	World
+	WorldEvents
 	OAuth
 	Messages
 	RateLimits
 
 	Close() error
+}
+
+// WorldEvents is the outbox of world changes: every write to a guild,
+// its roles, members or channels records what changed in its own
+// transaction, whichever process makes it (the server, the CLI, another
+// node), and the serving process claims the records to publish the
+// gateway's dispatches (internal/api, world_events.go).
+type WorldEvents interface {
+	// HasWorldEvents reports whether a change waits to be claimed (a
+	// read: an idle server writes nothing to poll).
+	HasWorldEvents(ctx context.Context) (bool, error)
+	// ClaimWorldEvents passes the oldest waiting changes (at most limit,
+	// in the order they were made) to fn, and forgets them if fn returns
+	// nil, in one transaction: claims serialize (a second claimer waits
+	// for the first to commit), so what fn publishes goes out in order
+	// across processes and nodes. fn is not called when none waits.
+	ClaimWorldEvents(ctx context.Context, limit int, fn func([]WorldEvent) error) error
+	// BotMembers lists the applications whose bot user is a member of
+	// the guild, by id; empty for an unknown guild.
+	BotMembers(ctx context.Context, guildID snowflake.ID) ([]snowflake.ID, error)
+}
+
+// World change kinds and operations of a WorldEvent.
+const (
+	WorldGuild   = "guild"
+	WorldRole    = "role"
+	WorldMember  = "member"
+	WorldChannel = "channel"
+
+	WorldCreate = "create"
+	WorldUpdate = "update"
+	WorldDelete = "delete"
+)
+
+// WorldEvent is one recorded change: Kind's object ObjectID (the guild,
+// the role, the member's user, the channel) of guild GuildID was made
+// (Op WorldCreate), changed or deleted. The role, member or channel is
+// recorded as the change left it (a deletion: as it was), so that a
+// dispatch claimed late still shows the change it reports.
+type WorldEvent struct {
+	ID       int64
+	GuildID  snowflake.ID
+	Kind     string
+	Op       string
+	ObjectID snowflake.ID
+	Role     *guild.Role
+	Member   *guild.Member
+	Channel  *guild.Channel
 }
 
 // World is the guild world commands apply to: guilds with their roles,

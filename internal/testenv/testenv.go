@@ -271,6 +271,9 @@ func (e *Env) NewApp(opt bootstrap.AppOptions) bootstrap.Credentials {
 	if err != nil {
 		e.T.Fatalf("create app: %v", err)
 	}
+	// Its world's changes go out now: a bot connecting next is not told
+	// of them again after its GUILD_CREATE.
+	e.API.PublishWorldEvents(context.Background())
 	return c
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -158,7 +159,7 @@ func (h *Handler) listen(events <-chan event.Event) {
 		}
 		data := []byte(m.Body)
 		if e.Type == event.MessageDelete || len(data) == 0 {
-			data, _ = json.Marshal(map[string]string{"id": m.ID.String(), "channel_id": m.ChannelID.String()})
+			data, _ = jsonenc.Marshal(map[string]string{"id": m.ID.String(), "channel_id": m.ChannelID.String()})
 		}
 		h.fanOut(sse{name: name, data: data}, func(s *stream) bool {
 			return s.chat && s.channel == m.ChannelID && (m.VisibleTo == 0 || m.VisibleTo == s.user)
@@ -172,7 +173,7 @@ func (h *Handler) listen(events <-chan event.Event) {
 // publishEntry sends a log entry (new or completed) to the log streams
 // whose filter it passes.
 func (h *Handler) publishEntry(e LogEntry) {
-	data, err := json.Marshal(e)
+	data, err := jsonenc.Marshal(e)
 	if err != nil {
 		return
 	}
@@ -245,7 +246,7 @@ func (h *Handler) liveTicket(w http.ResponseWriter, r *http.Request) {
 	h.liveMu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	_ = json.NewEncoder(w).Encode(map[string]string{"ticket": id})
+	_ = jsonenc.NewEncoder(w).Encode(map[string]string{"ticket": id})
 }
 
 // checkReader asks the API, in process with token (a member's client

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"net/http"
 	"sync"
 	"time"
@@ -277,5 +278,5 @@ func (h *Handler) interactions(w http.ResponseWriter, r *http.Request) {
 	l.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	_ = json.NewEncoder(w).Encode(out)
+	_ = jsonenc.NewEncoder(w).Encode(out)
 }

@@ -21,8 +21,8 @@ import (
 	"crypto/subtle"
 	"embed"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"html/template"
 	"io"
 	"io/fs"
@@ -405,7 +405,7 @@ func safeMethod(m string) bool {
 func uiError(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]any{"code": 0, "message": msg})
+	_ = jsonenc.NewEncoder(w).Encode(map[string]any{"code": 0, "message": msg})
 }
 
 // logout is POST /ui/logout (with the CSRF header).
@@ -431,7 +431,7 @@ func (h *Handler) sessionInfo(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	_ = json.NewEncoder(w).Encode(map[string]any{"csrf_token": s.csrf})
+	_ = jsonenc.NewEncoder(w).Encode(map[string]any{"csrf_token": s.csrf})
 }
 
 // adminProxy is /ui/admin/v1/…: the admin API's /admin/v1/…, called in

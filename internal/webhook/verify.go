@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/slashd/slashd/internal/interaction"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -182,7 +183,7 @@ func (d *Deliverer) pingBody(p Ping) ([]byte, error) {
 		}
 		p.Token = "aW50ZXJhY3Rpb246" + base64.RawURLEncoding.EncodeToString(b[:])
 	}
-	return json.Marshal(struct {
+	return jsonenc.Marshal(struct {
 		ID            string   `json:"id"`
 		ApplicationID string   `json:"application_id"`
 		Type          int      `json:"type"`

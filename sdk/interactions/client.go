@@ -113,7 +113,7 @@ func (e EditData) MarshalJSON() ([]byte, error) {
 	if e.Components != nil {
 		m["components"] = e.Components
 	}
-	return json.Marshal(m)
+	return marshal(m)
 }
 
 // ChannelMessage is a message as the service returns it (the follow-up
@@ -331,7 +331,7 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 	}
 	var rd io.Reader
 	if body != nil {
-		b, err := json.Marshal(body)
+		b, err := marshal(body)
 		if err != nil {
 			return fmt.Errorf("interactions: encoding request: %w", err)
 		}

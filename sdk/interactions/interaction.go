@@ -337,9 +337,9 @@ func (v *inputValue) UnmarshalJSON(b []byte) error {
 
 func (v inputValue) MarshalJSON() ([]byte, error) {
 	if v.isBool {
-		return json.Marshal(v.checked)
+		return marshal(v.checked)
 	}
-	return json.Marshal(v.text)
+	return marshal(v.text)
 }
 
 func (v inputValue) IsZero() bool { return !v.isBool && v.text == "" }
@@ -390,7 +390,7 @@ func (c *ModalComponent) UnmarshalJSON(b []byte) error {
 
 // MarshalJSON writes the component as the service sends it (a checkbox's
 // state as a boolean "value").
-func (c ModalComponent) MarshalJSON() ([]byte, error) { return json.Marshal(c.wire()) }
+func (c ModalComponent) MarshalJSON() ([]byte, error) { return marshal(c.wire()) }
 
 // ModalInput finds a MODAL_SUBMIT's input by custom_id, inside labels and
 // action rows.

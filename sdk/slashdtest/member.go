@@ -145,7 +145,9 @@ func (m *Member) Commands(ctx context.Context) ([]Command, error) {
 
 // command finds the application's command named name, of the first of
 // types that has one: in the picker, else among the guild's then the
-// global commands (a guild command hides a global one).
+// global commands. Where the app has a guild command and a global one of
+// the name, both are in the picker and the guild command is taken (the
+// picker lists guild commands first), as slashd invoke does.
 func (m *Member) command(ctx context.Context, name string, types ...int) (Command, error) {
 	shown, err := m.Commands(ctx)
 	var apiErr *APIError

@@ -177,9 +177,10 @@ func (s *Server) RegisterGuildCommands(ctx context.Context, commands any) error 
 }
 
 // RegisterGlobalCommands is RegisterGuildCommands for the application's
-// global commands (which a guild command of the same type and name
-// hides). With WithActivities, leave the "Launch" entry point in
-// commands, or it is deleted.
+// global commands. A guild command of the same type and name does not
+// hide one: both are listed and both run, as on the real service, and a
+// Member's Invoke by name takes the guild command. With WithActivities,
+// leave the "Launch" entry point in commands, or it is deleted.
 func (s *Server) RegisterGlobalCommands(ctx context.Context, commands any) error {
 	return s.do(ctx, "PUT", "/api/v10/applications/"+s.ApplicationID+"/commands", s.botAuth(), commands, nil)
 }

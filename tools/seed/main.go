@@ -12,9 +12,9 @@ package main
 import (
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"log"
 	"os"
 	"path/filepath"
@@ -82,7 +82,7 @@ func seed(ctx context.Context, dataDir string, guilds, total int) error {
 	addCommands := func(guild snowflake.ID, n int) error {
 		for i := 0; i < n; i++ {
 			c := benchCommand(appID, guild, i, ids)
-			body, err := json.Marshal(&c)
+			body, err := jsonenc.Marshal(&c)
 			if err != nil {
 				return err
 			}

@@ -31,6 +31,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"io"
 	"log"
 	"net"
@@ -148,7 +149,7 @@ type client struct {
 func (c *client) do(ctx context.Context, method, path string, body any) (int, []byte, error) {
 	var rd io.Reader
 	if body != nil {
-		b, err := json.Marshal(body)
+		b, err := jsonenc.Marshal(body)
 		if err != nil {
 			return 0, nil, err
 		}

@@ -165,6 +165,21 @@ const actions = {
     const perms = await client.application.commands.permissions.fetch({ guild: guildId });
     return { permissions: Object.fromEntries(perms.map((p, id) => [id, p])) };
   },
+  // What discord.js's caches hold of a guild (client.guilds.cache and
+  // the guild's channels, roles and members caches), read without a
+  // request: what the gateway's events made of them.
+  async guildState({ id }) {
+    const guild = client.guilds.cache.get(id);
+    if (!guild) return { cached: false };
+    return {
+      cached: true,
+      name: guild.name,
+      memberCount: guild.memberCount,
+      channels: guild.channels.cache.map((c) => ({ id: c.id, name: c.name, type: c.type })),
+      roles: guild.roles.cache.map((r) => ({ id: r.id, name: r.name })),
+      members: guild.members.cache.map((m) => ({ id: m.id, nick: m.nickname, roles: m.roles.cache.map((r) => r.id) })),
+    };
+  },
   // GuildMemberManager#fetch with no arguments: every member, through the
   // gateway (Request Guild Members).
   async fetchMembers() {

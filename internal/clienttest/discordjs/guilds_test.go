@@ -2,6 +2,7 @@ package discordjs
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,11 +37,13 @@ type djsMemberReport struct {
 
 // TestDiscordJSGuildFetch runs the guide's bot (default options) with
 // commands/utility/member.js: alice looks up carol, a member discord.js
-// has not cached (she joined after READY, and slashd's gateway sends no
-// GUILD_MEMBER_ADD), so guild.members.fetch(id) must ask
+// has not cached (she joined before the bot connected, and GUILD_CREATE
+// lists only the bot's own member), so guild.members.fetch(id) must ask
 // GET /guilds/{id}/members/{user_id}; guild.roles.fetch(),
 // guild.channels.fetch() and guild.fetch() read the guild's roles,
 // channels and counts. Every REST call must succeed the first time.
+// dave, who joins while the bot is connected, is in discord.js's cache
+// already (GUILD_MEMBER_ADD, with the GuildMembers intent).
 func TestDiscordJSGuildFetch(t *testing.T) {
 	t.Parallel()
 	e := testenv.New(t)
@@ -50,13 +53,15 @@ func TestDiscordJSGuildFetch(t *testing.T) {
 	}
 	djsDecode(t, runDJS(t, e, djsDeploy, "global").waitFor(t, djsWait, "deployed", nil), &deployed)
 	cmd := byName(deployed.Commands)["member"]
-	bot := startDiscordJS(t, e)
-	bot.wait(t, "ready", djsWait, nil)
-
 	helpers := djsAdminID(t, e, "POST", "/guilds/"+w.guild+"/roles",
 		map[string]any{"name": "helpers", "permissions": "2048", "position": 1}, "id")
 	carol := djsAdminID(t, e, "POST", "/users", map[string]any{"username": "carol"}, "id")
 	djsAdmin(t, e, "PUT", "/guilds/"+w.guild+"/members/"+carol, map[string]any{"roles": []string{helpers}, "nick": "Caz"}, -1, nil)
+	bot := startDiscordJS(t, e)
+	bot.wait(t, "ready", djsWait, nil)
+
+	dave := djsAdminID(t, e, "POST", "/users", map[string]any{"username": "dave"}, "id")
+	djsAdmin(t, e, "PUT", "/guilds/"+w.guild+"/members/"+dave, map[string]any{"roles": []string{}}, -1, nil)
 	category := djsAdminID(t, e, "POST", "/guilds/"+w.guild+"/channels", map[string]any{"name": "info", "type": 4}, "id")
 	thread := djsAdminID(t, e, "POST", "/guilds/"+w.guild+"/channels",
 		map[string]any{"name": "a thread", "type": 11, "parent_id": w.channel}, "id")
@@ -109,6 +114,19 @@ func TestDiscordJSGuildFetch(t *testing.T) {
 				deref(got.ApproximatePresenceCount))
 		}
 		bot.wantREST(t, "GET", "/guilds/"+w.guild, 200)
+		bot.cleanREST(t)
+	})
+
+	t.Run("a member who joined while the bot was connected", func(t *testing.T) {
+		got := lookUp(t, dave)
+		if got.ErrorCode != nil || !got.CachedBefore || deref(got.FetchedID) != dave || got.MemberUsername != "dave" {
+			t.Fatalf("discord.js fetched %+v (error %v), want dave from its cache", got, deref(got.ErrorCode))
+		}
+		for _, r := range bot.rest(t) {
+			if strings.HasSuffix(r.Path, "/members/"+dave) {
+				t.Errorf("discord.js asked %s %s for a member it had cached", r.Method, r.Path)
+			}
+		}
 		bot.cleanREST(t)
 	})
 

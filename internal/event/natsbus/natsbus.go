@@ -34,6 +34,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"io"
 	"log/slog"
 	"strings"
@@ -170,12 +171,12 @@ func (b *Bus) Publish(_ context.Context, e event.Event) {
 		b.log.Error("natsbus: publish: invalid event type", "type", e.Type)
 		return
 	}
-	data, err := json.Marshal(e.Data)
+	data, err := jsonenc.Marshal(e.Data)
 	if err != nil {
 		b.log.Error("natsbus: publish: encode data", "type", e.Type, "err", err)
 		return
 	}
-	body, err := json.Marshal(wire{Type: e.Type, ApplicationID: e.ApplicationID, GuildID: e.GuildID, Data: data})
+	body, err := jsonenc.Marshal(wire{Type: e.Type, ApplicationID: e.ApplicationID, GuildID: e.GuildID, Data: data})
 	if err != nil {
 		b.log.Error("natsbus: publish: encode event", "type", e.Type, "err", err)
 		return

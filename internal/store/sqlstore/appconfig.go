@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"sort"
 	"strconv"
 
@@ -31,7 +32,7 @@ func encodeInstallParams(p map[int]store.InstallParams) string {
 		}
 		m[strconv.Itoa(t)] = installParamsJSON{Scopes: scopes, Permissions: ip.Permissions.String()}
 	}
-	b, _ := json.Marshal(m) // strings only: always encodes
+	b, _ := jsonenc.Marshal(m) // strings only: always encodes
 	return string(b)
 }
 
@@ -71,7 +72,7 @@ func (s *Store) SetIntegrationTypes(ctx context.Context, appID snowflake.ID, typ
 			kept[t] = p
 		}
 	}
-	its, _ := json.Marshal(sorted)
+	its, _ := jsonenc.Marshal(sorted)
 	res, err := s.execWrite(ctx, `UPDATE applications SET integration_types = $1, install_params = $2 WHERE id = $3`,
 		string(its), encodeInstallParams(kept), id64(appID))
 	if err != nil {

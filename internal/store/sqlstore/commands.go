@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"strings"
 	"sync"
 
@@ -159,7 +160,7 @@ func (s *Store) applyPlan(ctx context.Context, tx *sql.Tx, ws writeStmts, scope 
 		}
 		if body == nil {
 			var err error
-			if body, err = json.Marshal(c); err != nil {
+			if body, err = jsonenc.Marshal(c); err != nil {
 				return nil, fmt.Errorf("encode command: %w", err)
 			}
 		}
@@ -224,7 +225,7 @@ func (s *Store) currentCommands(ctx context.Context, list *sql.Stmt, scope comma
 			}
 			// The plan compares with this value's own encoding (a body
 			// written by an older slashd may differ from it).
-			wire, err := json.Marshal(&c)
+			wire, err := jsonenc.Marshal(&c)
 			if err != nil {
 				return nil, nil, fmt.Errorf("encode stored command: %w", err)
 			}
@@ -445,7 +446,7 @@ func (s *Store) SetCommandPermissions(ctx context.Context, appID, guildID, comma
 				WHERE application_id = $1 AND guild_id = $2 AND command_id = $3`, id64(appID), id64(guildID), id64(commandID))
 			return err
 		}
-		enc, err := json.Marshal(next)
+		enc, err := jsonenc.Marshal(next)
 		if err != nil {
 			return fmt.Errorf("encode permissions: %w", err)
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/slashd/slashd/internal/jsonenc"
 
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
@@ -100,7 +101,7 @@ func (s *Store) SetOAuthSettings(ctx context.Context, o store.OAuthSettings) err
 	if uris == nil {
 		uris = []string{}
 	}
-	b, _ := json.Marshal(uris) // strings always encode
+	b, _ := jsonenc.Marshal(uris) // strings always encode
 	_, err := s.execWrite(ctx, `INSERT INTO oauth_settings (application_id, redirect_uris, public_client)
 		VALUES ($1, $2, $3)
 		ON CONFLICT (application_id) DO UPDATE SET redirect_uris = excluded.redirect_uris, public_client = excluded.public_client`,

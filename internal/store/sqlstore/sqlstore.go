@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"math/rand/v2"
 	"strings"
 	"sync/atomic"
@@ -247,7 +248,7 @@ func id64(id snowflake.ID) int64 { return int64(id) }
 
 // CreateApplication inserts the bot user and the application together.
 func (s *Store) CreateApplication(ctx context.Context, app store.Application, bot store.User) error {
-	its, _ := json.Marshal(app.IntegrationTypes)
+	its, _ := jsonenc.Marshal(app.IntegrationTypes)
 	privateKey, err := s.sealSecret(app.PrivateKey, appKeyContext(int64(app.ID)))
 	if err != nil {
 		return fmt.Errorf("insert application %d: %w", app.ID, err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"slices"
 	"strconv"
 	"strings"
@@ -352,7 +353,7 @@ func encodeRoles(ids []snowflake.ID) string {
 	if len(ids) == 0 {
 		return "[]"
 	}
-	b, _ := json.Marshal(ids) // ids always encode
+	b, _ := jsonenc.Marshal(ids) // ids always encode
 	return string(b)
 }
 
@@ -524,7 +525,7 @@ func encodeOverwrites(ows []guild.Overwrite) string {
 	for i, ow := range ows {
 		out[i] = dbOverwrite{ID: ow.ID, Type: ow.Type, Allow: uint64(ow.Allow), Deny: uint64(ow.Deny)}
 	}
-	b, _ := json.Marshal(out) // always encodes
+	b, _ := jsonenc.Marshal(out) // always encodes
 	return string(b)
 }
 

@@ -332,6 +332,21 @@ func (w *wrapper) Snapshot(a0 context.Context, a1 snowflake.ID) (store.Snapshot,
 	return w.Store.Snapshot(a0, a1)
 }
 
+func (w *wrapper) HasWorldEvents(a0 context.Context) (bool, error) {
+	defer w.observe("HasWorldEvents", time.Now())
+	return w.Store.HasWorldEvents(a0)
+}
+
+func (w *wrapper) ClaimWorldEvents(a0 context.Context, a1 int, a2 func([]store.WorldEvent) error) error {
+	defer w.observe("ClaimWorldEvents", time.Now())
+	return w.Store.ClaimWorldEvents(a0, a1, a2)
+}
+
+func (w *wrapper) BotMembers(a0 context.Context, a1 snowflake.ID) ([]snowflake.ID, error) {
+	defer w.observe("BotMembers", time.Now())
+	return w.Store.BotMembers(a0, a1)
+}
+
 func (w *wrapper) SetLogin(a0 context.Context, a1 store.Login) error {
 	defer w.observe("SetLogin", time.Now())
 	return w.Store.SetLogin(a0, a1)

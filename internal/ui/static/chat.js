@@ -557,8 +557,14 @@ export async function chatView(root) {
     const key = JSON.stringify([es.map((e) => [e.c.id, e.label]), hidden.map((h) => [h.c.id, h.reason])]);
     if (!picker.hidden && key === pickerShown) return;
     pickerShown = key;
-    clear(picker, es.map((e) => el("button", { type: "button", class: "entry", "data-name": e.label, onclick: () => choose(e) },
-      el("strong", {}, "/" + e.label), el("span", { class: "desc" }, e.desc || ""), " ", pill(appName(e.c.application_id)))),
+    // An app's guild and global command of one name are both listed (as
+    // the real client lists them); a pill tells them apart here.
+    const twins = (e) => es.some((x) => x !== e && x.label === e.label && x.c.application_id === e.c.application_id);
+    const scope = (e) => (e.c.guild_id ? "guild" : "global");
+    clear(picker, es.map((e) => el("button", { type: "button", class: "entry", "data-name": e.label, "data-scope": scope(e),
+      onclick: () => choose(e) },
+    el("strong", {}, "/" + e.label), el("span", { class: "desc" }, e.desc || ""), " ", pill(appName(e.c.application_id)),
+    twins(e) ? [" ", pill(scope(e))] : null)),
     hidden.map((h) => el("div", { class: "entry hidden", "data-name": h.c.name, title: h.reason },
       el("strong", {}, "/" + h.c.name), el("span", { class: "desc" }, h.c.description || ""),
       el("span", { class: "why" }, "Hidden: " + h.reason))),

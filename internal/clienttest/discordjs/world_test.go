@@ -1,0 +1,173 @@
+package discordjs
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/slashd/slashd/internal/testenv"
+)
+
+// djsGuildState is what bot.js's guildState action reports of its caches.
+type djsGuildState struct {
+	Cached      bool   `json:"cached"`
+	Name        string `json:"name"`
+	MemberCount int    `json:"memberCount"`
+	Channels    []struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	} `json:"channels"`
+	Roles []struct {
+		ID   string `json:"id"`
+		Name string `json:"name"`
+	} `json:"roles"`
+	Members []struct {
+		ID    string   `json:"id"`
+		Nick  *string  `json:"nick"`
+		Roles []string `json:"roles"`
+	} `json:"members"`
+}
+
+func (s djsGuildState) channel(id string) string {
+	for _, c := range s.Channels {
+		if c.ID == id {
+			return c.Name
+		}
+	}
+	return ""
+}
+
+func (s djsGuildState) role(id string) string {
+	for _, r := range s.Roles {
+		if r.ID == id {
+			return r.Name
+		}
+	}
+	return ""
+}
+
+func (s djsGuildState) member(id string) (roles []string, ok bool) {
+	for _, m := range s.Members {
+		if m.ID == id {
+			return m.Roles, true
+		}
+	}
+	return nil, false
+}
+
+// TestDiscordJSCachesFollowTheWorld: the guide's bot (Guilds and
+// GuildMembers intents) keeps its caches as the world changes while it
+// is connected: a guild it is installed in appears in client.guilds, its
+// channels, roles and members follow each change, and the guild leaves
+// the cache when the app is uninstalled. Each step waits for the
+// dispatch, then reads discord.js's caches.
+func TestDiscordJSCachesFollowTheWorld(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	djsAllowMembersIntent(t, e)
+	bot := startDiscordJS(t, e)
+	bot.wait(t, "ready", djsWait, nil)
+
+	// step makes a change and waits for its dispatch (the nth of its
+	// type), then returns what discord.js's caches hold of guild g.
+	seen := map[string]int{}
+	step := func(t *testing.T, g, dispatch string, change func()) djsGuildState {
+		t.Helper()
+		change()
+		seen[dispatch]++
+		n := seen[dispatch]
+		bot.waitFor(t, djsWait, "dispatch", func(_ int, raw json.RawMessage) bool {
+			var d struct{ T string }
+			if json.Unmarshal(raw, &d) != nil || d.T != dispatch {
+				return false
+			}
+			n--
+			return n == 0
+		})
+		var st djsGuildState
+		bot.do(t, "guildState", map[string]any{"id": g}, &st)
+		return st
+	}
+
+	owner := djsAdminID(t, e, "POST", "/users", map[string]any{"username": "owner"}, "id")
+	g := djsAdminID(t, e, "POST", "/guilds", map[string]any{"name": "second", "owner_id": owner}, "id")
+	st := step(t, g, "GUILD_CREATE", func() {
+		djsAdmin(t, e, "PUT", "/guilds/"+g+"/installations/"+e.App.ApplicationID,
+			map[string]any{"scopes": []string{"bot", "applications.commands"}}, 201, nil)
+	})
+	if !st.Cached || st.Name != "second" || st.MemberCount != 2 {
+		t.Fatalf("after the install: %+v, want the guild cached with its 2 members", st)
+	}
+
+	var ch string
+	st = step(t, g, "CHANNEL_CREATE", func() {
+		ch = djsAdminID(t, e, "POST", "/guilds/"+g+"/channels", map[string]any{"name": "news", "type": 0}, "id")
+	})
+	if st.channel(ch) != "news" {
+		t.Fatalf("after CHANNEL_CREATE: %+v", st.Channels)
+	}
+	st = step(t, g, "CHANNEL_UPDATE", func() {
+		djsAdmin(t, e, "PATCH", "/guilds/"+g+"/channels/"+ch, map[string]any{"name": "old-news"}, 200, nil)
+	})
+	if st.channel(ch) != "old-news" {
+		t.Fatalf("after CHANNEL_UPDATE: %+v", st.Channels)
+	}
+
+	var role string
+	st = step(t, g, "GUILD_ROLE_CREATE", func() {
+		role = djsAdminID(t, e, "POST", "/guilds/"+g+"/roles", map[string]any{"name": "mods"}, "id")
+	})
+	if st.role(role) != "mods" {
+		t.Fatalf("after GUILD_ROLE_CREATE: %+v", st.Roles)
+	}
+	st = step(t, g, "GUILD_ROLE_UPDATE", func() {
+		djsAdmin(t, e, "PATCH", "/guilds/"+g+"/roles/"+role, map[string]any{"name": "moderators"}, 200, nil)
+	})
+	if st.role(role) != "moderators" {
+		t.Fatalf("after GUILD_ROLE_UPDATE: %+v", st.Roles)
+	}
+
+	carol := djsAdminID(t, e, "POST", "/users", map[string]any{"username": "carol"}, "id")
+	st = step(t, g, "GUILD_MEMBER_ADD", func() {
+		djsAdmin(t, e, "PUT", "/guilds/"+g+"/members/"+carol, map[string]any{"roles": []string{role}}, 201, nil)
+	})
+	if roles, ok := st.member(carol); !ok || !slices.Contains(roles, role) || st.MemberCount != 3 {
+		t.Fatalf("after GUILD_MEMBER_ADD: %+v (count %d)", st.Members, st.MemberCount)
+	}
+	st = step(t, g, "GUILD_MEMBER_UPDATE", func() {
+		djsAdmin(t, e, "PUT", "/guilds/"+g+"/members/"+carol, map[string]any{"roles": []string{}, "nick": "Caz"}, 200, nil)
+	})
+	if roles, ok := st.member(carol); !ok || slices.Contains(roles, role) {
+		t.Fatalf("after GUILD_MEMBER_UPDATE: %+v", st.Members)
+	}
+	st = step(t, g, "GUILD_MEMBER_REMOVE", func() {
+		djsAdmin(t, e, "DELETE", "/guilds/"+g+"/members/"+carol, nil, 204, nil)
+	})
+	if _, ok := st.member(carol); ok || st.MemberCount != 2 {
+		t.Fatalf("after GUILD_MEMBER_REMOVE: %+v (count %d)", st.Members, st.MemberCount)
+	}
+	st = step(t, g, "GUILD_ROLE_DELETE", func() {
+		djsAdmin(t, e, "DELETE", "/guilds/"+g+"/roles/"+role, nil, 204, nil)
+	})
+	if st.role(role) != "" {
+		t.Fatalf("after GUILD_ROLE_DELETE: %+v", st.Roles)
+	}
+	st = step(t, g, "CHANNEL_DELETE", func() {
+		djsAdmin(t, e, "DELETE", "/guilds/"+g+"/channels/"+ch, nil, 204, nil)
+	})
+	if st.channel(ch) != "" {
+		t.Fatalf("after CHANNEL_DELETE: %+v", st.Channels)
+	}
+	st = step(t, g, "GUILD_UPDATE", func() {
+		djsAdmin(t, e, "PATCH", "/guilds/"+g, map[string]any{"name": "renamed"}, 200, nil)
+	})
+	if st.Name != "renamed" {
+		t.Fatalf("after GUILD_UPDATE: %q", st.Name)
+	}
+	st = step(t, g, "GUILD_DELETE", func() {
+		djsAdmin(t, e, "DELETE", "/guilds/"+g+"/installations/"+e.App.ApplicationID, nil, 204, nil)
+	})
+	if st.Cached {
+		t.Fatalf("after the uninstall: %+v, want the guild gone from client.guilds", st)
+	}
+}
