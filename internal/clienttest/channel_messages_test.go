@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bwmarrin/discordgo"
 	"github.com/disgoorg/disgo"
 	"github.com/disgoorg/disgo/bot"
 	"github.com/disgoorg/disgo/discord"
@@ -190,5 +191,41 @@ func TestDisgoHTTPServerReplyWithFile(t *testing.T) {
 	}
 	if seen := w.seenAs(t, m.ID, "here is the report"); len(seen.Attachments) != 1 {
 		t.Fatalf("the channel's message: %+v", seen)
+	}
+}
+
+// A connected discordgo bot (the examples' session, default intents)
+// sees its own edits and deletions through the channel routes as
+// MESSAGE_UPDATE and MESSAGE_DELETE, its message's content included.
+func TestDiscordgoChannelMessageEvents(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t, fastHeartbeat)
+	w := newGWWorld(t, e)
+	s := exampleSession(t, e)
+	ready := make(chan *discordgo.Ready, 1)
+	updates := make(chan *discordgo.MessageUpdate, 8)
+	deletes := make(chan *discordgo.MessageDelete, 8)
+	s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) { ready <- r })
+	s.AddHandler(func(_ *discordgo.Session, m *discordgo.MessageUpdate) { updates <- m })
+	s.AddHandler(func(_ *discordgo.Session, m *discordgo.MessageDelete) { deletes <- m })
+	open(t, s)
+	recv(t, ready, "READY")
+
+	sent, err := s.ChannelMessageSend(w.channel, "from the bot")
+	if err != nil {
+		t.Fatalf("ChannelMessageSend: %v", err)
+	}
+	if _, err := s.ChannelMessageEdit(w.channel, sent.ID, "edited by the bot"); err != nil {
+		t.Fatalf("ChannelMessageEdit: %v", err)
+	}
+	u := recv(t, updates, "MESSAGE_UPDATE")
+	if u.ID != sent.ID || u.ChannelID != w.channel || u.GuildID != w.guild || u.Content != "edited by the bot" {
+		t.Fatalf("MESSAGE_UPDATE: %+v", u.Message)
+	}
+	if err := s.ChannelMessageDelete(w.channel, sent.ID); err != nil {
+		t.Fatalf("ChannelMessageDelete: %v", err)
+	}
+	if d := recv(t, deletes, "MESSAGE_DELETE"); d.ID != sent.ID || d.ChannelID != w.channel || d.GuildID != w.guild {
+		t.Fatalf("MESSAGE_DELETE: %+v", d.Message)
 	}
 }
