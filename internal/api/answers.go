@@ -72,8 +72,13 @@ func (s *Server) answerRecord(ctx context.Context, rec store.Interaction, meta *
 		}
 		return store.Answer{Interaction: cur, Put: put}, nil
 	})
+	if errors.Is(err, store.ErrNotFound) && put != nil {
+		// The interaction was read above: what is gone is the channel
+		// the message goes to (deleted during the delivery).
+		return answered{}, errUnknownChannel
+	}
 	if err != nil {
-		return answered{}, err
+		return answered{}, store.NotFoundAs(err, errUnknownInteraction)
 	}
 	// Wake what waits for the answer on this node: the invocation (a
 	// callback's answer), a follow-up sent before it.
@@ -318,7 +323,8 @@ const answerPoll = 100 * time.Millisecond
 
 // awaitAnswer waits until interaction id is answered or the deadline
 // passes (then the invoking user sees "The application did not respond",
-// and d says so). The deadline is on the server's clock (its timer too):
+// and d says so); an interaction deleted meanwhile (with its channel) is
+// Unknown Channel. The deadline is on the server's clock (its timer too):
 // a poll finding it passed ends the wait too.
 func (s *Server) awaitAnswer(ctx context.Context, id snowflake.ID, deadline time.Time, d *delivery) (answered, error) {
 	woken, done := s.answers.register(id)
@@ -336,6 +342,12 @@ func (s *Server) awaitAnswer(ctx context.Context, id snowflake.ID, deadline time
 	late := false // the timer fired (even if the wall clock went back)
 	for {
 		rec, err := s.store.Interaction(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			// Deleted while it waited: an interaction goes with its
+			// channel (and the channel with its guild).
+			d.outcome, d.reason = outcomeError, "the interaction's channel was deleted"
+			return answered{}, errUnknownChannel
+		}
 		if err != nil {
 			return answered{}, err
 		}

@@ -104,7 +104,7 @@ func (s *Server) webhookInteraction(r *http.Request) (store.Interaction, error) 
 		// than its own answer: wait for it within the answer window
 		// rather than refuse a token that is about to work.
 		ans, err := s.awaitAnswer(r.Context(), rec.ID, rec.CreatedAt.Add(answerWindow), &delivery{})
-		if errors.Is(err, errNoResponse) {
+		if errors.Is(err, errNoResponse) || errors.Is(err, errUnknownChannel) {
 			return store.Interaction{}, errUnknownWebhook
 		}
 		if err != nil {
@@ -205,7 +205,10 @@ func (s *Server) loadingOriginal(r *http.Request, rec store.Interaction) (store.
 }
 
 // webhookMessage finds the message a …/messages/{message_id} route names
-// ("@original": the initial answer's); it must belong to the interaction.
+// ("@original": the initial answer's). The token reaches its
+// interaction's own messages (its answer and follow-ups) and, for a
+// component or a modal opened from one, the message the component is on
+// (docs/compat.md, "What an interaction's token reaches").
 func (s *Server) webhookMessage(r *http.Request, rec store.Interaction) (store.Message, error) {
 	raw := r.PathValue("message_id")
 	var id snowflake.ID
@@ -224,8 +227,8 @@ func (s *Server) webhookMessage(r *http.Request, rec store.Interaction) (store.M
 	if err != nil {
 		return store.Message{}, store.NotFoundAs(err, errUnknownMessage)
 	}
-	if m.InteractionID != rec.ID && m.ID != rec.OriginalMessageID {
-		return store.Message{}, errUnknownMessage // @original of a component interaction is its message
+	if m.InteractionID != rec.ID && m.ID != rec.OriginalMessageID && m.ID != rec.MessageID {
+		return store.Message{}, errUnknownMessage
 	}
 	return m, nil
 }
@@ -289,6 +292,11 @@ func (s *Server) editMessage(r *http.Request, m store.Message, d interaction.Mes
 	if messageEmpty(msg) {
 		return nil, interaction.ErrEmptyMessage
 	}
+	if limit := interaction.ComponentLimit(msg.Flags); d.Set["components"] && len(msg.Components) > limit {
+		// An edit that leaves the flags alone is read with the larger
+		// limit: the stored message's flags decide.
+		return nil, apierr.Invalid(form.CodeMaxLength, form.MsgMaxLength(limit), "components")
+	}
 	body, err := jsonenc.Marshal(msg)
 	if err != nil {
 		return nil, err
@@ -336,19 +344,36 @@ func (s *Server) readMessage(w http.ResponseWriter, r *http.Request, edit bool, 
 	return d, nil
 }
 
-// readPayload reads a JSON body, or a multipart/form-data one: the JSON of
-// its payload_json part, and the files the other parts carry (libraries
-// send that when files are attached; slashd keeps no file contents).
+// readPayload reads a JSON body, or a multipart/form-data one
+// (readMultipart).
 func (s *Server) readPayload(w http.ResponseWriter, r *http.Request) (any, []interaction.Upload, error) {
-	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || !strings.EqualFold(mt, "multipart/form-data") {
+	boundary, ok := multipartBoundary(r.Header.Get("Content-Type"))
+	if !ok {
 		v, err := s.readBody(w, r)
 		return v, nil, err
 	}
-	if params["boundary"] == "" {
+	return readMultipart(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), boundary)
+}
+
+// multipartBoundary reports whether a Content-Type is multipart/form-data,
+// and its boundary ("" when it names none).
+func multipartBoundary(contentType string) (string, bool) {
+	mt, params, err := mime.ParseMediaType(contentType)
+	if err != nil || !strings.EqualFold(mt, "multipart/form-data") {
+		return "", false
+	}
+	return params["boundary"], true
+}
+
+// readMultipart reads a multipart/form-data body: the JSON of its
+// payload_json part, and the files the other parts carry (libraries send
+// that when files are attached; slashd keeps no file contents). A
+// callback's body and an endpoint's inline answer are read alike.
+func readMultipart(body io.Reader, boundary string) (any, []interaction.Upload, error) {
+	if boundary == "" {
 		return nil, nil, errInvalidJSON
 	}
-	mr := multipart.NewReader(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), params["boundary"])
+	mr := multipart.NewReader(body, boundary)
 	var (
 		v       any
 		uploads []interaction.Upload

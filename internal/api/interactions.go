@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"encoding/base64"
@@ -447,18 +448,23 @@ func (s *Server) deliver(ctx context.Context, in invocation, d *delivery) (answe
 	if resp.ViaCallback {
 		return s.awaitAnswer(ctx, in.record.ID, deadline, d)
 	}
-	return s.answerInline(ctx, in, resp.Body, d)
+	return s.answerInline(ctx, in, resp, d)
 }
 
-// answerInline applies an answer the app gave in its HTTP response.
-func (s *Server) answerInline(ctx context.Context, in invocation, body []byte, d *delivery) (answered, error) {
+// answerInline applies an answer the app gave in its HTTP response: JSON,
+// or a multipart form read as a callback's is (its files become the
+// message's attachments).
+func (s *Server) answerInline(ctx context.Context, in invocation, resp webhook.Response, d *delivery) (answered, error) {
 	refused := func(err error) (answered, error) {
 		d.outcome, d.reason = outcomeInvalidResponse, "inline answer refused: "+err.Error()
 		return answered{}, errInteractionFailed
 	}
-	v, err := form.DecodeJSON(body)
+	v, uploads, err := inlineAnswer(resp)
 	if err != nil {
 		return refused(err)
+	}
+	if o, ok := v.(map[string]any); ok {
+		s.attachUploads(o["data"], uploads, in.record.ChannelID)
 	}
 	cb, err := interaction.ParseCallback(v, in.payload.Type)
 	if err != nil {
@@ -473,6 +479,17 @@ func (s *Server) answerInline(ctx context.Context, in invocation, body []byte, d
 		return answered{}, err
 	}
 	return rec, nil
+}
+
+// inlineAnswer decodes an endpoint's inline answer: its JSON, or the
+// payload_json and files of its multipart form.
+func inlineAnswer(resp webhook.Response) (any, []interaction.Upload, error) {
+	if resp.Multipart == "" {
+		v, err := form.DecodeJSON(resp.Body)
+		return v, nil, err
+	}
+	boundary, _ := multipartBoundary(resp.Multipart)
+	return readMultipart(bytes.NewReader(resp.Body), boundary)
 }
 
 // resolve looks the ids of options and the target up in the world, the

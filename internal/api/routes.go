@@ -68,6 +68,11 @@ func (s *Server) routes() {
 		s.handle(p, "PATCH", hook+"/messages/{message_id}", publicRoute, s.editWebhookMessage)
 		s.handle(p, "DELETE", hook+"/messages/{message_id}", publicRoute, s.deleteWebhookMessage)
 		s.handle(p, "GET", "/channels/{channel_id}/messages", chatRoute, s.channelMessages)
+		// One message, as a bot (discord.py's fetch_message, edit,
+		// delete) or a user's client reads, edits and deletes it.
+		s.handle(p, "GET", "/channels/{channel_id}/messages/{message_id}", chatRoute, s.getChannelMessage)
+		s.handle(p, "PATCH", "/channels/{channel_id}/messages/{message_id}", chatRoute, s.editChannelMessage)
+		s.handle(p, "DELETE", "/channels/{channel_id}/messages/{message_id}", chatRoute, s.deleteChannelMessage)
 
 		// Gateway discovery: where the websocket is.
 		s.handle(p, "GET", "/gateway", publicRoute, s.getGateway)

@@ -97,18 +97,21 @@ var shapeOperations = map[string]answers{
 	"POST {api}/interactions":                                                        {ok: one(200, sCallbackResponse)},
 	"POST {api}/interactions/{interaction_id}/{interaction_token}/callback": {
 		ok: map[int]shape{200: sCallbackResponse, 204: sNoBody}},
-	"POST {api}" + hookPath:                              {ok: one(200, sMessage)},
-	"GET {api}" + hookPath + "/messages/{message_id}":    {ok: one(200, sMessage)},
-	"PATCH {api}" + hookPath + "/messages/{message_id}":  {ok: one(200, sMessage)},
-	"DELETE {api}" + hookPath + "/messages/{message_id}": {ok: one(204, sNoBody)},
-	"GET {api}/channels/{channel_id}/messages":           {ok: one(200, arrayOf{sMessage})},
-	"POST {api}/channels/{channel_id}/messages":          {ok: one(200, sMessage)},
-	"GET {api}/gateway":                                  {ok: one(200, sGateway)},
-	"GET {api}/gateway/bot":                              {ok: one(200, sGatewayBot)},
-	"GET {api}/users/@me":                                {ok: one(200, sUserPII)},
-	"GET {api}/users/{user_id}":                          {ok: one(200, sUser)},
-	"GET {api}/applications/@me":                         {ok: one(200, sPrivateApplication)},
-	"GET {api}/oauth2/applications/@me":                  {ok: one(200, sPrivateApplication)},
+	"POST {api}" + hookPath:                                    {ok: one(200, sMessage)},
+	"GET {api}" + hookPath + "/messages/{message_id}":          {ok: one(200, sMessage)},
+	"PATCH {api}" + hookPath + "/messages/{message_id}":        {ok: one(200, sMessage)},
+	"DELETE {api}" + hookPath + "/messages/{message_id}":       {ok: one(204, sNoBody)},
+	"GET {api}/channels/{channel_id}/messages":                 {ok: one(200, arrayOf{sMessage})},
+	"POST {api}/channels/{channel_id}/messages":                {ok: one(200, sMessage)},
+	"GET {api}/channels/{channel_id}/messages/{message_id}":    {ok: one(200, sMessage)},
+	"PATCH {api}/channels/{channel_id}/messages/{message_id}":  {ok: one(200, sMessage)},
+	"DELETE {api}/channels/{channel_id}/messages/{message_id}": {ok: one(204, sNoBody)},
+	"GET {api}/gateway":                                        {ok: one(200, sGateway)},
+	"GET {api}/gateway/bot":                                    {ok: one(200, sGatewayBot)},
+	"GET {api}/users/@me":                                      {ok: one(200, sUserPII)},
+	"GET {api}/users/{user_id}":                                {ok: one(200, sUser)},
+	"GET {api}/applications/@me":                               {ok: one(200, sPrivateApplication)},
+	"GET {api}/oauth2/applications/@me":                        {ok: one(200, sPrivateApplication)},
 
 	"POST {api}/oauth2/token":               {ok: one(200, sToken), errs: sOAuthError},
 	"POST {api}/oauth2/token/revoke":        {ok: one(200, obj()), errs: sOAuthError},
@@ -499,6 +502,15 @@ func (w *shapeWalk) interactions() {
 	w.do("POST", "/channels/"+w.channel+"/messages", w.e.Bot(), jsonObj{"content": "from the bot"}, 200)
 	w.do("GET", "/channels/"+w.channel+"/messages", w.aliceTok, nil, 200)
 	w.do("GET", "/channels/"+w.channel+"/messages", "", nil, 401)
+	// One message: read, edited and deleted by the bot.
+	own := w.do("POST", "/channels/"+w.channel+"/messages", w.e.Bot(), jsonObj{"content": "to edit"}, 200)
+	one := "/channels/" + w.channel + "/messages/" + str(own, "id")
+	w.do("GET", one, w.e.Bot(), nil, 200)
+	w.do("GET", "/channels/"+w.channel+"/messages/1", w.e.Bot(), nil, 404)
+	w.do("PATCH", one, w.e.Bot(), jsonObj{"content": "edited", "flags": 4}, 200)
+	w.do("PATCH", "/channels/"+w.channel+"/messages/"+str(posted, "id"), w.e.Bot(), jsonObj{"content": "x"}, 403)
+	w.do("DELETE", "/channels/"+w.channel+"/messages/"+str(posted, "id"), w.e.Bot(), nil, 403)
+	w.do("DELETE", one, w.e.Bot(), nil, 204)
 
 	// A command answered with the panel, with_response.
 	p := w.start(t, w.invocation(2))

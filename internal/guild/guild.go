@@ -24,6 +24,7 @@ const (
 	AddReactions           Permissions = 1 << 6
 	ViewChannel            Permissions = 1 << 10
 	SendMessages           Permissions = 1 << 11
+	ManageMessages         Permissions = 1 << 13
 	EmbedLinks             Permissions = 1 << 14
 	AttachFiles            Permissions = 1 << 15
 	ReadMessageHistory     Permissions = 1 << 16

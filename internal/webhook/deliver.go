@@ -111,6 +111,11 @@ type Response struct {
 	Data json.RawMessage
 	// Body is the raw answer body.
 	Body []byte
+	// Multipart is the answer's Content-Type when the app answered inline
+	// with multipart/form-data (payload_json and files[n], as libraries
+	// answer with a file): Body is that form, which the caller reads as
+	// it reads a callback's; Type and Data are then zero.
+	Multipart string
 	// Signed is the signature headers the delivery carried.
 	Signed Signed
 }
@@ -276,8 +281,15 @@ func isJSON(h http.Header) bool {
 	return err == nil && mt == "application/json"
 }
 
+// isMultipart reports whether a Content-Type names multipart/form-data.
+func isMultipart(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "multipart/form-data"
+}
+
 // Deliver POSTs body (a JSON interaction) to endpoint signed with priv and
-// returns the app's answer: an inline 200 interaction response, or a 202/204
+// returns the app's answer: an inline 200 interaction response (JSON, or a
+// multipart form left to the caller to read), or a 202/204
 // meaning the app answers through the callback endpoint. Every failure is a
 // *DeliveryError, whose Error() is fit to show the invoking user. There are
 // no retries. A private key of the wrong size is a plain (non-delivery) error.
@@ -322,6 +334,9 @@ func (d *Deliverer) deliver(ctx context.Context, endpoint string, body []byte, s
 	}
 	if a.tooBig {
 		return bad(fmt.Sprintf("answer larger than %d bytes", d.maxBody), nil)
+	}
+	if ct := a.header.Get("Content-Type"); isMultipart(ct) {
+		return Response{Status: a.status, Body: a.body, Multipart: ct}, nil
 	}
 	if !isJSON(a.header) {
 		return bad(fmt.Sprintf("Content-Type %q is not application/json", a.header.Get("Content-Type")), nil)

@@ -81,6 +81,7 @@ func TestDeliver(t *testing.T) {
 		viaCallback bool
 		typ         int
 		data        string // "" = nil
+		multipart   string // the answer's multipart Content-Type ("" = none)
 		kind        ErrorKind
 		errStatus   int
 	}
@@ -109,6 +110,16 @@ func TestDeliver(t *testing.T) {
 			w.Header().Set("Content-Type", "application/json; charset=utf-8")
 			io.WriteString(w, " {\"data\": {\"content\":\"x\"}, \"type\": 4}\n")
 		}, Config{}, want{status: 200, typ: 4, data: `{"content":"x"}`}},
+		// A multipart form (payload_json, files[n]) is the caller's to
+		// read, as a callback's would be; only its size is checked here.
+		{"multipart", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "multipart/form-data; boundary=b")
+			io.WriteString(w, "--b\r\nContent-Disposition: form-data; name=\"payload_json\"\r\n\r\n{\"type\":4}\r\n--b--\r\n")
+		}, Config{}, want{status: 200, multipart: "multipart/form-data; boundary=b"}},
+		{"multipart oversized", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "multipart/form-data; boundary=b")
+			io.WriteString(w, strings.Repeat("x", 100))
+		}, Config{MaxResponseBytes: 64}, want{kind: KindBadResponse, errStatus: 200}},
 		{"accepted", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(202) }, Config{},
 			want{status: 202, viaCallback: true}},
 		{"no content", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) }, Config{},
@@ -203,6 +214,9 @@ func TestDeliver(t *testing.T) {
 			}
 			if got := string(resp.Data); got != tt.want.data {
 				t.Errorf("Data = %q, want %q", got, tt.want.data)
+			}
+			if resp.Multipart != tt.want.multipart || (tt.want.multipart != "" && !strings.Contains(string(resp.Body), "payload_json")) {
+				t.Errorf("Multipart = %q (body %q), want %q", resp.Multipart, resp.Body, tt.want.multipart)
 			}
 		})
 	}
