@@ -279,3 +279,19 @@ func Decode(t testing.TB, raw []byte, v any) {
 		t.Fatalf("decode %s: %v", raw, err)
 	}
 }
+
+// TakeErrors returns the errors the script reported that no wait has
+// failed on yet, and marks them failed on: a test that failed for
+// another reason (an invocation that got no answer) reports them itself.
+func (p *Proc) TakeErrors() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for i := p.failed; i < len(p.seen); i++ {
+		if eventName(p.seen[i]) == "error" {
+			out = append(out, p.seen[i])
+		}
+	}
+	p.failed = len(p.seen)
+	return out
+}
