@@ -98,8 +98,23 @@ async def on_guild_remove(guild: discord.Guild):
 
 
 @client.event
+async def on_guild_update(before: discord.Guild, after: discord.Guild):
+    report('guild_update', guild=str(after.id), before=before.name, name=after.name)
+
+
+@client.event
 async def on_guild_channel_create(channel: discord.abc.GuildChannel):
     report('channel_create', guild=str(channel.guild.id), channel=str(channel.id), name=channel.name)
+
+
+@client.event
+async def on_guild_channel_delete(channel: discord.abc.GuildChannel):
+    report('channel_delete', guild=str(channel.guild.id), channel=str(channel.id), name=channel.name)
+
+
+@client.event
+async def on_guild_role_create(role: discord.Role):
+    report('role_create', guild=str(role.guild.id), role=str(role.id), name=role.name)
 
 
 def interaction_fields(interaction: discord.Interaction):
@@ -177,11 +192,13 @@ async def order_guilds(client, order):
     return {'guilds': sorted(str(g.id) for g in client.guilds)}
 
 
-async def order_channels(client, order):
+async def order_guild(client, order):
+    """What the cache holds of a guild: its name, channels and roles."""
     guild = client.get_guild(int(order['guild']))
     if guild is None:
-        return {'cached': False, 'channels': []}
-    return {'cached': True, 'channels': sorted(c.name for c in guild.channels)}
+        return {'cached': False}
+    return {'cached': True, 'name': guild.name, 'channels': sorted(c.name for c in guild.channels),
+            'roles': sorted(r.name for r in guild.roles)}
 
 
 async def order_burst(client, order):
@@ -202,7 +219,7 @@ async def order_sync_global(client, order):
 
 ORDERS = {
     'guilds': order_guilds,
-    'channels': order_channels,
+    'guild': order_guild,
     'burst': order_burst,
     'sync_global': order_sync_global,
 }

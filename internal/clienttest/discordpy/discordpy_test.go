@@ -190,12 +190,22 @@ func TestDiscordPyBasicExample(t *testing.T) {
 	})
 }
 
-// TestDiscordPyWorldEvents changes the world around a connected bot, on
-// the node it is connected to and on another node of the cluster: an
-// installation in a new guild reaches on_guild_join and client.guilds,
-// channels created reach on_guild_channel_create and guild.channels, a
-// command run in the new guild finds its guild and channel in the cache,
-// and the uninstallation reaches on_guild_remove.
+// cached is what discord.py's cache holds of a guild (the "guild" order).
+type cached struct {
+	Cached   bool     `json:"cached"`
+	Name     string   `json:"name"`
+	Channels []string `json:"channels"`
+	Roles    []string `json:"roles"`
+}
+
+// TestDiscordPyWorldEvents changes the world around a connected bot,
+// through the admin API of the node it is connected to and of another
+// node of the cluster, and checks each change reaches discord.py's
+// events and its cache: an installation in a new guild (on_guild_join,
+// client.guilds), a guild renamed (on_guild_update, guild.name), a
+// channel created and deleted (on_guild_channel_create and _delete,
+// guild.channels), a role created (on_guild_role_create, guild.roles),
+// the uninstallation (on_guild_remove, client.guilds).
 func TestDiscordPyWorldEvents(t *testing.T) {
 	t.Parallel()
 	e := testenv.New(t)
@@ -226,19 +236,40 @@ func TestDiscordPyWorldEvents(t *testing.T) {
 			if !slices.Contains(guilds.Guilds, guild) || !slices.Contains(guilds.Guilds, w.Guild) {
 				t.Errorf("client.guilds %v, want %s and %s", guilds.Guilds, w.Guild, guild)
 			}
+			look := func(t *testing.T, g string) cached {
+				t.Helper()
+				var c cached
+				bot.Do(t, "guild", map[string]any{"guild": g}, &c)
+				if !c.Cached {
+					t.Fatalf("guild %s is not in discord.py's cache", g)
+				}
+				return c
+			}
+
+			on.Admin(t, "PATCH", "/guilds/"+guild, map[string]any{"name": "new home"}, -1, nil)
+			bot.Wait(t, "guild_update", map[string]any{"guild": guild, "before": "second home", "name": "new home"}, nil)
+			if c := look(t, guild); c.Name != "new home" {
+				t.Errorf("guild.name %q after the rename", c.Name)
+			}
 
 			for _, g := range []string{w.Guild, guild} {
 				name := "news-" + g
 				id := on.AdminID(t, "POST", "/guilds/"+g+"/channels", map[string]any{"name": name, "type": 0})
 				bot.Wait(t, "channel_create", map[string]any{"channel": id, "name": name}, nil)
-				var channels struct {
-					Cached   bool     `json:"cached"`
-					Channels []string `json:"channels"`
+				if c := look(t, g); !slices.Contains(c.Channels, name) {
+					t.Errorf("guild %s's channels %v, want %s", g, c.Channels, name)
 				}
-				bot.Do(t, "channels", map[string]any{"guild": g}, &channels)
-				if !channels.Cached || !slices.Contains(channels.Channels, name) {
-					t.Errorf("guild %s's channels %+v, want %s", g, channels, name)
+				on.Admin(t, "DELETE", "/guilds/"+g+"/channels/"+id, nil, -1, nil)
+				bot.Wait(t, "channel_delete", map[string]any{"channel": id}, nil)
+				if c := look(t, g); slices.Contains(c.Channels, name) {
+					t.Errorf("guild %s's channels %v still hold %s after its deletion", g, c.Channels, name)
 				}
+			}
+
+			role := on.AdminID(t, "POST", "/guilds/"+guild+"/roles", map[string]any{"name": "helpers", "permissions": "0"})
+			bot.Wait(t, "role_create", map[string]any{"role": role, "name": "helpers"}, nil)
+			if c := look(t, guild); !slices.Contains(c.Roles, "helpers") {
+				t.Errorf("guild.roles %v, want helpers", c.Roles)
 			}
 
 			on.Admin(t, "DELETE", "/guilds/"+guild+"/installations/"+w.App, nil, -1, nil)
