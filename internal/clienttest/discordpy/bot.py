@@ -45,7 +45,7 @@ class RateLimitLog(logging.Handler):
 
     def emit(self, record):
         msg = record.getMessage()
-        if 'rate limited' in msg:
+        if 'rate limit' in msg:
             report('rate_limited', message=msg)
 
 
