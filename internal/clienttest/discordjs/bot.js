@@ -121,39 +121,9 @@ client.on(Events.ApplicationCommandPermissionsUpdate, (data) => {
   });
 });
 
-// The world's changes, as discord.js's caches take them in (the guide's
-// "Event handling" page: one listener per event).
-const guildOf = (g) => ({ guild: g.guild?.id ?? g.id });
-client.on(Events.GuildCreate, (g) => report('guildCreate', { guild: g.id, name: g.name }));
-client.on(Events.GuildDelete, (g) => report('guildDelete', { guild: g.id }));
-client.on(Events.GuildUpdate, (_, g) => report('guildUpdate', { guild: g.id, name: g.name }));
-client.on(Events.ChannelCreate, (c) => report('channelCreate', { ...guildOf(c), channel: c.id, name: c.name }));
-client.on(Events.ChannelUpdate, (_, c) => report('channelUpdate', { ...guildOf(c), channel: c.id, name: c.name }));
-client.on(Events.ChannelDelete, (c) => report('channelDelete', { ...guildOf(c), channel: c.id }));
-client.on(Events.GuildRoleCreate, (r) => report('roleCreate', { ...guildOf(r), role: r.id, name: r.name }));
-client.on(Events.GuildRoleDelete, (r) => report('roleDelete', { ...guildOf(r), role: r.id }));
-client.on(Events.GuildMemberAdd, (m) => report('memberAdd', { ...guildOf(m), user: m.id, roles: m.roles.cache.map((r) => r.id) }));
-client.on(Events.GuildMemberRemove, (m) => report('memberRemove', { ...guildOf(m), user: m.id }));
-
 // actions: what a bot does with discord.js's managers outside the guide's
 // pages, each named after the discord.js documentation of the method.
 const actions = {
-  // What the caches hold: client.guilds.cache, and one guild's channels,
-  // roles and members caches.
-  async cachedGuilds() {
-    return { guilds: [...client.guilds.cache.keys()] };
-  },
-  async cachedGuild({ guild }) {
-    const g = client.guilds.cache.get(guild);
-    if (!g) return { cached: false };
-    return {
-      cached: true,
-      name: g.name,
-      channels: g.channels.cache.map((c) => c.name),
-      roles: g.roles.cache.map((r) => r.name),
-      members: [...g.members.cache.keys()],
-    };
-  },
   // ClientApplication#fetch: GET /applications/@me.
   async fetchApplication() {
     const app = await client.application.fetch();
