@@ -148,13 +148,16 @@ async def add(interaction: discord.Interaction, first_value: int, second_value: 
 
 @client.tree.command()
 async def count(interaction: discord.Interaction):
-    """Counts to two: an answer and a follow-up, both edited."""
+    """Counts to two: an answer and a follow-up, both edited, and a third
+    follow-up deleted."""
     await interaction.response.send_message('one')
     second = await interaction.followup.send('two', wait=True)
     await second.edit(content='two!')
     first = await interaction.original_response()
     await first.edit(content='one!')
-    report('count', first=str(first.id), second=str(second.id), **interaction_fields(interaction))
+    third = await interaction.followup.send('three', wait=True)
+    await third.delete()
+    report('count', first=str(first.id), second=str(second.id), third=str(third.id), **interaction_fields(interaction))
 
 
 async def step(steps, name, coro):
@@ -175,9 +178,11 @@ async def step(steps, name, coro):
 @app_commands.describe(text='What to note')
 async def note(interaction: discord.Interaction, text: str):
     """Posts a note in the channel, edits it, reads it back and deletes it."""
-    await interaction.response.send_message('Noting...', ephemeral=True)
+    await interaction.response.send_message(f'Noting {text}')
     steps = {}
     channel = interaction.channel
+    answer = await interaction.original_response()
+    await step(steps, 'fetch_answer', channel.fetch_message(answer.id))
     message = await step(steps, 'send', channel.send(text))
     if message is not None:
         await step(steps, 'edit', message.edit(content=text + ' (edited)'))
@@ -186,6 +191,14 @@ async def note(interaction: discord.Interaction, text: str):
         await step(steps, 'fetch_deleted', channel.fetch_message(message.id))
     await interaction.followup.send(f'Noted: {text}', ephemeral=True)
     report('note', steps=steps, **interaction_fields(interaction))
+
+
+@client.tree.error
+async def on_app_command_error(interaction: discord.Interaction, error: app_commands.AppCommandError):
+    """The tree's error handler (discord.py's docs: CommandTree.error): a
+    handler that raised is reported, so that the test fails at once."""
+    report('error', id=str(interaction.id), command=interaction.command.name if interaction.command else None,
+           **failure(getattr(error, 'original', error)))
 
 
 async def order_guilds(client, order):

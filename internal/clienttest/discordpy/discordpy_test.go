@@ -110,6 +110,8 @@ func (s step) String() string {
 // sync to one guild, interaction.response.send_message) and the message
 // calls its docs teach: a member runs each command, and every reply,
 // follow-up, edit, fetch and delete lands where a chat client shows it.
+// The channel message calls (channel.send, message.edit, message.delete,
+// channel.fetch_message) use /channels/{c}/messages/{m}.
 func TestDiscordPyBasicExample(t *testing.T) {
 	t.Parallel()
 	e := testenv.New(t)
@@ -150,7 +152,7 @@ func TestDiscordPyBasicExample(t *testing.T) {
 			t.Fatalf("answer %+v, want one", a)
 		}
 		var got struct {
-			First, Second string
+			First, Second, Third string
 		}
 		bot.Wait(t, "count", map[string]any{"id": a.Interaction.ID}, &got)
 		for id, want := range map[string]string{got.First: "one!", got.Second: "two!"} {
@@ -158,18 +160,25 @@ func TestDiscordPyBasicExample(t *testing.T) {
 				t.Errorf("message %s as alice sees it: %+v, want %q by the bot", id, m, want)
 			}
 		}
+		if m := w.Seen(t, got.Third); m != nil {
+			t.Errorf("alice still sees the deleted follow-up: %+v", m)
+		}
+
 	})
 
 	t.Run("a channel message sent, edited, fetched and deleted", func(t *testing.T) {
 		a := w.Run(t, cmds["note"], []map[string]any{{"name": "text", "type": 3, "value": "buy milk"}})
-		if m := a.Resource.Message; m == nil || m.Flags&64 == 0 {
-			t.Fatalf("answer %+v, want an ephemeral message", a)
+		if m := a.Resource.Message; m == nil || m.Content != "Noting buy milk" {
+			t.Fatalf("answer %+v, want Noting buy milk", a)
 		}
 		var got struct {
 			Steps map[string]step `json:"steps"`
 		}
 		bot.Wait(t, "note", map[string]any{"id": a.Interaction.ID}, &got)
 		s := got.Steps
+		if st := s["fetch_answer"]; st.ID != a.Interaction.ResponseMessageID || st.Content != "Noting buy milk" || st.Author != w.App {
+			t.Errorf("channel.fetch_message() of the interaction's answer: %v, want message %s", st, a.Interaction.ResponseMessageID)
+		}
 		if s["send"].Content != "buy milk" || s["send"].Author != w.App {
 			t.Fatalf("channel.send(): %v, want the bot's message", s["send"])
 		}
