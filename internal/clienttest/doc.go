@@ -1,8 +1,12 @@
 // Package clienttest holds compatibility tests that drive slashd with real,
-// unmodified Discord client libraries (discordgo and disgo here; the
-// discord.js v14 guide's bot and scripts, run with Node.js, in package
-// discordjs, which runs no test where Node is missing) instead of
-// hand-written HTTP requests, over REST and the gateway. Each test starts the real API on a fresh
+// unmodified Discord client libraries (discordgo and disgo here; in
+// subpackages, programs run outside Go: the discord.js v14 guide's bot and
+// scripts in discordjs, discord.py 2.2's app-commands example in
+// discordpy, Oceanic.js's README bot in oceanic, slash-create's webserver
+// example in slashcreate, Discord's discord-interactions example-app
+// pattern in exampleapp, each running no test where its program is
+// missing) instead of hand-written HTTP requests, over REST and the
+// gateway. Each test starts the real API on a fresh
 // store (internal/testenv), aims a library at it the way a bot developer
 // would, and decodes every response through the library's own types, so a
 // wire-format difference from the real service (a snowflake sent as a
