@@ -99,7 +99,7 @@ func (s *Server) publishChanges(ctx context.Context, es []store.WorldEvent) erro
 		// CLI wrote (the world clock).
 		ctx = s.cache.SyncWorld(s.cache.Sync(ctx))
 	}
-	w := worldRender{s: s, ctx: ctx, bots: map[snowflake.ID][]snowflake.ID{}, joins: joinsIn(es)}
+	w := worldRender{s: s, ctx: ctx, bots: map[snowflake.ID][]snowflake.ID{}, joins: joinsIn(es), last: es[len(es)-1].ID}
 	for i, e := range es {
 		w.at = i
 		if err := w.change(e); err != nil {
@@ -121,6 +121,10 @@ type worldRender struct {
 	// making the user a member; at: the change being rendered.
 	joins map[[2]snowflake.ID]int
 	at    int
+	// last is the batch's last change: a bot whose joining waits in the
+	// outbox after it (committed while this batch renders, which
+	// PostgreSQL allows) is not yet a member to its sessions.
+	last int64
 }
 
 // joinsIn indexes the memberships a batch makes.
@@ -143,7 +147,7 @@ func (w worldRender) guildBots(guildID snowflake.ID) ([]snowflake.ID, error) {
 	b, ok := w.bots[guildID]
 	if !ok {
 		var err error
-		if b, err = w.s.store.BotMembers(w.ctx, guildID); err != nil {
+		if b, err = w.s.store.BotMembers(w.ctx, guildID, w.last); err != nil {
 			return nil, err
 		}
 		w.bots[guildID] = b
@@ -361,7 +365,7 @@ func (w worldRender) channel(e store.WorldEvent) error {
 // botsSeeing returns the apps whose bots are members of the guild and
 // may view channel c there (VIEW_CHANNEL; a thread: its parent's).
 func (s *Server) botsSeeing(ctx context.Context, guildID snowflake.ID, c guild.Channel) ([]snowflake.ID, error) {
-	bots, err := s.store.BotMembers(ctx, guildID)
+	bots, err := s.store.BotMembers(ctx, guildID, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -222,8 +222,12 @@ type WorldEvents interface {
 	// across processes and nodes. fn is not called when none waits.
 	ClaimWorldEvents(ctx context.Context, limit int, fn func([]WorldEvent) error) error
 	// BotMembers lists the applications whose bot user is a member of
-	// the guild, by id; empty for an unknown guild.
-	BotMembers(ctx context.Context, guildID snowflake.ID) ([]snowflake.ID, error)
+	// the guild, by id; empty for an unknown guild. A bot whose joining
+	// waits in the outbox as a change after the change numbered after
+	// (WorldEvent.ID) is not listed: it has not been told it joined (its
+	// GUILD_CREATE is in that change), so nothing of the guild is its yet.
+	// A claim passes its batch's last change; others pass 0.
+	BotMembers(ctx context.Context, guildID snowflake.ID, after int64) ([]snowflake.ID, error)
 }
 
 // World change kinds and operations of a WorldEvent.

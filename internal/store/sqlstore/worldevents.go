@@ -133,12 +133,16 @@ func decodeObject(e *store.WorldEvent, object string) error {
 	return nil
 }
 
-// BotMembers lists the apps whose bot user is a member of the guild.
-func (s *Store) BotMembers(ctx context.Context, guildID snowflake.ID) ([]snowflake.ID, error) {
+// BotMembers lists the apps whose bot user is a member of the guild,
+// less those whose joining waits in the outbox after change after.
+func (s *Store) BotMembers(ctx context.Context, guildID snowflake.ID, after int64) ([]snowflake.ID, error) {
 	return list(ctx, s.cached(), fmt.Sprintf("list bots of guild %d", guildID), func(row scanner) (snowflake.ID, error) {
 		var id int64
 		err := row.Scan(&id)
 		return snowflake.ID(id), err
-	}, `SELECT m.user_id FROM members m JOIN applications a ON a.id = m.user_id WHERE m.guild_id = $1 ORDER BY m.user_id`,
-		id64(guildID))
+	}, `SELECT m.user_id FROM members m JOIN applications a ON a.id = m.user_id WHERE m.guild_id = $1
+		AND NOT EXISTS (SELECT 1 FROM world_events w WHERE w.guild_id = $1 AND w.kind = 'member'
+			AND w.op = 'create' AND w.object_id = m.user_id AND w.id > $2)
+		ORDER BY m.user_id`,
+		id64(guildID), after)
 }

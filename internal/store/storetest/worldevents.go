@@ -191,19 +191,34 @@ func testBotMembers(t *testing.T, open func(t *testing.T) store.Store) {
 	must(t, s.PutMember(ctx, guild.Member{GuildID: guildID, UserID: otherAppID}))
 	must(t, s.PutMember(ctx, guild.Member{GuildID: guildID, UserID: appID}))
 	must(t, s.PutMember(ctx, guild.Member{GuildID: guild2ID, UserID: otherAppID}))
-	for _, c := range []struct {
-		guild snowflake.ID
-		want  []snowflake.ID
-	}{{guildID, []snowflake.ID{appID, otherAppID}}, {guild2ID, []snowflake.ID{otherAppID}}, {999, nil}} {
-		got, err := s.BotMembers(ctx, c.guild)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(got) == 0 {
-			got = nil
-		}
-		if !reflect.DeepEqual(got, c.want) {
-			t.Errorf("BotMembers(%d) = %v, want %v", c.guild, got, c.want)
+	want := func(after int64, cases map[snowflake.ID][]snowflake.ID) {
+		t.Helper()
+		for g, want := range cases {
+			got, err := s.BotMembers(ctx, g, after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) == 0 {
+				got = nil
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("BotMembers(%d, after %d) = %v, want %v", g, after, got, want)
+			}
 		}
 	}
+	// The joins wait in the outbox: none is a member to the gateway yet,
+	// unless the claim of the changes holding them asks.
+	want(0, map[snowflake.ID][]snowflake.ID{guildID: nil, guild2ID: nil})
+	var last int64
+	must(t, s.ClaimWorldEvents(ctx, 1000, func(es []store.WorldEvent) error {
+		last = es[len(es)-1].ID
+		want(last, map[snowflake.ID][]snowflake.ID{guildID: {appID, otherAppID}, guild2ID: {otherAppID}, 999: nil})
+		return nil
+	}))
+	want(0, map[snowflake.ID][]snowflake.ID{guildID: {appID, otherAppID}, guild2ID: {otherAppID}, 999: nil})
+	// A bot joining after the claimed changes (while they render) is not
+	// a member to that claim.
+	must(t, s.PutMember(ctx, guild.Member{GuildID: guild2ID, UserID: appID}))
+	want(last, map[snowflake.ID][]snowflake.ID{guild2ID: {otherAppID}})
+	want(0, map[snowflake.ID][]snowflake.ID{guild2ID: {otherAppID}})
 }

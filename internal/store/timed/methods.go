@@ -342,9 +342,9 @@ func (w *wrapper) ClaimWorldEvents(a0 context.Context, a1 int, a2 func([]store.W
 	return w.Store.ClaimWorldEvents(a0, a1, a2)
 }
 
-func (w *wrapper) BotMembers(a0 context.Context, a1 snowflake.ID) ([]snowflake.ID, error) {
+func (w *wrapper) BotMembers(a0 context.Context, a1 snowflake.ID, a2 int64) ([]snowflake.ID, error) {
 	defer w.observe("BotMembers", time.Now())
-	return w.Store.BotMembers(a0, a1)
+	return w.Store.BotMembers(a0, a1, a2)
 }
 
 func (w *wrapper) SetLogin(a0 context.Context, a1 store.Login) error {

@@ -8,9 +8,12 @@
 -- delete; object_id: the guild, the role, the member's user or the
 -- channel; object: the role, member or channel row as it was written
 -- (as it was, for a deletion), as JSON, so that each dispatch shows the
--- change it reports however late it is claimed ('' for a guild).
+-- change it reports however late it is claimed ('' for a guild). The id
+-- never repeats (AUTOINCREMENT: a plain rowid would start again at 1
+-- once every change is claimed), so that "a change after this one"
+-- (BotMembers) means what it says.
 CREATE TABLE world_events (
-    id        INTEGER PRIMARY KEY,
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
     guild_id  BIGINT  NOT NULL,
     kind      TEXT    NOT NULL,
     op        TEXT    NOT NULL,
