@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/slashd/slashd/internal/clienttest/drive"
 	"github.com/slashd/slashd/internal/testenv"
 )
 
@@ -66,7 +67,7 @@ func TestDiscordJSCachesFollowTheWorld(t *testing.T) {
 	e := testenv.New(t)
 	djsAllowMembersIntent(t, e)
 	bot := startDiscordJS(t, e)
-	bot.wait(t, "ready", djsWait, nil)
+	bot.Wait(t, "ready", nil, nil)
 
 	// step makes a change and waits for its dispatch (the nth of its
 	// type), then returns what discord.js's caches hold of guild g.
@@ -76,7 +77,7 @@ func TestDiscordJSCachesFollowTheWorld(t *testing.T) {
 		change()
 		seen[dispatch]++
 		n := seen[dispatch]
-		bot.waitFor(t, djsWait, "dispatch", func(_ int, raw json.RawMessage) bool {
+		bot.WaitFor(t, drive.Wait, "dispatch", func(_ int, raw json.RawMessage) bool {
 			var d struct{ T string }
 			if json.Unmarshal(raw, &d) != nil || d.T != dispatch {
 				return false
@@ -85,7 +86,7 @@ func TestDiscordJSCachesFollowTheWorld(t *testing.T) {
 			return n == 0
 		})
 		var st djsGuildState
-		bot.do(t, "guildState", map[string]any{"id": g}, &st)
+		bot.Do(t, "guildState", map[string]any{"id": g}, &st)
 		return st
 	}
 
