@@ -1508,7 +1508,7 @@ func TestDiscordJSResume(t *testing.T) {
 	// nthPerms waits for the nth applicationCommandPermissionsUpdate.
 	nthPerms := func(bot djsProc, n int) json.RawMessage {
 		t.Helper()
-		return bot.Nth(t, "applicationCommandPermissionsUpdate", n)
+		return bot.Nth(t, "applicationCommandPermissionsUpdate", nil, n)
 	}
 
 	proxy := newDJSProxy(t, e)
@@ -1636,7 +1636,7 @@ func TestDiscordJSResume(t *testing.T) {
 	var ack struct {
 		Latency int `json:"latency"`
 	}
-	drive.Decode(t, bot.Nth(t, "heartbeatAck", len(bot.All("heartbeatAck"))+1), &ack)
+	drive.Decode(t, bot.Nth(t, "heartbeatAck", nil, len(bot.All("heartbeatAck"))+1), &ack)
 	if ack.Latency < 0 {
 		t.Errorf("heartbeat ACK after the resume: latency %d", ack.Latency)
 	}

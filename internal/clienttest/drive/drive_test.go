@@ -64,8 +64,28 @@ done`
 			t.Fatalf("order %d answered %+v", n, got)
 		}
 	}
-	if raw := p.Nth(t, "did", 2); !Has(raw, map[string]any{"line": map[string]any{"do": "echo", "n": 2}}) {
-		t.Errorf("the second answer is %s", raw)
+	for _, c := range []struct {
+		want map[string]any
+		n    int
+		line int // the answer's n
+	}{
+		{nil, 2, 2},
+		{nil, 3, 3},
+		{map[string]any{"do": "echo"}, 1, 1},
+		{map[string]any{"line": map[string]any{"do": "echo", "n": 3}}, 1, 3},
+	} {
+		raw := p.Nth(t, "did", c.want, c.n)
+		if !Has(raw, map[string]any{"line": map[string]any{"do": "echo", "n": c.line}}) {
+			t.Errorf("Nth(did, %v, %d) = %s, want the answer to order %d", c.want, c.n, raw, c.line)
+		}
+	}
+	// Two orders whose answers come while Nth waits: each scan counts
+	// from the first answer again.
+	if _, err := p.stdin.Write([]byte(`{"do":"echo","n":4}` + "\n" + `{"do":"echo","n":5}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	if raw := p.Nth(t, "did", map[string]any{"do": "echo"}, 5); !Has(raw, map[string]any{"line": map[string]any{"do": "echo", "n": 5}}) {
+		t.Errorf("the fifth answer is %s", raw)
 	}
 	if _, err := p.stdin.Write([]byte(`{"do":"fail"}` + "\n")); err != nil {
 		t.Fatal(err)
@@ -75,8 +95,8 @@ done`
 		t.Fatalf("errors %v, then %v; want one, then none", errs, p.TakeErrors())
 	}
 	p.Stop(t)
-	if n := len(p.All("did")); n != 3 {
-		t.Errorf("%d answers, want 3", n)
+	if n := len(p.All("did")); n != 5 {
+		t.Errorf("%d answers, want 5", n)
 	}
 }
 

@@ -199,11 +199,21 @@ func (p *Proc) scan(name string, match func(int, json.RawMessage) bool) (found j
 	return found, "", p.changed
 }
 
-// Nth returns the nth event named name (1 for the first), waiting up to
-// Wait for it.
-func (p *Proc) Nth(t testing.TB, name string, n int) json.RawMessage {
+// Nth returns the nth event named name (1 for the first) among those
+// whose fields include every one of want (as Wait compares them),
+// waiting up to Wait for it.
+func (p *Proc) Nth(t testing.TB, name string, want map[string]any, n int) json.RawMessage {
 	t.Helper()
-	return p.WaitFor(t, Wait, name, func(rank int, _ json.RawMessage) bool { return rank == n-1 })
+	k := 0 // events with want so far in this scan
+	return p.WaitFor(t, Wait, name, func(rank int, raw json.RawMessage) bool {
+		if rank == 0 { // scan offers the events from the first, each time
+			k = 0
+		}
+		if Has(raw, want) {
+			k++
+		}
+		return k == n
+	})
 }
 
 // Wait decodes into v (unless nil) the first event named name whose
