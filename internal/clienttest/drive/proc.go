@@ -1,12 +1,14 @@
 // Package drive is what the client-library suites that run a program
-// outside Go (discord.py, Oceanic.js, slash-create, the discord-interactions
-// example app) share: a running bot script that reports what it saw as
-// JSON lines on stdout and takes orders as JSON lines on stdin (Proc),
-// and the guild its tests play in, with a member who invokes the bot's
-// commands through slashd's client API (World).
+// outside Go (discord.js, discord.py, Oceanic.js, slash-create, the
+// discord-interactions example app) share: a running bot script that
+// reports what it saw as JSON lines on stdout and takes orders as JSON
+// lines on stdin (Proc), Node scripts' npm packages and start
+// (NodePackages, StartNode), and the guild its tests play in, with a
+// member who invokes the bot's commands through slashd's client API
+// (World).
 //
-// A script reports {"event": NAME, …} lines; {"event": "error", …} is a
-// failure the next wait reports. An order is {"do": ACTION, …}, answered
+// A script reports {"event": NAME, …} lines; {"event": "error", …} (or
+// another event named with FailOn) is a failure the next wait reports. An order is {"do": ACTION, …}, answered
 // by {"event": "did", "do": ACTION, …} (one order at a time).
 package drive
 
