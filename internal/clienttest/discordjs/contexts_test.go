@@ -48,13 +48,13 @@ func TestDiscordJSContexts(t *testing.T) {
 	var deployed struct {
 		Commands []djsCommand `json:"commands"`
 	}
-	djsDecode(t, runDJS(t, e, djsDeploy, "global").waitFor(t, djsWait, "deployed", nil), &deployed)
+	runDJS(t, e, djsDeploy, "global").Wait(t, "deployed", nil, &deployed)
 	cmd := byName(deployed.Commands)["anywhere"]
 	if !slices.Equal(cmd.IntegrationTypes, []int{0, 1}) || !slices.Equal(cmd.Contexts, []int{0, 1, 2}) {
 		t.Fatalf("anywhere deployed as %+v, want integration_types [0 1] and contexts [0 1 2]", cmd)
 	}
 	bot := startDiscordJS(t, e)
-	bot.wait(t, "ready", djsWait, nil)
+	bot.Wait(t, "ready", nil, nil)
 	invocation := func(channel, guildID string) map[string]any {
 		body := map[string]any{"type": 2, "application_id": w.app, "channel_id": channel,
 			"data": map[string]any{"id": cmd.ID, "name": cmd.Name, "type": cmd.Type, "version": cmd.Version}}
@@ -74,7 +74,7 @@ func TestDiscordJSContexts(t *testing.T) {
 			t.Errorf("anywhere answered %+v, want Pong! in %s", msg, channel)
 		}
 		var got djsContextReport
-		bot.waitID(t, "done", a.Interaction.ID, &got)
+		bot.Wait(t, "done", map[string]any{"id": a.Interaction.ID}, &got)
 		bot.wantREST(t, "POST", "/interactions/"+a.Interaction.ID+"/"+djsTokenOf(t, bot, a.Interaction.ID)+"/callback", 204)
 		r := e.Do("GET", "/api/v10/channels/"+channel+"/messages", client, nil)
 		var msgs []djsMessage
@@ -148,7 +148,7 @@ func TestDiscordJSContexts(t *testing.T) {
 			FetchedName *string `json:"fetchedName"`
 			ErrorCode   *int    `json:"errorCode"`
 		}
-		bot.waitID(t, "done", a.Interaction.ID, &got)
+		bot.Wait(t, "done", map[string]any{"id": a.Interaction.ID}, &got)
 		if deref(got.FetchedID) != carol || deref(got.FetchedName) != "carol" || got.ErrorCode != nil {
 			t.Errorf("discord.js fetched %v %v (error %v), want carol %s", deref(got.FetchedID), deref(got.FetchedName), deref(got.ErrorCode), carol)
 		}
@@ -170,7 +170,7 @@ func TestDiscordJSContexts(t *testing.T) {
 			DMChannelType *int    `json:"dmChannelType"`
 			DMRecipientID *string `json:"dmRecipientId"`
 		}
-		bot.waitID(t, "done", a.Interaction.ID, &got)
+		bot.Wait(t, "done", map[string]any{"id": a.Interaction.ID}, &got)
 		bot.wantREST(t, "POST", "/users/@me/channels", 200)
 		if got.DMChannelType == nil || *got.DMChannelType != 1 || deref(got.DMRecipientID) != w.member {
 			t.Errorf("discord.js's DM: type %v, recipient %v", deref(got.DMChannelType), deref(got.DMRecipientID))
@@ -209,11 +209,11 @@ func TestDiscordJSContexts(t *testing.T) {
 	if ping.Content != "Pong!" || ping.ChannelID != w.channel {
 		t.Errorf("anywhere in the app's guild answered %+v", ping)
 	}
-	if errs := bot.all("error"); len(errs) != 0 {
+	if errs := bot.All("error"); len(errs) != 0 {
 		t.Errorf("discord.js reported errors: %s", errs)
 	}
 	bot.cleanREST(t)
-	bot.stop(t, djsWait)
+	bot.Stop(t)
 }
 
 // djsOpenDM opens the DM of two users through the admin API and returns

@@ -12,24 +12,21 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/slashd/slashd/internal/api"
+	"github.com/slashd/slashd/internal/clienttest/drive"
 	"github.com/slashd/slashd/internal/clienttest/netlink"
 	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/testenv"
@@ -44,9 +41,6 @@ const (
 	djsDelete = "delete-commands.js" // "Deleting commands"
 )
 
-// djsWait bounds every wait for something discord.js should do.
-const djsWait = 30 * time.Second
-
 // TestMain runs the tests where Node and the guide's npm packages are
 // installed (.ci/run installs both). Elsewhere it runs none, and `go
 // test` says "[no tests to run]" for the package; under CI it fails.
@@ -56,289 +50,45 @@ func TestMain(m *testing.M) {
 }
 
 // findDiscordJS looks for node and for discord.js installed beside the
-// guide's code (a file in the module: go test's cache follows it).
-func findDiscordJS() error {
-	if _, err := testtool.LookPath("node"); err != nil {
-		return err
-	}
-	if _, err := os.Stat(filepath.Join("node_modules", "discord.js", "package.json")); err != nil {
-		return fmt.Errorf("discord.js is not installed: %w", err)
-	}
-	return nil
-}
+// guide's code.
+func findDiscordJS() error { return drive.NodePackages("discord.js") }
 
 // TestDiscordJSInstalled is the check TestMain relies on, made where go
 // test's cache sees it.
 func TestDiscordJSInstalled(t *testing.T) { testtool.Probe(t, findDiscordJS) }
 
 // djsProc is a running script of this directory: the bot, or a one-shot
-// script. Every line it prints is kept; waits scan them all, so reports
-// may come in any order.
-type djsProc struct {
-	name  string
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	done  chan struct{} // closed when the process has exited
-	err   error         // Wait's error, once done is closed
-
-	mu      sync.Mutex
-	stderr  bytes.Buffer
-	seen    []string      // every line read from stdout
-	changed chan struct{} // closed (and replaced) when a line is read
-	failed  int           // seen[:failed] holds no error a wait has not failed on
-}
+// script, which reports as drive's scripts do (report.js), with the
+// REST responses discord.js got among its reports.
+type djsProc struct{ *drive.Proc }
 
 // startDJS runs script with args against api (slashd's REST base, or a
-// proxy in front of it), as e's first app in e's first guild. What it
-// printed is logged if the test fails (always with DJS_LOG=1 in the
-// environment).
-func startDJS(t *testing.T, e *testenv.Env, api, script string, args ...string) *djsProc {
+// proxy in front of it), as e's first app in e's first guild. A wait
+// fails on a loginError as on an error.
+func startDJS(t *testing.T, e *testenv.Env, api, script string, args ...string) djsProc {
 	t.Helper()
-	node, err := exec.LookPath("node") // TestMain found it
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &djsProc{name: script, done: make(chan struct{}), changed: make(chan struct{})}
-	p.cmd = exec.Command(node, append([]string{script}, args...)...)
-	p.cmd.Env = append(os.Environ(), "SLASHD_API="+api, "SLASHD_BOT_TOKEN="+e.App.BotToken,
-		"SLASHD_CLIENT_ID="+e.App.ApplicationID, "SLASHD_GUILD_ID="+e.App.GuildID)
-	p.cmd.Stderr = djsLockedWriter{&p.mu, &p.stderr}
-	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := p.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatalf("start node %s: %v", script, err)
-	}
-	read := make(chan struct{})
-	go func() {
-		defer close(read)
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
-		for sc.Scan() {
-			p.mu.Lock()
-			p.seen = append(p.seen, sc.Text())
-			close(p.changed)
-			p.changed = make(chan struct{})
-			p.mu.Unlock()
-		}
-	}()
-	go func() {
-		<-read // Wait closes stdout: read it all first
-		p.err = p.cmd.Wait()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-p.done:
-		default:
-			_ = p.cmd.Process.Kill()
-			<-p.done
-		}
-		if t.Failed() || os.Getenv("DJS_LOG") != "" {
-			t.Logf("%s stdout:\n%s\n%s stderr:\n%s", script, p.stdout(), script, p.stderrText())
-		}
-	})
-	return p
+	p := drive.StartNode(t, []string{"SLASHD_API=" + api, "SLASHD_BOT_TOKEN=" + e.App.BotToken,
+		"SLASHD_CLIENT_ID=" + e.App.ApplicationID, "SLASHD_GUILD_ID=" + e.App.GuildID}, script, args...)
+	p.FailOn("loginError")
+	return djsProc{p}
 }
 
 // startDiscordJS runs the guide's bot against e.
-func startDiscordJS(t *testing.T, e *testenv.Env) *djsProc {
+func startDiscordJS(t *testing.T, e *testenv.Env) djsProc {
 	t.Helper()
 	return startDJS(t, e, e.URL+"/api", djsBot)
 }
 
 // runDJS runs a one-shot script to its end and returns what it reported;
 // it fails if the script reported an error or exited with one.
-func runDJS(t *testing.T, e *testenv.Env, script string, args ...string) *djsProc {
+func runDJS(t *testing.T, e *testenv.Env, script string, args ...string) djsProc {
 	t.Helper()
 	p := startDJS(t, e, e.URL+"/api", script, args...)
-	_ = p.stdin.Close()
-	select {
-	case <-p.done:
-	case <-time.After(djsWait):
-		t.Fatalf("%s %q did not end within %v", script, args, djsWait)
-	}
-	if errs := p.all("error"); len(errs) > 0 || p.err != nil {
-		t.Fatalf("%s %q: exit %v, errors %s\nstderr:\n%s", script, args, p.err, errs, p.stderrText())
+	p.Stop(t)
+	if errs := p.All("error"); len(errs) > 0 {
+		t.Fatalf("%s %q: errors %s\nstderr:\n%s", script, args, errs, p.Stderr())
 	}
 	return p
-}
-
-func (p *djsProc) stdout() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return strings.Join(p.seen, "\n")
-}
-
-func (p *djsProc) stderrText() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.stderr.String()
-}
-
-// djsEventName is the "event" of a reported line ("" if the line is not
-// a report, e.g. a library printing to stdout).
-func djsEventName(line string) string {
-	var head struct {
-		Event string `json:"event"`
-	}
-	if json.Unmarshal([]byte(line), &head) != nil {
-		return ""
-	}
-	return head.Event
-}
-
-// all returns every event named name reported so far, in order.
-func (p *djsProc) all(name string) []json.RawMessage {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var out []json.RawMessage
-	for _, line := range p.seen {
-		if djsEventName(line) == name {
-			out = append(out, json.RawMessage(line))
-		}
-	}
-	return out
-}
-
-// count is how many events named name have been reported so far.
-func (p *djsProc) count(name string) int { return len(p.all(name)) }
-
-// waitFor returns the first event named name for which match (nil:
-// any) holds, waiting up to d for it; match gets the event's rank among
-// the events so named (0 for the first). It fails as soon as the script
-// reports an error (one no earlier wait failed on, so that one error
-// fails one subtest), fails to log in, or exits.
-func (p *djsProc) waitFor(t *testing.T, d time.Duration, name string, match func(rank int, ev json.RawMessage) bool) json.RawMessage {
-	t.Helper()
-	deadline := time.NewTimer(d)
-	defer deadline.Stop()
-	for {
-		p.mu.Lock()
-		var found json.RawMessage
-		var failure string
-		rank := 0
-		for i, line := range p.seen {
-			switch ev := djsEventName(line); {
-			case (ev == "error" || ev == "loginError") && i >= p.failed:
-				failure = line
-				p.failed = i + 1
-			case ev == name:
-				if found == nil && (match == nil || match(rank, json.RawMessage(line))) {
-					found = json.RawMessage(line)
-				}
-				rank++
-			}
-			if failure != "" {
-				break
-			}
-		}
-		changed := p.changed
-		p.mu.Unlock()
-		if failure != "" {
-			t.Fatalf("%s, waiting for %q: %s\nstderr:\n%s", p.name, name, failure, p.stderrText())
-		}
-		if found != nil {
-			return found
-		}
-		select {
-		case <-changed:
-		case <-p.done:
-			select {
-			case <-changed: // the last lines
-				continue
-			default:
-			}
-			t.Fatalf("%s exited (%v) before %q\nstdout:\n%s\nstderr:\n%s", p.name, p.err, name, p.stdout(), p.stderrText())
-		case <-deadline.C:
-			t.Fatalf("%s: no %q within %v\nstdout:\n%s\nstderr:\n%s", p.name, name, d, p.stdout(), p.stderrText())
-		}
-	}
-}
-
-// nth returns the nth event named name (1 for the first), waiting up to
-// d for it.
-func (p *djsProc) nth(t *testing.T, d time.Duration, name string, n int) json.RawMessage {
-	t.Helper()
-	return p.waitFor(t, d, name, func(rank int, _ json.RawMessage) bool { return rank == n-1 })
-}
-
-// wait returns the first event named name, decoded into v (unless nil).
-func (p *djsProc) wait(t *testing.T, name string, d time.Duration, v any) {
-	t.Helper()
-	raw := p.waitFor(t, d, name, nil)
-	if v != nil {
-		djsDecode(t, raw, v)
-	}
-}
-
-// waitID returns the event named name reported for interaction id,
-// decoded into v.
-func (p *djsProc) waitID(t *testing.T, name, id string, v any) {
-	t.Helper()
-	raw := p.waitFor(t, djsWait, name, func(_ int, raw json.RawMessage) bool {
-		var r struct {
-			ID string `json:"id"`
-		}
-		return json.Unmarshal(raw, &r) == nil && r.ID == id
-	})
-	if v != nil {
-		djsDecode(t, raw, v)
-	}
-}
-
-// do asks the bot to run one of its actions ({"do": action, …args}) and
-// returns what it reported.
-func (p *djsProc) do(t *testing.T, action string, args map[string]any, v any) {
-	t.Helper()
-	req := map[string]any{"do": action}
-	for k, a := range args {
-		req[k] = a
-	}
-	line, err := json.Marshal(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The bot does one action at a time: the next "did" is this one's.
-	next := p.count("did") + 1
-	if _, err := p.stdin.Write(append(line, '\n')); err != nil {
-		t.Fatalf("ask the bot to %s: %v", action, err)
-	}
-	raw := p.nth(t, djsWait, "did", next)
-	var r struct {
-		Do string `json:"do"`
-	}
-	djsDecode(t, raw, &r)
-	if r.Do != action {
-		t.Fatalf("asked the bot to %s, it did %s", action, raw)
-	}
-	if v != nil {
-		djsDecode(t, raw, v)
-	}
-}
-
-// stop closes the bot's stdin (it calls client.destroy() and exits 0),
-// and waits for it to exit.
-func (p *djsProc) stop(t *testing.T, d time.Duration) {
-	t.Helper()
-	p.stdin.Close()
-	select {
-	case <-p.done:
-	case <-time.After(d):
-		_ = p.cmd.Process.Signal(syscall.SIGTERM)
-		t.Fatalf("%s did not exit within %v of its stdin closing", p.name, d)
-	}
-	if p.err != nil {
-		var ee *exec.ExitError
-		if errors.As(p.err, &ee) {
-			t.Fatalf("%s exited with %v\nstderr:\n%s", p.name, ee, p.stderrText())
-		}
-		t.Fatalf("%s: %v", p.name, p.err)
-	}
 }
 
 // djsREST is one response @discordjs/rest got (report.js's watchREST).
@@ -349,16 +99,16 @@ type djsREST struct {
 	Retries int    `json:"retries"`
 }
 
-func (p *djsProc) rest(t *testing.T) []djsREST { return djsDecodeAll[djsREST](t, p, "rest") }
+func (p djsProc) rest(t *testing.T) []djsREST { return djsDecodeAll[djsREST](t, p, "rest") }
 
 // djsDecodeAll decodes every event named name the bot has printed so far,
 // in order.
-func djsDecodeAll[T any](t *testing.T, p *djsProc, name string) []T {
+func djsDecodeAll[T any](t *testing.T, p djsProc, name string) []T {
 	t.Helper()
 	var out []T
-	for _, raw := range p.all(name) {
+	for _, raw := range p.All(name) {
 		var v T
-		djsDecode(t, raw, &v)
+		drive.Decode(t, raw, &v)
 		out = append(out, v)
 	}
 	return out
@@ -366,7 +116,7 @@ func djsDecodeAll[T any](t *testing.T, p *djsProc, name string) []T {
 
 // wantREST checks that discord.js made the request method path (as
 // @discordjs/rest routes it: `@` is escaped) and got status.
-func (p *djsProc) wantREST(t *testing.T, method, path string, status int) {
+func (p djsProc) wantREST(t *testing.T, method, path string, status int) {
 	t.Helper()
 	all := p.rest(t)
 	for _, r := range all {
@@ -382,30 +132,12 @@ func (p *djsProc) wantREST(t *testing.T, method, path string, status int) {
 
 // cleanREST checks that every REST request discord.js made succeeded the
 // first time.
-func (p *djsProc) cleanREST(t *testing.T) {
+func (p djsProc) cleanREST(t *testing.T) {
 	t.Helper()
 	for _, r := range p.rest(t) {
 		if r.Status/100 != 2 || r.Retries != 0 {
 			t.Errorf("discord.js: %s %s answered %d (retry %d)", r.Method, r.Path, r.Status, r.Retries)
 		}
-	}
-}
-
-type djsLockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (l djsLockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-func djsDecode(t *testing.T, raw json.RawMessage, v any) {
-	t.Helper()
-	if err := json.Unmarshal(raw, v); err != nil {
-		t.Fatalf("decode %s: %v", raw, err)
 	}
 }
 
@@ -663,14 +395,14 @@ func (w *djsWorld) answerOf(t *testing.T, done <-chan djsInvoked) djsAnswer {
 	var r djsInvoked
 	select {
 	case r = <-done:
-	case <-time.After(djsWait):
+	case <-time.After(drive.Wait):
 		t.Fatal("the invocation did not end")
 	}
 	if r.err != nil || r.status != http.StatusOK {
 		t.Fatalf("invoke: %d %s %v", r.status, r.body, r.err)
 	}
 	var a djsAnswer
-	djsDecode(t, r.body, &a)
+	drive.Decode(t, r.body, &a)
 	return a
 }
 
@@ -678,7 +410,7 @@ func (w *djsWorld) answerOf(t *testing.T, done <-chan djsInvoked) djsAnswer {
 // the event bus (events must be subscribed before the invocation starts).
 func (w *djsWorld) awaitBusInteraction(t *testing.T, events <-chan event.Event, done <-chan djsInvoked) {
 	t.Helper()
-	timeout := time.After(djsWait)
+	timeout := time.After(drive.Wait)
 	for {
 		select {
 		case ev := <-events:
@@ -816,13 +548,13 @@ func TestDiscordJSDeploy(t *testing.T) {
 			var deployed struct {
 				Commands []djsCommand `json:"commands"`
 			}
-			djsDecode(t, runDJS(t, e, djsDeploy, args...).waitFor(t, djsWait, "deployed", nil), &deployed)
+			runDJS(t, e, djsDeploy, args...).Wait(t, "deployed", nil, &deployed)
 			stored := w.commands(t, scope.guild)
 			checkGuideCommands(t, deployed.Commands, stored, scope.guild)
 
 			// The guide: run it again whenever the definitions change.
 			// They did not: same ids, same versions.
-			djsDecode(t, runDJS(t, e, djsDeploy, args...).waitFor(t, djsWait, "deployed", nil), &deployed)
+			runDJS(t, e, djsDeploy, args...).Wait(t, "deployed", nil, &deployed)
 			again := byName(w.commands(t, scope.guild))
 			for _, c := range stored {
 				if a := again[c.Name]; a.ID != c.ID || a.Version != c.Version {
@@ -842,9 +574,9 @@ func TestDiscordJSDeploy(t *testing.T) {
 					} `json:"result"`
 				}
 				p := runDJS(t, e, djsDelete, deleteScope, ping.ID)
-				djsDecode(t, p.waitFor(t, djsWait, "deleted", nil), &deleted)
+				p.Wait(t, "deleted", nil, &deleted)
 				if deleted.Result.Bytes == nil || *deleted.Result.Bytes != 0 {
-					t.Errorf("rest.delete resolved to %s, want the empty body of a 204", p.all("deleted"))
+					t.Errorf("rest.delete resolved to %s, want the empty body of a 204", p.All("deleted"))
 				}
 				path := "/applications/" + w.app + "/commands/" + ping.ID
 				if scope.guild != "" {
@@ -860,7 +592,7 @@ func TestDiscordJSDeploy(t *testing.T) {
 				var deleted struct {
 					Result []djsCommand `json:"result"`
 				}
-				djsDecode(t, runDJS(t, e, djsDelete, deleteScope, "all").waitFor(t, djsWait, "deleted", nil), &deleted)
+				runDJS(t, e, djsDelete, deleteScope, "all").Wait(t, "deleted", nil, &deleted)
 				if deleted.Result == nil || len(deleted.Result) != 0 {
 					t.Errorf("PUT [] answered %v, want []", deleted.Result)
 				}
@@ -935,7 +667,7 @@ func TestDiscordJSGuide(t *testing.T) {
 	var deployed struct {
 		Commands []djsCommand `json:"commands"`
 	}
-	djsDecode(t, runDJS(t, e, djsDeploy, "global").waitFor(t, djsWait, "deployed", nil), &deployed)
+	runDJS(t, e, djsDeploy, "global").Wait(t, "deployed", nil, &deployed)
 	cmds := byName(deployed.Commands)
 
 	g := &djsGuide{djsWorld: w, bot: startDiscordJS(t, e), cmds: cmds}
@@ -970,14 +702,14 @@ func TestDiscordJSGuide(t *testing.T) {
 
 	// Nothing went wrong anywhere: no error reported, every REST request
 	// answered 2xx the first time.
-	if errs := g.bot.all("error"); len(errs) != 0 {
+	if errs := g.bot.All("error"); len(errs) != 0 {
 		t.Errorf("discord.js reported errors: %s", errs)
 	}
 	g.bot.cleanREST(t)
 
 	// Closing stdin: client.destroy() closes the websocket with 1000, which
 	// ends the session.
-	g.bot.stop(t, djsWait)
+	g.bot.Stop(t)
 	testenv.WaitFor(t, "no gateway session after client.destroy()", func() bool { return g.e.API.Gateway().Sessions() == 0 })
 }
 
@@ -985,7 +717,7 @@ func TestDiscordJSGuide(t *testing.T) {
 // running in it, and the guide's commands, deployed globally, by name.
 type djsGuide struct {
 	*djsWorld
-	bot  *djsProc
+	bot  djsProc
 	cmds map[string]djsCommand
 }
 
@@ -1010,7 +742,7 @@ func (g *djsGuide) mainFile(t *testing.T) {
 			Channels  []channel `json:"channels"`
 		} `json:"guilds"`
 	}
-	g.bot.wait(t, "ready", djsWait, &ready)
+	g.bot.Wait(t, "ready", nil, &ready)
 	if ready.User.ID != g.app || !ready.User.Bot || ready.Application != g.app {
 		t.Errorf("ready: user %+v application %q, want the bot %s", ready.User, ready.Application, g.app)
 	}
@@ -1038,7 +770,7 @@ func (g *djsGuide) ping(t *testing.T) {
 		djsReported
 		Replied bool `json:"replied"`
 	}
-	g.bot.waitID(t, "done", a.Interaction.ID, &got)
+	g.bot.Wait(t, "done", map[string]any{"id": a.Interaction.ID}, &got)
 	if got.CommandName != "ping" || got.CommandID != g.cmds["ping"].ID || got.CommandType != 1 || got.GuildID != g.guild ||
 		got.ChannelID != g.channel || got.ChannelName != "general" || got.UserID != g.member || got.Username != "alice" ||
 		got.MemberID != g.member || !got.Replied {
@@ -1058,7 +790,7 @@ func (g *djsGuide) user(t *testing.T) {
 	var got struct {
 		JoinedAt string `json:"joinedAt"`
 	}
-	g.bot.waitID(t, "done", a.Interaction.ID, &got)
+	g.bot.Wait(t, "done", map[string]any{"id": a.Interaction.ID}, &got)
 	var member struct {
 		JoinedAt time.Time `json:"joined_at"`
 	}
@@ -1095,7 +827,7 @@ func (g *djsGuide) ephemeralResponses(t *testing.T) {
 	if msg.Content != "Secret Pong!" || msg.Flags != 64 || !a.Interaction.ResponseMessageEphemeral {
 		t.Errorf("secret answered %+v (ephemeral %v), want an ephemeral message", msg, a.Interaction.ResponseMessageEphemeral)
 	}
-	g.bot.waitID(t, "done", a.Interaction.ID, nil)
+	g.bot.Wait(t, "done", map[string]any{"id": a.Interaction.ID}, nil)
 	if g.seen(t, g.client, msg.ID) == nil {
 		t.Error("alice does not see her ephemeral reply")
 	}
@@ -1115,7 +847,7 @@ func (g *djsGuide) editingResponses(t *testing.T) {
 	var got struct {
 		Edited djsReportedMessage `json:"edited"`
 	}
-	g.bot.waitID(t, "done", a.Interaction.ID, &got)
+	g.bot.Wait(t, "done", map[string]any{"id": a.Interaction.ID}, &got)
 	if got.Edited.ID != msg.ID || got.Edited.Content != "Pong again!" || got.Edited.EditedTimestamp == nil {
 		t.Errorf("editReply resolved to %+v", got.Edited)
 	}
@@ -1135,7 +867,7 @@ func (g *djsGuide) deferredResponses(t *testing.T) {
 	var got struct {
 		Edited djsReportedMessage `json:"edited"`
 	}
-	g.bot.waitID(t, "done", a.Interaction.ID, &got)
+	g.bot.Wait(t, "done", map[string]any{"id": a.Interaction.ID}, &got)
 	id := a.Resource.Message.ID
 	if got.Edited.ID != id || got.Edited.Content != "Pong!" {
 		t.Errorf("editReply resolved to %+v, want message %s", got.Edited, id)
@@ -1156,7 +888,7 @@ func (g *djsGuide) followUps(t *testing.T) {
 		FollowUp  djsReportedMessage `json:"followUp"`
 		Ephemeral djsReportedMessage `json:"ephemeral"`
 	}
-	g.bot.waitID(t, "done", a.Interaction.ID, &got)
+	g.bot.Wait(t, "done", map[string]any{"id": a.Interaction.ID}, &got)
 	if got.FollowUp.Content != "Pong again!" || got.FollowUp.Flags != 0 || got.FollowUp.ID == reply.ID ||
 		got.Ephemeral.Content != "Pong again!" || got.Ephemeral.Flags != 64 || got.Ephemeral.ID == got.FollowUp.ID {
 		t.Errorf("followUp resolved to %+v and %+v", got.FollowUp, got.Ephemeral)
@@ -1184,14 +916,14 @@ func (g *djsGuide) fetchingAndDeletingResponses(t *testing.T) {
 	var got struct {
 		Fetched djsReportedMessage `json:"fetched"`
 	}
-	g.bot.waitID(t, "done", a.Interaction.ID, &got)
+	g.bot.Wait(t, "done", map[string]any{"id": a.Interaction.ID}, &got)
 	if got.Fetched.ID != msg.ID || got.Fetched.Content != "Pong!" {
 		t.Errorf("fetchReply resolved to %+v, want %+v", got.Fetched, msg)
 	}
 	got.Fetched.fromInteraction(t, g.app, a.Interaction.ID, g.member)
 
 	a = g.run(t, 2, g.cmds["delete"], nil)
-	g.bot.waitID(t, "done", a.Interaction.ID, nil)
+	g.bot.Wait(t, "done", map[string]any{"id": a.Interaction.ID}, nil)
 	g.bot.wantREST(t, "DELETE", "/webhooks/"+g.app+"/"+djsTokenOf(t, g.bot, a.Interaction.ID)+"/messages/%40original", 204)
 	// The bot deletes its reply at once: on a loaded machine it can be gone
 	// before the invocation's answer is read, and then the answer carries
@@ -1219,7 +951,7 @@ func (g *djsGuide) requiredOptions(t *testing.T) {
 	if msg := a.message(t); msg.Content != "hello" {
 		t.Errorf("echo answered %q", msg.Content)
 	}
-	g.bot.waitID(t, "done", a.Interaction.ID, nil)
+	g.bot.Wait(t, "done", map[string]any{"id": a.Interaction.ID}, nil)
 }
 
 // choices: "Advanced command creation: choices" and "Parsing options:
@@ -1229,7 +961,7 @@ func (g *djsGuide) choices(t *testing.T) {
 	if msg := a.message(t); msg.Content != "Here is a gif_meme gif." {
 		t.Errorf("gif answered %q", msg.Content)
 	}
-	g.bot.waitID(t, "done", a.Interaction.ID, nil)
+	g.bot.Wait(t, "done", map[string]any{"id": a.Interaction.ID}, nil)
 }
 
 // subcommands: "Advanced command creation: subcommands" and "Parsing
@@ -1246,7 +978,7 @@ func (g *djsGuide) subcommands(t *testing.T) {
 		Target       string `json:"target"`
 		TargetMember string `json:"targetMember"`
 	}
-	g.bot.waitID(t, "done", a.Interaction.ID, &got)
+	g.bot.Wait(t, "done", map[string]any{"id": a.Interaction.ID}, &got)
 	if got.Subcommand != "user" || got.Target != g.bob || got.TargetMember != g.bob {
 		t.Errorf("info user as discord.js parsed it: %+v", got)
 	}
@@ -1255,7 +987,7 @@ func (g *djsGuide) subcommands(t *testing.T) {
 	if msg := a.message(t); !strings.HasPrefix(msg.Content, "Server name: ") {
 		t.Errorf("info server answered %q", msg.Content)
 	}
-	g.bot.waitID(t, "done", a.Interaction.ID, nil)
+	g.bot.Wait(t, "done", map[string]any{"id": a.Interaction.ID}, nil)
 }
 
 // autocompleteResults: "Autocomplete: sending results": the member types
@@ -1273,7 +1005,7 @@ func (g *djsGuide) autocompleteResults(t *testing.T) {
 		Focused   string `json:"focused"`
 		Responded bool   `json:"responded"`
 	}
-	g.bot.waitID(t, "autocompleted", a.Interaction.ID, &got)
+	g.bot.Wait(t, "autocompleted", map[string]any{"id": a.Interaction.ID}, &got)
 	if got.Focused != "Popular" || !got.Responded {
 		t.Errorf("autocomplete as discord.js saw it: %+v", got)
 	}
@@ -1284,7 +1016,7 @@ func (g *djsGuide) autocompleteResults(t *testing.T) {
 	if msg := a.message(t); msg.Content != "You searched for Popular Topics: Threads" {
 		t.Errorf("guide answered %q", msg.Content)
 	}
-	g.bot.waitID(t, "done", a.Interaction.ID, nil)
+	g.bot.Wait(t, "done", map[string]any{"id": a.Interaction.ID}, nil)
 }
 
 // modals: "Modals": showModal, awaitModalSubmit (as "Collectors: await
@@ -1299,7 +1031,7 @@ func (g *djsGuide) modals(t *testing.T) {
 		t.Fatalf("modal answered %+v, want My Modal with its two text inputs", a.Resource)
 	}
 	// The user fills the modal in once discord.js awaits it.
-	g.bot.waitID(t, "awaitingModal", a.Interaction.ID, nil)
+	g.bot.Wait(t, "awaitingModal", map[string]any{"id": a.Interaction.ID}, nil)
 	g.wantCallback(t, a.Interaction.ID, 204)
 	input := func(id, value string) map[string]any {
 		return map[string]any{"type": 1, "components": []map[string]any{{"type": 4, "custom_id": id, "value": value}}}
@@ -1319,7 +1051,7 @@ func (g *djsGuide) modals(t *testing.T) {
 		FavoriteColor string      `json:"favoriteColor"`
 		Hobbies       string      `json:"hobbies"`
 	}
-	g.bot.waitID(t, "done", a.Interaction.ID, &got)
+	g.bot.Wait(t, "done", map[string]any{"id": a.Interaction.ID}, &got)
 	if got.Submission.ID != sub.Interaction.ID || got.Submission.CustomID != "myModal" || got.Submission.UserID != g.member ||
 		got.FavoriteColor != "blue" || got.Hobbies != "chess\nclimbing" {
 		t.Errorf("the submission as discord.js saw it: %+v", got)
@@ -1342,7 +1074,7 @@ func (g *djsGuide) awaitingComponents(t *testing.T) {
 	var awaiting struct {
 		Message djsReportedMessage `json:"message"`
 	}
-	g.bot.waitID(t, "awaitingComponent", a.Interaction.ID, &awaiting)
+	g.bot.Wait(t, "awaitingComponent", map[string]any{"id": a.Interaction.ID}, &awaiting)
 	if awaiting.Message.ID != msg.ID || awaiting.Message.Components != 1 {
 		t.Errorf("reply({ withResponse: true }).resource.message: %+v, want %s", awaiting.Message, msg.ID)
 	}
@@ -1357,7 +1089,7 @@ func (g *djsGuide) awaitingComponents(t *testing.T) {
 	var got struct {
 		Confirmation djsReported `json:"confirmation"`
 	}
-	g.bot.waitID(t, "done", a.Interaction.ID, &got)
+	g.bot.Wait(t, "done", map[string]any{"id": a.Interaction.ID}, &got)
 	if got.Confirmation.ID != click.Interaction.ID || got.Confirmation.CustomID != "confirm" || got.Confirmation.UserID != g.member {
 		t.Errorf("the click as discord.js saw it: %+v", got.Confirmation)
 	}
@@ -1380,7 +1112,7 @@ func (g *djsGuide) contextMenus(t *testing.T) {
 		TargetMember string `json:"targetMember"`
 		CommandType  int    `json:"commandType"`
 	}
-	g.bot.waitID(t, "done", a.Interaction.ID, &user)
+	g.bot.Wait(t, "done", map[string]any{"id": a.Interaction.ID}, &user)
 	if user.TargetUser != g.bob || user.TargetMember != g.bob || user.CommandType != 2 {
 		t.Errorf("User Information as discord.js saw it: %+v", user)
 	}
@@ -1398,7 +1130,7 @@ func (g *djsGuide) contextMenus(t *testing.T) {
 	var message struct {
 		TargetMessage djsReportedMessage `json:"targetMessage"`
 	}
-	g.bot.waitID(t, "done", a.Interaction.ID, &message)
+	g.bot.Wait(t, "done", map[string]any{"id": a.Interaction.ID}, &message)
 	if tm := message.TargetMessage; tm.ID != posted.ID || tm.AuthorID != g.bob || tm.ChannelID != g.channel {
 		t.Errorf("interaction.targetMessage: %+v, want bob's message %s", tm, posted.ID)
 	}
@@ -1417,7 +1149,7 @@ func (g *djsGuide) guildCommandManager(t *testing.T) {
 	var set, fetched struct {
 		Commands []command `json:"commands"`
 	}
-	g.bot.do(t, "setGuildCommands", map[string]any{"names": []string{"echo", "User Information"}}, &set)
+	g.bot.Do(t, "setGuildCommands", map[string]any{"names": []string{"echo", "User Information"}}, &set)
 	stored := byName(g.commands(t, g.guild))
 	if len(set.Commands) != 2 || len(stored) != 2 {
 		t.Fatalf("guild.commands.set: %+v; slashd lists %+v", set.Commands, stored)
@@ -1427,7 +1159,7 @@ func (g *djsGuide) guildCommandManager(t *testing.T) {
 			t.Errorf("guild.commands.set resolved %+v; slashd lists %+v", c, s)
 		}
 	}
-	g.bot.do(t, "fetchGuildCommands", nil, &fetched)
+	g.bot.Do(t, "fetchGuildCommands", nil, &fetched)
 	if len(fetched.Commands) != 2 || !slices.ContainsFunc(fetched.Commands, func(c command) bool { return c.ID == stored["echo"].ID }) {
 		t.Errorf("guild.commands.fetch: %+v, want %+v", fetched.Commands, stored)
 	}
@@ -1435,7 +1167,7 @@ func (g *djsGuide) guildCommandManager(t *testing.T) {
 		Deleted string   `json:"deleted"`
 		Cached  []string `json:"cached"`
 	}
-	g.bot.do(t, "deleteGuildCommand", map[string]any{"id": stored["echo"].ID}, &deleted)
+	g.bot.Do(t, "deleteGuildCommand", map[string]any{"id": stored["echo"].ID}, &deleted)
 	if deleted.Deleted != stored["echo"].ID || len(deleted.Cached) != 1 {
 		t.Errorf("guild.commands.delete: %+v", deleted)
 	}
@@ -1457,7 +1189,7 @@ func (g *djsGuide) applicationFetch(t *testing.T) {
 		Bot         string  `json:"bot"`
 		EndpointURL *string `json:"interactionsEndpointURL"`
 	}
-	g.bot.do(t, "fetchApplication", nil, &app)
+	g.bot.Do(t, "fetchApplication", nil, &app)
 	if app.ID != g.app || app.Name != "testapp" || app.OwnerID != g.e.App.OwnerUserID || app.Bot != g.app ||
 		app.Flags != fmt.Sprint(djsFlagGuildMembersLimited) || app.VerifyKey != g.e.App.PublicKey || app.EndpointURL != nil {
 		t.Errorf("client.application.fetch(): %+v", app)
@@ -1489,7 +1221,7 @@ func (g *djsGuide) permissionsFetch(t *testing.T) {
 		ApplicationID string      `json:"applicationId"`
 		Permissions   []overwrite `json:"permissions"`
 	}
-	g.bot.wait(t, "applicationCommandPermissionsUpdate", djsWait, &update)
+	g.bot.Wait(t, "applicationCommandPermissionsUpdate", nil, &update)
 	want := []overwrite{{ID: g.member, Type: 2, Permission: true}}
 	if update.ID != ban || update.GuildID != g.guild || update.ApplicationID != g.app || !slices.Equal(update.Permissions, want) {
 		t.Errorf("applicationCommandPermissionsUpdate: %+v", update)
@@ -1497,7 +1229,7 @@ func (g *djsGuide) permissionsFetch(t *testing.T) {
 	var fetched struct {
 		Permissions map[string][]overwrite `json:"permissions"`
 	}
-	g.bot.do(t, "fetchPermissions", nil, &fetched)
+	g.bot.Do(t, "fetchPermissions", nil, &fetched)
 	if len(fetched.Permissions) != 1 || !slices.Equal(fetched.Permissions[ban], want) {
 		t.Errorf("client.application.commands.permissions.fetch({ guild }): %+v, want %s: %+v", fetched.Permissions, ban, want)
 	}
@@ -1514,7 +1246,7 @@ func (g *djsGuide) membersFetch(t *testing.T) {
 			JoinedAt string `json:"joinedAt"`
 		} `json:"members"`
 	}
-	g.bot.do(t, "fetchMembers", nil, &fetched)
+	g.bot.Do(t, "fetchMembers", nil, &fetched)
 	var members []struct {
 		UserID   string    `json:"user_id"`
 		JoinedAt time.Time `json:"joined_at"`
@@ -1544,20 +1276,20 @@ func (g *djsGuide) gateway(t *testing.T) {
 	var ack struct {
 		Latency int `json:"latency"`
 	}
-	g.bot.wait(t, "heartbeatAck", djsWait, &ack)
+	g.bot.Wait(t, "heartbeatAck", nil, &ack)
 	if ack.Latency < 0 {
 		t.Errorf("heartbeat ACK: latency %d", ack.Latency)
 	}
 	for _, trouble := range []string{"shardDisconnect", "shardReconnecting", "shardResume", "invalidated", "warn", "warning"} {
-		if n := g.bot.count(trouble); n != 0 {
-			t.Errorf("discord.js reported %s %d times: %s", trouble, n, g.bot.all(trouble))
+		if n := len(g.bot.All(trouble)); n != 0 {
+			t.Errorf("discord.js reported %s %d times: %s", trouble, n, g.bot.All(trouble))
 		}
 	}
 }
 
 // djsTokenOf is the interaction token discord.js used for interaction id:
 // the path of its first callback.
-func djsTokenOf(t *testing.T, p *djsProc, id string) string {
+func djsTokenOf(t *testing.T, p djsProc, id string) string {
 	t.Helper()
 	prefix := "/interactions/" + id + "/"
 	for _, r := range p.rest(t) {
@@ -1718,7 +1450,7 @@ type djsDispatch struct {
 	ResumeURL string `json:"resumeURL"`
 }
 
-func (p *djsProc) dispatches(t *testing.T) []djsDispatch {
+func (p djsProc) dispatches(t *testing.T) []djsDispatch {
 	return djsDecodeAll[djsDispatch](t, p, "dispatch")
 }
 
@@ -1767,21 +1499,21 @@ func TestDiscordJSResume(t *testing.T) {
 	checkPerms := func(raw json.RawMessage, allow bool) {
 		t.Helper()
 		var p permsUpdate
-		djsDecode(t, raw, &p)
+		drive.Decode(t, raw, &p)
 		if p.ID != cmd.ID || len(p.Permissions) != 1 || p.Permissions[0].ID != e.App.OwnerUserID ||
 			p.Permissions[0].Permission != allow {
 			t.Errorf("applicationCommandPermissionsUpdate %s, want the owner's overwrite set to %v", raw, allow)
 		}
 	}
 	// nthPerms waits for the nth applicationCommandPermissionsUpdate.
-	nthPerms := func(bot *djsProc, n int) json.RawMessage {
+	nthPerms := func(bot djsProc, n int) json.RawMessage {
 		t.Helper()
-		return bot.nth(t, djsWait, "applicationCommandPermissionsUpdate", n)
+		return bot.Nth(t, "applicationCommandPermissionsUpdate", nil, n)
 	}
 
 	proxy := newDJSProxy(t, e)
 	bot := startDJS(t, e, proxy.URL+"/api", djsBot)
-	bot.wait(t, "ready", djsWait, nil)
+	bot.Wait(t, "ready", nil, nil)
 	ds := bot.dispatches(t)
 	if len(ds) == 0 || ds[0].T != "READY" || ds[0].SessionID == "" {
 		t.Fatalf("dispatches before ready: %+v, want READY first", ds)
@@ -1809,7 +1541,7 @@ func TestDiscordJSResume(t *testing.T) {
 	defer cancel()
 	bus := e.Events.Subscribe(ctx, 64)
 	proxy.link.Cut()
-	proxy.link.HeldDial(t, djsWait)
+	proxy.link.HeldDial(t, drive.Wait)
 	setPerms(false)
 	done := w.invokeLater(map[string]any{"type": 2, "application_id": w.app, "guild_id": w.guild, "channel_id": w.channel,
 		"data": map[string]any{"id": cmd.ID, "name": cmd.Name, "type": cmd.Type, "version": cmd.Version,
@@ -1817,7 +1549,7 @@ func TestDiscordJSResume(t *testing.T) {
 	w.awaitBusInteraction(t, bus, done)
 	proxy.link.Release()
 
-	bot.wait(t, "shardResume", djsWait, nil)
+	bot.Wait(t, "shardResume", nil, nil)
 	perms := nthPerms(bot, 2)
 	msg := w.answerOf(t, done).message(t)
 	if stored := w.seen(t, w.client, msg.ID); msg.Content != "again" || msg.ChannelID != w.channel ||
@@ -1826,7 +1558,7 @@ func TestDiscordJSResume(t *testing.T) {
 	}
 	checkPerms(perms, false)
 	var ic djsReported
-	bot.wait(t, "done", djsWait, &ic)
+	bot.Wait(t, "done", nil, &ic)
 	if ic.CommandID != cmd.ID || ic.CommandName != "echo" || ic.UserID != w.member {
 		t.Errorf("the interaction after the resume: %+v", ic)
 	}
@@ -1837,23 +1569,23 @@ func TestDiscordJSResume(t *testing.T) {
 		Code int    `json:"code"`
 		Then string `json:"then"`
 	}
-	for _, raw := range bot.all("gatewayClosed") {
+	for _, raw := range bot.All("gatewayClosed") {
 		var c struct {
 			Code int    `json:"code"`
 			Then string `json:"then"`
 		}
-		djsDecode(t, raw, &c)
+		drive.Decode(t, raw, &c)
 		closed = append(closed, c)
 	}
 	if len(closed) != 1 || closed[0].Code != 1006 || closed[0].Then != "resume" {
 		t.Errorf("discord.js's reading of the drop: %+v, want one close 1006 to resume", closed)
 	}
-	if n := bot.count("networkError"); n != 0 {
+	if n := len(bot.All("networkError")); n != 0 {
 		t.Errorf("discord.js reported %d network errors", n)
 	}
 	// It resumed at READY's resume_gateway_url from the last sequence it
 	// had, with READY's session.
-	resuming := bot.all("resuming")
+	resuming := bot.All("resuming")
 	var rsm struct {
 		URL      string `json:"url"`
 		Sequence int64  `json:"sequence"`
@@ -1883,7 +1615,7 @@ func TestDiscordJSResume(t *testing.T) {
 	var resumed struct {
 		Replayed int `json:"replayed"`
 	}
-	bot.wait(t, "shardResume", djsWait, &resumed)
+	bot.Wait(t, "shardResume", nil, &resumed)
 	if resumed.Replayed != 3 {
 		t.Errorf("shardResume replayed %d, want 3 (2 missed events and RESUMED)", resumed.Replayed)
 	}
@@ -1894,7 +1626,7 @@ func TestDiscordJSResume(t *testing.T) {
 	if ds := bot.dispatches(t); len(ds) != len(before)+len(want)+1 || ds[len(ds)-1].S != last.S+4 {
 		t.Errorf("dispatches: %+v, want %d, the last with s %d", ds, len(before)+len(want)+1, last.S+4)
 	}
-	if n := bot.count("interactionCreate"); n != 1 {
+	if n := len(bot.All("interactionCreate")); n != 1 {
 		t.Errorf("interactionCreate %d times, want 1", n)
 	}
 
@@ -1904,7 +1636,7 @@ func TestDiscordJSResume(t *testing.T) {
 	var ack struct {
 		Latency int `json:"latency"`
 	}
-	djsDecode(t, bot.nth(t, djsWait, "heartbeatAck", bot.count("heartbeatAck")+1), &ack)
+	drive.Decode(t, bot.Nth(t, "heartbeatAck", nil, len(bot.All("heartbeatAck"))+1), &ack)
 	if ack.Latency < 0 {
 		t.Errorf("heartbeat ACK after the resume: latency %d", ack.Latency)
 	}
@@ -1928,7 +1660,7 @@ func TestDiscordJSResume(t *testing.T) {
 	}
 	for name, n := range map[string]int{"ready": 1, "shardReady": 1, "shardResume": 1, "shardReconnecting": 1,
 		"shardDisconnect": 0, "invalidated": 0, "error": 0} {
-		if got := bot.count(name); got != n {
+		if got := len(bot.All(name)); got != n {
 			t.Errorf("discord.js reported %s %d times, want %d", name, got, n)
 		}
 	}
@@ -1937,6 +1669,6 @@ func TestDiscordJSResume(t *testing.T) {
 	}
 	bot.cleanREST(t)
 
-	bot.stop(t, djsWait)
+	bot.Stop(t)
 	testenv.WaitFor(t, "no gateway session after client.destroy()", func() bool { return e.API.Gateway().Sessions() == 0 })
 }

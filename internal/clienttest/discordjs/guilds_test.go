@@ -51,14 +51,14 @@ func TestDiscordJSGuildFetch(t *testing.T) {
 	var deployed struct {
 		Commands []djsCommand `json:"commands"`
 	}
-	djsDecode(t, runDJS(t, e, djsDeploy, "global").waitFor(t, djsWait, "deployed", nil), &deployed)
+	runDJS(t, e, djsDeploy, "global").Wait(t, "deployed", nil, &deployed)
 	cmd := byName(deployed.Commands)["member"]
 	helpers := djsAdminID(t, e, "POST", "/guilds/"+w.guild+"/roles",
 		map[string]any{"name": "helpers", "permissions": "2048", "position": 1}, "id")
 	carol := djsAdminID(t, e, "POST", "/users", map[string]any{"username": "carol"}, "id")
 	djsAdmin(t, e, "PUT", "/guilds/"+w.guild+"/members/"+carol, map[string]any{"roles": []string{helpers}, "nick": "Caz"}, -1, nil)
 	bot := startDiscordJS(t, e)
-	bot.wait(t, "ready", djsWait, nil)
+	bot.Wait(t, "ready", nil, nil)
 
 	dave := djsAdminID(t, e, "POST", "/users", map[string]any{"username": "dave"}, "id")
 	djsAdmin(t, e, "PUT", "/guilds/"+w.guild+"/members/"+dave, map[string]any{"roles": []string{}}, -1, nil)
@@ -71,7 +71,7 @@ func TestDiscordJSGuildFetch(t *testing.T) {
 		t.Helper()
 		a := w.run(t, 2, cmd, map[string]any{"options": []map[string]any{{"name": "id", "type": 3, "value": id}}})
 		var got djsMemberReport
-		bot.waitID(t, "done", a.Interaction.ID, &got)
+		bot.Wait(t, "done", map[string]any{"id": a.Interaction.ID}, &got)
 		return got
 	}
 

@@ -1,10 +1,10 @@
 package discordjs
 
 import (
-	"encoding/json"
 	"slices"
 	"testing"
 
+	"github.com/slashd/slashd/internal/clienttest/drive"
 	"github.com/slashd/slashd/internal/testenv"
 )
 
@@ -66,26 +66,24 @@ func TestDiscordJSCachesFollowTheWorld(t *testing.T) {
 	e := testenv.New(t)
 	djsAllowMembersIntent(t, e)
 	bot := startDiscordJS(t, e)
-	bot.wait(t, "ready", djsWait, nil)
+	bot.Wait(t, "ready", nil, nil)
 
-	// step makes a change and waits for its dispatch (the nth of its
-	// type), then returns what discord.js's caches hold of guild g.
-	seen := map[string]int{}
+	// step makes a change and waits for its dispatch (the next of its
+	// type: the bot's own guild's GUILD_CREATE came before), then returns
+	// what discord.js's caches hold of guild g.
 	step := func(t *testing.T, g, dispatch string, change func()) djsGuildState {
 		t.Helper()
-		change()
-		seen[dispatch]++
-		n := seen[dispatch]
-		bot.waitFor(t, djsWait, "dispatch", func(_ int, raw json.RawMessage) bool {
-			var d struct{ T string }
-			if json.Unmarshal(raw, &d) != nil || d.T != dispatch {
-				return false
+		want := map[string]any{"t": dispatch}
+		before := 0
+		for _, raw := range bot.All("dispatch") {
+			if drive.Has(raw, want) {
+				before++
 			}
-			n--
-			return n == 0
-		})
+		}
+		change()
+		bot.Nth(t, "dispatch", want, before+1)
 		var st djsGuildState
-		bot.do(t, "guildState", map[string]any{"id": g}, &st)
+		bot.Do(t, "guildState", map[string]any{"id": g}, &st)
 		return st
 	}
 

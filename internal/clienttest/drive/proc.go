@@ -1,12 +1,14 @@
 // Package drive is what the client-library suites that run a program
-// outside Go (discord.py, Oceanic.js, slash-create, the discord-interactions
-// example app) share: a running bot script that reports what it saw as
-// JSON lines on stdout and takes orders as JSON lines on stdin (Proc),
-// and the guild its tests play in, with a member who invokes the bot's
-// commands through slashd's client API (World).
+// outside Go (discord.js, discord.py, Oceanic.js, slash-create, the
+// discord-interactions example app) share: a running bot script that
+// reports what it saw as JSON lines on stdout and takes orders as JSON
+// lines on stdin (Proc), Node scripts' npm packages and start
+// (NodePackages, StartNode), and the guild its tests play in, with a
+// member who invokes the bot's commands through slashd's client API
+// (World).
 //
-// A script reports {"event": NAME, …} lines; {"event": "error", …} is a
-// failure the next wait reports. An order is {"do": ACTION, …}, answered
+// A script reports {"event": NAME, …} lines; {"event": "error", …} (or
+// another event named with FailOn) is a failure the next wait reports. An order is {"do": ACTION, …}, answered
 // by {"event": "did", "do": ACTION, …} (one order at a time).
 package drive
 
@@ -17,6 +19,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -36,11 +39,12 @@ type Proc struct {
 	done  chan struct{} // closed when the process has exited
 	err   error         // Wait's error, once done is closed
 
-	mu      sync.Mutex
-	stderr  bytes.Buffer
-	seen    []string      // every line read from stdout
-	changed chan struct{} // closed (and replaced) when a line is read
-	failed  int           // seen[:failed] holds no error a wait has not failed on
+	mu       sync.Mutex
+	stderr   bytes.Buffer
+	seen     []string      // every line read from stdout
+	changed  chan struct{} // closed (and replaced) when a line is read
+	failed   int           // seen[:failed] holds no error a wait has not failed on
+	failures []string      // the events that are errors: "error", and FailOn's
 }
 
 // Start runs cmd (its Stdin, Stdout and Stderr unset) as the script
@@ -48,7 +52,7 @@ type Proc struct {
 // the test failed (always with DRIVE_LOG=1 in the environment).
 func Start(t testing.TB, name string, cmd *exec.Cmd) *Proc {
 	t.Helper()
-	p := &Proc{name: name, cmd: cmd, done: make(chan struct{}), changed: make(chan struct{})}
+	p := &Proc{name: name, cmd: cmd, done: make(chan struct{}), changed: make(chan struct{}), failures: []string{"error"}}
 	cmd.Stderr = lockedWriter{&p.mu, &p.stderr}
 	var err error
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
@@ -108,6 +112,19 @@ func (p *Proc) Stderr() string {
 	defer p.mu.Unlock()
 	return p.stderr.String()
 }
+
+// FailOn makes the events named names errors too, as "error" is (say
+// a client's failure to log in, which it reports otherwise): a wait
+// fails on them, and TakeErrors returns them.
+func (p *Proc) FailOn(names ...string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.failures = append(p.failures, names...)
+}
+
+// isFailure reports whether the event named ev is an error; p.mu is
+// held.
+func (p *Proc) isFailure(ev string) bool { return slices.Contains(p.failures, ev) }
 
 // eventName is the "event" of a line ("" if it is not a report, e.g. a
 // library printing to stdout).
@@ -171,7 +188,7 @@ func (p *Proc) scan(name string, match func(int, json.RawMessage) bool) (found j
 	rank := 0
 	for i, line := range p.seen {
 		switch ev := eventName(line); {
-		case ev == "error" && i >= p.failed:
+		case i >= p.failed && p.isFailure(ev):
 			p.failed = i + 1
 			return nil, line, p.changed
 		case ev == name:
@@ -182,6 +199,23 @@ func (p *Proc) scan(name string, match func(int, json.RawMessage) bool) (found j
 		}
 	}
 	return found, "", p.changed
+}
+
+// Nth returns the nth event named name (1 for the first) among those
+// whose fields include every one of want (as Wait compares them),
+// waiting up to Wait for it.
+func (p *Proc) Nth(t testing.TB, name string, want map[string]any, n int) json.RawMessage {
+	t.Helper()
+	k := 0 // events with want so far in this scan
+	return p.WaitFor(t, Wait, name, func(rank int, raw json.RawMessage) bool {
+		if rank == 0 { // scan offers the events from the first, each time
+			k = 0
+		}
+		if Has(raw, want) {
+			k++
+		}
+		return k == n
+	})
 }
 
 // Wait decodes into v (unless nil) the first event named name whose
@@ -288,7 +322,7 @@ func (p *Proc) TakeErrors() []string {
 	defer p.mu.Unlock()
 	var out []string
 	for i := p.failed; i < len(p.seen); i++ {
-		if eventName(p.seen[i]) == "error" {
+		if p.isFailure(eventName(p.seen[i])) {
 			out = append(out, p.seen[i])
 		}
 	}

@@ -7,12 +7,8 @@
 package exampleapp
 
 import (
-	"fmt"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -29,17 +25,7 @@ func TestMain(m *testing.M) {
 		"install Node 18.4+ and run `npm ci` in internal/clienttest/exampleapp"))
 }
 
-func findExampleApp() error {
-	if _, err := testtool.LookPath("node"); err != nil {
-		return err
-	}
-	for _, pkg := range []string{"discord-interactions", "express"} {
-		if _, err := os.Stat(filepath.Join("node_modules", pkg, "package.json")); err != nil {
-			return fmt.Errorf("%s is not installed: %w", pkg, err)
-		}
-	}
-	return nil
-}
+func findExampleApp() error { return drive.NodePackages("discord-interactions", "express") }
 
 // TestExampleAppInstalled is the check TestMain relies on, made where go
 // test's cache sees it.
@@ -49,25 +35,8 @@ func TestExampleAppInstalled(t *testing.T) { testtool.Probe(t, findExampleApp) }
 // DISCORD_TOKEN, PUBLIC_KEY, PORT) and where slashd is.
 func node(t *testing.T, e *testenv.Env, port int, script string) *drive.Proc {
 	t.Helper()
-	bin, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, script)
-	cmd.Env = append(os.Environ(), "SLASHD_URL="+e.URL, "APP_ID="+e.App.ApplicationID, "DISCORD_TOKEN="+e.App.BotToken,
-		"PUBLIC_KEY="+e.App.PublicKey, "PORT="+strconv.Itoa(port))
-	return drive.Start(t, script, cmd)
-}
-
-// freePort is a port nothing listens on now, for the app's PORT setting.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return drive.StartNode(t, []string{"SLASHD_URL=" + e.URL, "APP_ID=" + e.App.ApplicationID, "DISCORD_TOKEN=" + e.App.BotToken,
+		"PUBLIC_KEY=" + e.App.PublicKey, "PORT=" + strconv.Itoa(port)}, script)
 }
 
 // TestExampleAppChallenge plays the example app's rock-paper-scissors
@@ -92,7 +61,7 @@ func TestExampleAppChallenge(t *testing.T) {
 	if len(registered.Commands) != 1 || registered.Commands[0] != "challenge" {
 		t.Fatalf("commands.js registered %v", registered.Commands)
 	}
-	port := freePort(t)
+	port := drive.FreePort(t) // the app's PORT setting
 	app := node(t, e, port, "app.js")
 	app.Wait(t, "listening", nil, nil)
 	w.SetEndpoint(t, "http://127.0.0.1:"+strconv.Itoa(port)+"/interactions")

@@ -5,11 +5,8 @@
 package oceanic
 
 import (
-	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -26,15 +23,7 @@ func TestMain(m *testing.M) {
 		"install Node 18.13+ and run `npm ci` in internal/clienttest/oceanic"))
 }
 
-func findOceanic() error {
-	if _, err := testtool.LookPath("node"); err != nil {
-		return err
-	}
-	if _, err := os.Stat(filepath.Join("node_modules", "oceanic.js", "package.json")); err != nil {
-		return fmt.Errorf("oceanic.js is not installed: %w", err)
-	}
-	return nil
-}
+func findOceanic() error { return drive.NodePackages("oceanic.js") }
 
 // TestOceanicInstalled is the check TestMain relies on, made where go
 // test's cache sees it.
@@ -51,13 +40,8 @@ func TestOceanicReadmeBot(t *testing.T) {
 	t.Parallel()
 	e := testenv.New(t)
 	w := drive.NewWorld(t, e)
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(node, "bot.mjs")
-	cmd.Env = append(os.Environ(), "SLASHD_URL="+e.URL, "SLASHD_BOT_TOKEN="+e.App.BotToken, "SLASHD_GUILD_ID="+w.Guild)
-	bot := drive.Start(t, "bot.mjs", cmd)
+	bot := drive.StartNode(t, []string{"SLASHD_URL=" + e.URL, "SLASHD_BOT_TOKEN=" + e.App.BotToken, "SLASHD_GUILD_ID=" + w.Guild},
+		"bot.mjs")
 	var ready struct {
 		User     string   `json:"user"`
 		Commands []string `json:"commands"`

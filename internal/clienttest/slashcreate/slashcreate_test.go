@@ -5,12 +5,9 @@
 package slashcreate
 
 import (
-	"fmt"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"testing"
 
@@ -27,33 +24,11 @@ func TestMain(m *testing.M) {
 		"install Node 18.17+ and run `npm ci` in internal/clienttest/slashcreate"))
 }
 
-func findSlashCreate() error {
-	if _, err := testtool.LookPath("node"); err != nil {
-		return err
-	}
-	for _, pkg := range []string{"slash-create", "express", "fastify"} {
-		if _, err := os.Stat(filepath.Join("node_modules", pkg, "package.json")); err != nil {
-			return fmt.Errorf("%s is not installed: %w", pkg, err)
-		}
-	}
-	return nil
-}
+func findSlashCreate() error { return drive.NodePackages("slash-create", "express", "fastify") }
 
 // TestSlashCreateInstalled is the check TestMain relies on, made where go
 // test's cache sees it.
 func TestSlashCreateInstalled(t *testing.T) { testtool.Probe(t, findSlashCreate) }
-
-// freePort is a port nothing listens on now, for slash-create's
-// serverPort option (which takes a number, not a listener).
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
 
 // startServer runs server.mjs with the named server against e and
 // saves it as the app's interactions endpoint (which slashd verifies
@@ -61,15 +36,9 @@ func freePort(t *testing.T) int {
 // URL).
 func startServer(t *testing.T, e *testenv.Env, w *drive.World, server string) *drive.Proc {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := strconv.Itoa(freePort(t))
-	cmd := exec.Command(node, "server.mjs", server)
-	cmd.Env = append(os.Environ(), "SLASHD_URL="+e.URL, "SLASHD_APP_ID="+w.App, "SLASHD_PUBLIC_KEY="+e.App.PublicKey,
-		"SLASHD_BOT_TOKEN="+e.App.BotToken, "SLASHD_GUILD_ID="+w.Guild, "SLASHD_SERVER_PORT="+port)
-	p := drive.Start(t, "server.mjs "+server, cmd)
+	port := strconv.Itoa(drive.FreePort(t)) // serverPort takes a number, not a listener
+	p := drive.StartNode(t, []string{"SLASHD_URL=" + e.URL, "SLASHD_APP_ID=" + w.App, "SLASHD_PUBLIC_KEY=" + e.App.PublicKey,
+		"SLASHD_BOT_TOKEN=" + e.App.BotToken, "SLASHD_GUILD_ID=" + w.Guild, "SLASHD_SERVER_PORT=" + port}, "server.mjs", server)
 	p.Wait(t, "synced", nil, nil)
 	p.Wait(t, "started", nil, nil)
 	addr := "127.0.0.1:" + port
