@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"io"
 	"os"
 	"slices"
@@ -21,6 +20,7 @@ import (
 	"github.com/slashd/slashd/internal/admin"
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/bootstrap"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/secrets"
 	"github.com/slashd/slashd/internal/snowflake"
 )

@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"io"
 	"net/http"
 	"net/url"
@@ -24,6 +23,7 @@ import (
 
 	"github.com/slashd/slashd/internal/bootstrap"
 	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/slashline"
 	"github.com/slashd/slashd/internal/snowflake"
 )

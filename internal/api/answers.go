@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"sync"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/interaction"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 )

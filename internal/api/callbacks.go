@@ -4,7 +4,6 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -16,6 +15,7 @@ import (
 	"github.com/slashd/slashd/internal/auth"
 	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/interaction"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 )

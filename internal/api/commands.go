@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"net/http"
 	"time"
 
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 )

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"net/http"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/slashd/slashd/internal/gateway"
 	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/interaction"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 	"github.com/slashd/slashd/internal/wire"

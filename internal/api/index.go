@@ -1,12 +1,12 @@
 package api
 
 import (
-	"github.com/slashd/slashd/internal/jsonenc"
 	"net/http"
 
 	"github.com/slashd/slashd/internal/access"
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 

@@ -3,9 +3,9 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"time"
 
+	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"github.com/slashd/slashd/internal/jsonenc"
 	"net/http"
 	"time"
 
@@ -9,6 +8,7 @@ import (
 	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/interaction"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 	"github.com/slashd/slashd/internal/wire"

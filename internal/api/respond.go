@@ -2,11 +2,11 @@ package api
 
 import (
 	"errors"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"net/http"
 	"strconv"
 
 	"github.com/slashd/slashd/internal/apierr"
+	"github.com/slashd/slashd/internal/jsonenc"
 )
 
 // handlerFunc is the shape of every handler: it returns an error that

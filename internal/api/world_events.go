@@ -3,13 +3,13 @@ package api
 import (
 	"context"
 	"errors"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"slices"
 	"time"
 
 	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/interaction"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 	"github.com/slashd/slashd/internal/wire"

@@ -13,9 +13,10 @@ package apierr
 import (
 	"errors"
 	"fmt"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"sort"
 	"strconv"
+
+	"github.com/slashd/slashd/internal/jsonenc"
 )
 
 // JSON error codes used by slashd. Names follow the real service's table.

@@ -2,12 +2,12 @@ package command
 
 import (
 	"encoding/json"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"slices"
 	"strconv"
 
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/form"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 

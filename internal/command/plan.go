@@ -3,10 +3,10 @@ package command
 import (
 	"bytes"
 	"fmt"
-	"github.com/slashd/slashd/internal/jsonenc"
 
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/form"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 

@@ -8,9 +8,9 @@ package event
 import (
 	"context"
 	"encoding/json"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"sync"
 
+	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"net/http"
 	"strconv"
 	"sync"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 

@@ -15,13 +15,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"io"
 	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/slashd/slashd/internal/event"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/ratelimit"
 	"github.com/slashd/slashd/internal/snowflake"
 )

@@ -3,10 +3,10 @@ package gateway
 import (
 	"encoding/json"
 	"errors"
-	"github.com/slashd/slashd/internal/jsonenc"
 
 	"github.com/coder/websocket"
 
+	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/ratelimit"
 	"github.com/slashd/slashd/internal/snowflake"
 )

@@ -2,10 +2,11 @@ package gateway
 
 import (
 	"encoding/json"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"strconv"
 
 	"github.com/coder/websocket"
+
+	"github.com/slashd/slashd/internal/jsonenc"
 )
 
 // Opcodes (api-facts §6.2).

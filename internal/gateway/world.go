@@ -3,11 +3,11 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"slices"
 	"strings"
 
 	"github.com/slashd/slashd/internal/event"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 

@@ -3,6 +3,7 @@ package interaction
 import (
 	"bytes"
 	"encoding/json"
+
 	"github.com/slashd/slashd/internal/jsonenc"
 )
 

@@ -69,13 +69,13 @@ package interaction
 import (
 	"encoding/json"
 	"errors"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"slices"
 	"unicode/utf8"
 
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/form"
+	"github.com/slashd/slashd/internal/jsonenc"
 )
 
 // Interaction types that are answered but not created by ParseInvocation.

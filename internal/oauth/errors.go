@@ -2,10 +2,10 @@ package oauth
 
 import (
 	"errors"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"net/http"
 
 	"github.com/slashd/slashd/internal/apierr"
+	"github.com/slashd/slashd/internal/jsonenc"
 )
 
 // Error is an RFC 6749 error (§5.2): the token and revocation endpoints

@@ -9,13 +9,13 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"fmt"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"math/big"
 	"net/http"
 	"sync"
 	"time"
 
 	"github.com/slashd/slashd/internal/auth"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/store"
 )
 

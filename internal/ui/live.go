@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/slashd/slashd/internal/event"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 

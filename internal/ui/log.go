@@ -2,13 +2,13 @@ package ui
 
 import (
 	"encoding/json"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"net/http"
 	"sync"
 	"time"
 
 	"github.com/slashd/slashd/internal/api"
 	"github.com/slashd/slashd/internal/event"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 

@@ -22,7 +22,6 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"html/template"
 	"io"
 	"io/fs"
@@ -34,6 +33,7 @@ import (
 	"time"
 
 	"github.com/slashd/slashd/internal/event"
+	"github.com/slashd/slashd/internal/jsonenc"
 )
 
 //go:embed static

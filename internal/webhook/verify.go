@@ -10,11 +10,12 @@ import (
 	"errors"
 	"fmt"
 	"github.com/slashd/slashd/internal/interaction"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/slashd/slashd/internal/jsonenc"
 )
 
 // MaxEndpointURLLength is the longest accepted Interactions Endpoint URL.

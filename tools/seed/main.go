@@ -14,7 +14,6 @@ import (
 	"crypto/rand"
 	"flag"
 	"fmt"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"log"
 	"os"
 	"path/filepath"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/slashd/slashd/internal/bootstrap"
 	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store/sqlite"
 )

@@ -31,7 +31,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"io"
 	"log"
 	"net"
@@ -46,6 +45,7 @@ import (
 
 	"github.com/slashd/slashd/internal/api"
 	"github.com/slashd/slashd/internal/bootstrap"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store/sqlite"
 )

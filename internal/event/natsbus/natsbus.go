@@ -34,7 +34,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"io"
 	"log/slog"
 	"strings"
@@ -45,6 +44,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/slashd/slashd/internal/event"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 
