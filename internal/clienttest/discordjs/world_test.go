@@ -59,7 +59,8 @@ func (s djsGuildState) member(id string) (roles []string, ok bool) {
 // GuildMembers intents) keeps its caches as the world changes while it
 // is connected: a guild it is installed in appears in client.guilds, its
 // channels, roles and members follow each change, and the guild leaves
-// the cache when the app is uninstalled. Each step waits for the
+// the cache when the app is uninstalled, whether the change is made
+// through the bot's node or another one. Each step waits for the
 // dispatch, then reads discord.js's caches.
 func TestDiscordJSCachesFollowTheWorld(t *testing.T) {
 	t.Parallel()
@@ -87,85 +88,95 @@ func TestDiscordJSCachesFollowTheWorld(t *testing.T) {
 		return st
 	}
 
-	owner := djsAdminID(t, e, "POST", "/users", map[string]any{"username": "owner"}, "id")
-	g := djsAdminID(t, e, "POST", "/guilds", map[string]any{"name": "second", "owner_id": owner}, "id")
-	st := step(t, g, "GUILD_CREATE", func() {
-		djsAdmin(t, e, "PUT", "/guilds/"+g+"/installations/"+e.App.ApplicationID,
-			map[string]any{"scopes": []string{"bot", "applications.commands"}}, 201, nil)
-	})
-	if !st.Cached || st.Name != "second" || st.MemberCount != 2 {
-		t.Fatalf("after the install: %+v, want the guild cached with its 2 members", st)
-	}
+	// The changes are made through the bot's node, then through another
+	// node on the same store: either way they reach the bot's caches.
+	for i, node := range []struct {
+		name string
+		env  *testenv.Env
+	}{{"the bot's node", e}, {"another node", e.Node()}} {
+		on, suffix := node.env, []string{"", "-2"}[i]
+		t.Run(node.name, func(t *testing.T) {
+			owner := djsAdminID(t, on, "POST", "/users", map[string]any{"username": "owner" + suffix}, "id")
+			g := djsAdminID(t, on, "POST", "/guilds", map[string]any{"name": "second" + suffix, "owner_id": owner}, "id")
+			st := step(t, g, "GUILD_CREATE", func() {
+				djsAdmin(t, on, "PUT", "/guilds/"+g+"/installations/"+e.App.ApplicationID,
+					map[string]any{"scopes": []string{"bot", "applications.commands"}}, 201, nil)
+			})
+			if !st.Cached || st.Name != "second"+suffix || st.MemberCount != 2 {
+				t.Fatalf("after the install: %+v, want the guild cached with its 2 members", st)
+			}
 
-	var ch string
-	st = step(t, g, "CHANNEL_CREATE", func() {
-		ch = djsAdminID(t, e, "POST", "/guilds/"+g+"/channels", map[string]any{"name": "news", "type": 0}, "id")
-	})
-	if st.channel(ch) != "news" {
-		t.Fatalf("after CHANNEL_CREATE: %+v", st.Channels)
-	}
-	st = step(t, g, "CHANNEL_UPDATE", func() {
-		djsAdmin(t, e, "PATCH", "/guilds/"+g+"/channels/"+ch, map[string]any{"name": "old-news"}, 200, nil)
-	})
-	if st.channel(ch) != "old-news" {
-		t.Fatalf("after CHANNEL_UPDATE: %+v", st.Channels)
-	}
+			var ch string
+			st = step(t, g, "CHANNEL_CREATE", func() {
+				ch = djsAdminID(t, on, "POST", "/guilds/"+g+"/channels", map[string]any{"name": "news", "type": 0}, "id")
+			})
+			if st.channel(ch) != "news" {
+				t.Fatalf("after CHANNEL_CREATE: %+v", st.Channels)
+			}
+			st = step(t, g, "CHANNEL_UPDATE", func() {
+				djsAdmin(t, on, "PATCH", "/guilds/"+g+"/channels/"+ch, map[string]any{"name": "old-news"}, 200, nil)
+			})
+			if st.channel(ch) != "old-news" {
+				t.Fatalf("after CHANNEL_UPDATE: %+v", st.Channels)
+			}
 
-	var role string
-	st = step(t, g, "GUILD_ROLE_CREATE", func() {
-		role = djsAdminID(t, e, "POST", "/guilds/"+g+"/roles", map[string]any{"name": "mods"}, "id")
-	})
-	if st.role(role) != "mods" {
-		t.Fatalf("after GUILD_ROLE_CREATE: %+v", st.Roles)
-	}
-	st = step(t, g, "GUILD_ROLE_UPDATE", func() {
-		djsAdmin(t, e, "PATCH", "/guilds/"+g+"/roles/"+role, map[string]any{"name": "moderators"}, 200, nil)
-	})
-	if st.role(role) != "moderators" {
-		t.Fatalf("after GUILD_ROLE_UPDATE: %+v", st.Roles)
-	}
+			var role string
+			st = step(t, g, "GUILD_ROLE_CREATE", func() {
+				role = djsAdminID(t, on, "POST", "/guilds/"+g+"/roles", map[string]any{"name": "mods"}, "id")
+			})
+			if st.role(role) != "mods" {
+				t.Fatalf("after GUILD_ROLE_CREATE: %+v", st.Roles)
+			}
+			st = step(t, g, "GUILD_ROLE_UPDATE", func() {
+				djsAdmin(t, on, "PATCH", "/guilds/"+g+"/roles/"+role, map[string]any{"name": "moderators"}, 200, nil)
+			})
+			if st.role(role) != "moderators" {
+				t.Fatalf("after GUILD_ROLE_UPDATE: %+v", st.Roles)
+			}
 
-	carol := djsAdminID(t, e, "POST", "/users", map[string]any{"username": "carol"}, "id")
-	st = step(t, g, "GUILD_MEMBER_ADD", func() {
-		djsAdmin(t, e, "PUT", "/guilds/"+g+"/members/"+carol, map[string]any{"roles": []string{role}}, 201, nil)
-	})
-	if roles, ok := st.member(carol); !ok || !slices.Contains(roles, role) || st.MemberCount != 3 {
-		t.Fatalf("after GUILD_MEMBER_ADD: %+v (count %d)", st.Members, st.MemberCount)
-	}
-	st = step(t, g, "GUILD_MEMBER_UPDATE", func() {
-		djsAdmin(t, e, "PUT", "/guilds/"+g+"/members/"+carol, map[string]any{"roles": []string{}, "nick": "Caz"}, 200, nil)
-	})
-	if roles, ok := st.member(carol); !ok || slices.Contains(roles, role) {
-		t.Fatalf("after GUILD_MEMBER_UPDATE: %+v", st.Members)
-	}
-	st = step(t, g, "GUILD_MEMBER_REMOVE", func() {
-		djsAdmin(t, e, "DELETE", "/guilds/"+g+"/members/"+carol, nil, 204, nil)
-	})
-	if _, ok := st.member(carol); ok || st.MemberCount != 2 {
-		t.Fatalf("after GUILD_MEMBER_REMOVE: %+v (count %d)", st.Members, st.MemberCount)
-	}
-	st = step(t, g, "GUILD_ROLE_DELETE", func() {
-		djsAdmin(t, e, "DELETE", "/guilds/"+g+"/roles/"+role, nil, 204, nil)
-	})
-	if st.role(role) != "" {
-		t.Fatalf("after GUILD_ROLE_DELETE: %+v", st.Roles)
-	}
-	st = step(t, g, "CHANNEL_DELETE", func() {
-		djsAdmin(t, e, "DELETE", "/guilds/"+g+"/channels/"+ch, nil, 204, nil)
-	})
-	if st.channel(ch) != "" {
-		t.Fatalf("after CHANNEL_DELETE: %+v", st.Channels)
-	}
-	st = step(t, g, "GUILD_UPDATE", func() {
-		djsAdmin(t, e, "PATCH", "/guilds/"+g, map[string]any{"name": "renamed"}, 200, nil)
-	})
-	if st.Name != "renamed" {
-		t.Fatalf("after GUILD_UPDATE: %q", st.Name)
-	}
-	st = step(t, g, "GUILD_DELETE", func() {
-		djsAdmin(t, e, "DELETE", "/guilds/"+g+"/installations/"+e.App.ApplicationID, nil, 204, nil)
-	})
-	if st.Cached {
-		t.Fatalf("after the uninstall: %+v, want the guild gone from client.guilds", st)
+			carol := djsAdminID(t, on, "POST", "/users", map[string]any{"username": "carol" + suffix}, "id")
+			st = step(t, g, "GUILD_MEMBER_ADD", func() {
+				djsAdmin(t, on, "PUT", "/guilds/"+g+"/members/"+carol, map[string]any{"roles": []string{role}}, 201, nil)
+			})
+			if roles, ok := st.member(carol); !ok || !slices.Contains(roles, role) || st.MemberCount != 3 {
+				t.Fatalf("after GUILD_MEMBER_ADD: %+v (count %d)", st.Members, st.MemberCount)
+			}
+			st = step(t, g, "GUILD_MEMBER_UPDATE", func() {
+				djsAdmin(t, on, "PUT", "/guilds/"+g+"/members/"+carol, map[string]any{"roles": []string{}, "nick": "Caz"}, 200, nil)
+			})
+			if roles, ok := st.member(carol); !ok || slices.Contains(roles, role) {
+				t.Fatalf("after GUILD_MEMBER_UPDATE: %+v", st.Members)
+			}
+			st = step(t, g, "GUILD_MEMBER_REMOVE", func() {
+				djsAdmin(t, on, "DELETE", "/guilds/"+g+"/members/"+carol, nil, 204, nil)
+			})
+			if _, ok := st.member(carol); ok || st.MemberCount != 2 {
+				t.Fatalf("after GUILD_MEMBER_REMOVE: %+v (count %d)", st.Members, st.MemberCount)
+			}
+			st = step(t, g, "GUILD_ROLE_DELETE", func() {
+				djsAdmin(t, on, "DELETE", "/guilds/"+g+"/roles/"+role, nil, 204, nil)
+			})
+			if st.role(role) != "" {
+				t.Fatalf("after GUILD_ROLE_DELETE: %+v", st.Roles)
+			}
+			st = step(t, g, "CHANNEL_DELETE", func() {
+				djsAdmin(t, on, "DELETE", "/guilds/"+g+"/channels/"+ch, nil, 204, nil)
+			})
+			if st.channel(ch) != "" {
+				t.Fatalf("after CHANNEL_DELETE: %+v", st.Channels)
+			}
+			st = step(t, g, "GUILD_UPDATE", func() {
+				djsAdmin(t, on, "PATCH", "/guilds/"+g, map[string]any{"name": "renamed"}, 200, nil)
+			})
+			if st.Name != "renamed" {
+				t.Fatalf("after GUILD_UPDATE: %q", st.Name)
+			}
+			st = step(t, g, "GUILD_DELETE", func() {
+				djsAdmin(t, on, "DELETE", "/guilds/"+g+"/installations/"+e.App.ApplicationID, nil, 204, nil)
+			})
+			if st.Cached {
+				t.Fatalf("after the uninstall: %+v, want the guild gone from client.guilds", st)
+			}
+		})
 	}
 }
