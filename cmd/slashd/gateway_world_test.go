@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -32,14 +30,7 @@ func TestCLIWorldWritesReachTheGateway(t *testing.T) {
 	t.Parallel()
 	dir := dataDirWithStore(t)
 	srv := startServe(t, dir)
-	raw, err := os.ReadFile(filepath.Join(dir, "bootstrap.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var creds map[string]string
-	if err := json.Unmarshal(raw, &creds); err != nil {
-		t.Fatal(err)
-	}
+	creds := readCredentials(t, filepath.Join(dir, "bootstrap.json"))
 	target, err := url.Parse(srv.base)
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"sync"
 
-	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 
@@ -158,7 +157,7 @@ func (b *Memory) Subscribe(ctx context.Context, buffer int) <-chan Event {
 // DecodeData reads an event's Data into v, whether it travelled as a Go
 // value (the in-process bus) or as JSON (a networked one).
 func DecodeData(data any, v any) error {
-	b, err := jsonenc.Marshal(data)
+	b, err := json.Marshal(data) // only decoded: no need to undo HTML escapes
 	if err != nil {
 		return err
 	}
