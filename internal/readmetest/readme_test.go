@@ -183,7 +183,8 @@ func env(add ...string) []string {
 // registering its commands, setting the endpoint and running them with
 // slashd invoke, each of which must print what its comment says. Then
 // docs/interactions.md's block invokes /echo by hand with curl, on the
-// same server and bot. The only change: the bot listens on a free port
+// same server and bot, and the README's block setting the endpoint back
+// to "" sends /echo to the gateway, where no bot answers it. The only change: the bot listens on a free port
 // rather than 8090 (other tests run at once), which the blocks'
 // 127.0.0.1:8090 is replaced by.
 func TestFirstBot(t *testing.T) {
@@ -252,5 +253,17 @@ func TestFirstBot(t *testing.T) {
 	}
 	if strings.Count(out, "\n") != 1 {
 		t.Errorf("the block by hand printed more than the answer's line:\n%s", out)
+	}
+
+	// The README's way back to the gateway clears the endpoint: the app
+	// it prints has none, and the bot no longer answers /echo.
+	out = run("back to the gateway", markedBlock(t, "README.md", "back to the gateway"))
+	if !strings.Contains(out, `"interactions_endpoint_url":""`) {
+		t.Errorf("back to the gateway printed %s\nwant the app with \"interactions_endpoint_url\":\"\"", out)
+	}
+	invoke := exec.Command(slashd, "invoke", "--wait", "1s", "/echo text:hi")
+	invoke.Dir, invoke.Env = work, env()
+	if got, err := invoke.CombinedOutput(); err == nil || !strings.Contains(string(got), "The application did not respond") {
+		t.Errorf("/echo after the endpoint was cleared: %v\n%s\nwant it unanswered (no bot on the gateway)", err, got)
 	}
 }
