@@ -92,7 +92,7 @@ func helpEntry(help, name string) string {
 }
 
 // TestServeHelp pins what serve's help says about each flag: the
-// environment variables and defaults of the README's table.
+// environment variables and defaults of docs/configuration.md's table.
 func TestServeHelp(t *testing.T) {
 	t.Parallel()
 	stdout, _, code, _ := runCLI(t, nil, "serve", "--help")

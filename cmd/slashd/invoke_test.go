@@ -241,16 +241,17 @@ func TestInvokeEndToEnd(t *testing.T) {
 	})
 }
 
-// TestInvokeReadme: the README's table of invoke's flags is the help's.
+// TestInvokeReadme: docs/interactions.md's table of invoke's flags is the
+// help's.
 func TestInvokeReadme(t *testing.T) {
 	t.Parallel()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "docs", "interactions.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(raw), "### `slashd invoke`\n")
+	_, section, ok := strings.Cut(string(raw), "## `slashd invoke`\n")
 	if !ok {
-		t.Fatal("the README has no slashd invoke section")
+		t.Fatal("docs/interactions.md has no slashd invoke section")
 	}
 	rows := map[string]string{} // flag → environment variable
 	for _, m := range regexp.MustCompile("(?m)^\\| `--([a-z-]+)` \\| `([A-Z_]+)` \\|").FindAllStringSubmatch(section, -1) {
@@ -262,11 +263,11 @@ func TestInvokeReadme(t *testing.T) {
 	fs.VisitAll(func(f *flag.Flag) {
 		n++
 		if env := rows[f.Name]; env != envName(f.Name) {
-			t.Errorf("README: --%s has environment %q, want %s", f.Name, env, envName(f.Name))
+			t.Errorf("docs/interactions.md: --%s has environment %q, want %s", f.Name, env, envName(f.Name))
 		}
 	})
 	if len(rows) != n {
-		t.Errorf("README lists %d flags (%v), invoke has %d", len(rows), rows, n)
+		t.Errorf("docs/interactions.md lists %d flags (%v), invoke has %d", len(rows), rows, n)
 	}
 }
 

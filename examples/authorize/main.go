@@ -11,7 +11,7 @@
 //
 // The application must be a public client that allows the loopback
 // redirect http://127.0.0.1/callback (any port is accepted on loopback); see
-// the OAuth2 section of the README for how to configure an app. Log in and
+// docs/oauth2.md for how to configure an app. Log in and
 // approve on the consent page, then come back to the terminal.
 //
 // The server's address comes from SLASHD_URL (default

@@ -22,7 +22,7 @@ const (
 // on lists a route's lookups.
 func on(l ...lookup) []lookup { return l }
 
-// routes is the admin API: the README's "Admin API" table mirrors it.
+// routes is the admin API: docs/admin-api.md's table mirrors it.
 func (a *API) routes() []route {
 	const (
 		user    = "/users/{user_id}"

@@ -588,7 +588,7 @@ func TestAdminDeleteGuildCascade(t *testing.T) {
 	}
 }
 
-// TestAdminWorld builds the README's example world through the admin API
+// TestAdminWorld builds docs/admin-api.md's small world through the admin API
 // only and uses it through the public API.
 func TestAdminWorld(t *testing.T) {
 	t.Parallel()

@@ -195,7 +195,7 @@ func TestPerm2AccessDecision(t *testing.T) {
 	}
 }
 
-// TestPerm2ReadmeWalkthrough follows the README's permissions example:
+// TestPerm2ReadmeWalkthrough follows docs/permissions.md's example:
 // Alice (MANAGE_GUILD | MANAGE_ROLES) restricts /ban to #general, the
 // bot requires MANAGE_GUILD, then Alice edits the list again to let Bob
 // use it, which needs her to still count as able to use /ban.

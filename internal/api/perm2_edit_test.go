@@ -147,7 +147,7 @@ func TestPerm2EditWho(t *testing.T) {
 		{"unknown command", unknownID, w.editor(mod), okBody(true), 404, bodyUnknownCommand},
 		// Channel entries say where a command may be used, not who: the
 		// can-use check is guild-wide and leaves them out, so that the
-		// README's example (a mod restricting a command to one channel)
+		// example of docs/permissions.md (a mod restricting a command to one channel)
 		// can be edited again by that mod.
 		{"mod restricts to one channel", restricted, w.editor(mod), permsBody(entry(allCh, 3, false), entry(general, 3, true)), 200, ""},
 		{"and edits it again", restricted, w.editor(mod), permsBody(entry(allCh, 3, false), entry(general, 3, true), entry(low, 1, true)), 200, ""},

@@ -23,8 +23,8 @@ const (
 	chatRoute                    // a user's client token or a bot token: what users and bots both do in channels
 )
 
-// routes registers every endpoint. This list is the API: the README's
-// coverage table mirrors it.
+// routes registers every endpoint. This list is the API:
+// docs/api-coverage.md's table mirrors it.
 func (s *Server) routes() {
 	const (
 		app   = "/applications/{application_id}"

@@ -40,11 +40,12 @@ func findTools() error {
 // test's cache sees it.
 func TestToolsInstalled(t *testing.T) { testtool.Probe(t, findTools) }
 
-// readmeBlocks returns the README's shell blocks marked for this test,
-// by name: the block after each "<!-- README test: NAME -->" line.
-func readmeBlocks(t *testing.T) map[string]string {
+// markedBlocks returns the shell blocks of a Markdown file of the
+// repository (README.md, docs/interactions.md) marked for this test, by
+// name: the block after each "<!-- README test: NAME -->" line.
+func markedBlocks(t *testing.T, file string) map[string]string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(file)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +58,7 @@ func readmeBlocks(t *testing.T) map[string]string {
 			continue
 		}
 		if i+1 >= len(lines) || lines[i+1] != "```sh" {
-			t.Fatalf("README line %d: the marker %q is not followed by a sh block", i+1, m[1])
+			t.Fatalf("%s line %d: the marker %q is not followed by a sh block", file, i+1, m[1])
 		}
 		var block []string
 		for i += 2; i < len(lines) && lines[i] != "```"; i++ {
@@ -66,6 +67,16 @@ func readmeBlocks(t *testing.T) map[string]string {
 		blocks[m[1]] = strings.Join(block, "\n") + "\n"
 	}
 	return blocks
+}
+
+// markedBlock is the block of file marked name; the test fails without it.
+func markedBlock(t *testing.T, file, name string) string {
+	t.Helper()
+	block := markedBlocks(t, file)[name]
+	if block == "" {
+		t.Fatalf("%s lacks the sh block marked <!-- README test: %s -->", file, name)
+	}
+	return block
 }
 
 // build builds a package of the module into dir.
@@ -166,19 +177,20 @@ func env(add ...string) []string {
 	return append(out, add...)
 }
 
-// TestInteractionExample runs the README's interaction example as
-// written: slashd serve on its first start (in a fresh directory, as
-// slashd-data there), examples/bot started first from the README's
-// block, then the README's block registering its commands, setting the
-// endpoint and invoking /echo with curl and with slashd invoke. The only
-// change: the bot listens on a free port rather than 8090 (other tests
-// run at once), which the blocks' 127.0.0.1:8090 is replaced by.
-func TestInteractionExample(t *testing.T) {
-	blocks := readmeBlocks(t)
-	botBlock, interaction := blocks["the bot"], blocks["the interaction"]
-	if botBlock == "" || interaction == "" {
-		t.Fatalf("the README lacks the marked blocks \"the bot\" and \"the interaction\": %q", blocks)
-	}
+// TestFirstBot runs the README's walkthrough as written: slashd serve
+// on its first start (in a fresh directory, as slashd-data there),
+// examples/bot started from the README's block, then the README's block
+// registering its commands, setting the endpoint and running them with
+// slashd invoke, each of which must print what its comment says. Then
+// docs/interactions.md's block invokes /echo by hand with curl, on the
+// same server and bot, and the README's block setting the endpoint back
+// to "" sends /echo to the gateway, where no bot answers it. The only change: the bot listens on a free port
+// rather than 8090 (other tests run at once), which the blocks'
+// 127.0.0.1:8090 is replaced by.
+func TestFirstBot(t *testing.T) {
+	botBlock := markedBlock(t, "README.md", "the bot")
+	firstBot := markedBlock(t, "README.md", "the first bot")
+	byHand := markedBlock(t, "docs/interactions.md", "the interaction by hand")
 	bin := t.TempDir()
 	slashd, bot := build(t, bin, "cmd/slashd"), build(t, bin, "examples/bot")
 	work := t.TempDir()
@@ -190,8 +202,8 @@ func TestInteractionExample(t *testing.T) {
 	srv, _ := start(t, serve, regexp.MustCompile(`slashd listening`))
 
 	const readmeAddr = "127.0.0.1:8090"
-	if !strings.Contains(botBlock, "-addr "+readmeAddr) || !strings.Contains(interaction, readmeAddr) {
-		t.Fatalf("the blocks do not use the bot address %s:\n%s\n%s", readmeAddr, botBlock, interaction)
+	if !strings.Contains(botBlock, "-addr "+readmeAddr) || !strings.Contains(firstBot, readmeAddr) {
+		t.Fatalf("the blocks do not use the bot address %s:\n%s\n%s", readmeAddr, botBlock, firstBot)
 	}
 	shellEnv := env("README_BOT="+bot, "README_SLASHD="+slashd)
 	runBot := exec.Command("bash", "-c", shim+strings.Replace(botBlock, "-addr "+readmeAddr, "-addr 127.0.0.1:0", 1))
@@ -199,37 +211,59 @@ func TestInteractionExample(t *testing.T) {
 	botProc, m := start(t, runBot, regexp.MustCompile(`bot: receiving interactions on http://(\S+)/interactions`))
 	botAddr := m[1]
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	script := exec.CommandContext(ctx, "bash", "-c", shim+strings.ReplaceAll(interaction, readmeAddr, botAddr))
-	script.Dir, script.Env = work, shellEnv
-	var stdout, stderr bytes.Buffer
-	script.Stdout, script.Stderr = &stdout, &stderr
-	if err := script.Run(); err != nil {
-		t.Fatalf("the interaction block: %v\nstdout:\n%s\nstderr:\n%s\nserver:\n%s\nbot:\n%s", err, &stdout, &stderr, srv.output(), botProc.output())
-	}
-	out := stdout.String()
-	// The curl invocation's answer, as the comment under it shows it.
-	first, rest, _ := strings.Cut(out, "\n")
-	for _, want := range []string{`{"interaction":{"id":"`, `"type":2,"response_message_id":"`, `"resource":{"type":4,"message":{`, `"content":"hi"`} {
-		if !strings.Contains(first, want) {
-			t.Errorf("the curl invocation printed %s\nwant %s in it", first, want)
+	// run runs a block in the work directory and returns its stdout.
+	run := func(name, block string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		script := exec.CommandContext(ctx, "bash", "-c", shim+strings.ReplaceAll(block, readmeAddr, botAddr))
+		script.Dir, script.Env = work, shellEnv
+		var stdout, stderr bytes.Buffer
+		script.Stdout, script.Stderr = &stdout, &stderr
+		if err := script.Run(); err != nil {
+			t.Fatalf("%s: %v\nstdout:\n%s\nstderr:\n%s\nserver:\n%s\nbot:\n%s", name, err, &stdout, &stderr, srv.output(), botProc.output())
 		}
+		if stderr.Len() > 0 {
+			t.Errorf("%s: stderr: %s", name, &stderr)
+		}
+		return stdout.String()
 	}
-	// Then each slashd invoke line prints what its comment says.
+
+	// Each slashd invoke line prints what its comment says.
+	out := run("the first bot", firstBot)
 	var want []string
-	for _, line := range strings.Split(interaction, "\n") {
+	for _, line := range strings.Split(firstBot, "\n") {
 		if cmd, comment, ok := strings.Cut(line, "# "); ok && strings.HasPrefix(cmd, "go run ./cmd/slashd invoke ") {
 			want = append(want, comment)
 		}
 	}
 	if len(want) == 0 {
-		t.Fatal("the block has no slashd invoke line with the answer in a comment")
+		t.Fatal("the first bot's block has no slashd invoke line with the answer in a comment")
 	}
-	if rest != strings.Join(want, "\n")+"\n" {
-		t.Errorf("the slashd invoke lines printed\n%s\nwant\n%s", rest, strings.Join(want, "\n"))
+	if out != strings.Join(want, "\n")+"\n" {
+		t.Errorf("the slashd invoke lines printed\n%s\nwant\n%s", out, strings.Join(want, "\n"))
 	}
-	if stderr.Len() > 0 {
-		t.Errorf("stderr: %s", &stderr)
+
+	// The curl invocation's answer, as the comment under it shows it.
+	out = run("the interaction by hand", byHand)
+	for _, want := range []string{`{"interaction":{"id":"`, `"type":2,"response_message_id":"`, `"resource":{"type":4,"message":{`, `"content":"hi"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the curl invocation printed %s\nwant %s in it", out, want)
+		}
+	}
+	if strings.Count(out, "\n") != 1 {
+		t.Errorf("the block by hand printed more than the answer's line:\n%s", out)
+	}
+
+	// The README's way back to the gateway clears the endpoint: the app
+	// it prints has none, and the bot no longer answers /echo.
+	out = run("back to the gateway", markedBlock(t, "README.md", "back to the gateway"))
+	if !strings.Contains(out, `"interactions_endpoint_url":""`) {
+		t.Errorf("back to the gateway printed %s\nwant the app with \"interactions_endpoint_url\":\"\"", out)
+	}
+	invoke := exec.Command(slashd, "invoke", "--wait", "1s", "/echo text:hi")
+	invoke.Dir, invoke.Env = work, env()
+	if got, err := invoke.CombinedOutput(); err == nil || !strings.Contains(string(got), "The application did not respond") {
+		t.Errorf("/echo after the endpoint was cleared: %v\n%s\nwant it unanswered (no bot on the gateway)", err, got)
 	}
 }
