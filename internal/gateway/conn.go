@@ -62,6 +62,13 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // Accept has answered the request
 	}
+	// However the connection ends, its socket is closed here. The
+	// websocket library closes it only on a close handshake or a
+	// timeout: a client that just goes away (a FIN or a reset, no close
+	// frame) ends Read with an error and nothing more, which left the
+	// socket in CLOSE-WAIT and, since the library's Conn is in a cycle
+	// with its finalizer, its buffers on the heap for good.
+	defer func() { _ = ws.CloseNow() }()
 	q := r.URL.Query()
 	version := q.Get("v")
 	if version == "" {
