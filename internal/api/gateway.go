@@ -72,7 +72,8 @@ func (d gatewayDirectory) Bot(ctx context.Context, token string) (gateway.Bot, e
 	}
 	// READY's user is the bot's own account, as GET /users/@me renders it.
 	user, err := jsonenc.Marshal(currentUser(u, false))
-	return gateway.Bot{ApplicationID: app.ID, Flags: app.Flags, User: user}, err
+	return gateway.Bot{ApplicationID: app.ID, Flags: app.Flags, User: user,
+		InteractionsEndpointURL: app.InteractionsEndpointURL}, err
 }
 
 // Guilds returns every guild the app's bot is a member of, with its
