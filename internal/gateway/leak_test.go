@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slashd/slashd/internal/gateway"
 	"github.com/slashd/slashd/internal/testenv"
 )
 
@@ -193,6 +194,7 @@ func TestAbruptDropsLeakNothing(t *testing.T) {
 		{"ready then FIN", true, false},
 		{"ready then reset", true, true},
 	}
+	sessionsAtStart := e.API.Gateway().Sessions()
 	// One connection first, so that what is made once (pools, the
 	// cache's entries for the token) is in the baseline.
 	warm, err := dialRaw(e.URL, "v=10&encoding=json")
@@ -204,6 +206,7 @@ func TestAbruptDropsLeakNothing(t *testing.T) {
 	}
 	warm.drop(false)
 	testenv.WaitFor(t, "the warm-up connection to go", func() bool { return e.API.Gateway().Stats().Connections == 0 })
+	baseHeap := liveHeap()
 
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -247,6 +250,16 @@ func TestAbruptDropsLeakNothing(t *testing.T) {
 			}
 		})
 	}
+
+	// Once the resume window has passed, the sessions are forgotten and
+	// the heap is back where it started.
+	e.Clock.Advance(gateway.DefaultConfig().ResumeWindow + time.Second)
+	testenv.WaitFor(t, "the sessions to be forgotten after the resume window", func() bool {
+		return e.API.Gateway().Sessions() == sessionsAtStart
+	})
+	nowHeap := waitAtMost(t, "live heap (bytes) after the resume window", baseHeap+2<<20, liveHeap)
+	t.Logf("after the resume window: live heap %.1f MiB (%.1f at the start)", float64(nowHeap)/(1<<20),
+		float64(baseHeap)/(1<<20))
 }
 
 // waitAtMost polls measure until it is at most limit, failing t with
