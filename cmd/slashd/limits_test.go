@@ -13,13 +13,21 @@ import (
 
 func defaultAbuseLimits() abuseLimits {
 	c := api.DefaultConfig()
-	return abuseLimits{authFailures: c.AuthFailureLimit, loginAccount: c.LoginAccountLimit, loginAddress: c.LoginAddressLimit}
+	return abuseLimits{authFailures: c.AuthFailureLimit, loginAccount: c.LoginAccountLimit, loginAddress: c.LoginAddressLimit,
+		identifyTimeout: c.Gateway.IdentifyTimeout, gatewayConns: c.Gateway.MaxConnsPerAddress}
+}
+
+// withGateway is l with the gateway's bounds set.
+func (l abuseLimits) withGateway(identifyTimeout time.Duration, conns int) abuseLimits {
+	l.identifyTimeout, l.gatewayConns = identifyTimeout, conns
+	return l
 }
 
 func TestAbuseLimitFlags(t *testing.T) {
 	t.Parallel()
 	env := map[string]string{"SLASHD_AUTH_FAILURE_LIMIT": "50/30s", "SLASHD_LOGIN_ACCOUNT_LIMIT": "off",
-		"SLASHD_LOGIN_ADDRESS_LIMIT": "7/1h"}
+		"SLASHD_LOGIN_ADDRESS_LIMIT": "7/1h", "SLASHD_GATEWAY_IDENTIFY_TIMEOUT": "2m",
+		"SLASHD_GATEWAY_CONNECTIONS_PER_ADDRESS": "50"}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -29,11 +37,12 @@ func TestAbuseLimitFlags(t *testing.T) {
 	}{
 		{name: "defaults", want: defaultAbuseLimits()},
 		{name: "environment", env: env, want: abuseLimits{authFailures: ratelimit.Limit{Count: 50, Window: 30 * time.Second},
-			loginAddress: ratelimit.Limit{Count: 7, Window: time.Hour}}},
+			loginAddress: ratelimit.Limit{Count: 7, Window: time.Hour}}.withGateway(2*time.Minute, 50)},
 		{name: "flags beat environment", env: env,
-			args: []string{"--auth-failure-limit", "0", "--login-account-limit", "3/10m", "--login-address-limit=9/2m"},
+			args: []string{"--auth-failure-limit", "0", "--login-account-limit", "3/10m", "--login-address-limit=9/2m",
+				"--gateway-identify-timeout", "10s", "--gateway-connections-per-address", "0"},
 			want: abuseLimits{loginAccount: ratelimit.Limit{Count: 3, Window: 10 * time.Minute},
-				loginAddress: ratelimit.Limit{Count: 9, Window: 2 * time.Minute}}},
+				loginAddress: ratelimit.Limit{Count: 9, Window: 2 * time.Minute}}.withGateway(10*time.Second, 0)},
 		{name: "bad environment", env: map[string]string{"SLASHD_AUTH_FAILURE_LIMIT": "lots"}, bad: true},
 		{name: "bad flag", args: []string{"--login-account-limit", "5/0s"}, bad: true},
 	} {
@@ -56,6 +65,14 @@ func TestAbuseLimitFlags(t *testing.T) {
 			if c.AuthFailureLimit != tc.want.authFailures || c.LoginAccountLimit != tc.want.loginAccount ||
 				c.LoginAddressLimit != tc.want.loginAddress {
 				t.Errorf("applied %+v %+v %+v", c.AuthFailureLimit, c.LoginAccountLimit, c.LoginAddressLimit)
+			}
+			wantConns := tc.want.gatewayConns
+			if wantConns == 0 {
+				wantConns = -1 // no cap
+			}
+			if c.Gateway.IdentifyTimeout != tc.want.identifyTimeout || c.Gateway.MaxConnsPerAddress != wantConns {
+				t.Errorf("applied gateway identify timeout %v, connections per address %d; want %v, %d",
+					c.Gateway.IdentifyTimeout, c.Gateway.MaxConnsPerAddress, tc.want.identifyTimeout, wantConns)
 			}
 		})
 	}

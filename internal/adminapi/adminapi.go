@@ -48,7 +48,8 @@ type Deps struct {
 	// The server's request plumbing, shared with the public API.
 
 	// RefuseFailingAddress answers 429 and reports true when the
-	// client's address used up its authentication failure budget.
+	// client's address used up its authentication failure budget and
+	// its credential is not known to be valid (nor allowed a lookup).
 	RefuseFailingAddress func(w http.ResponseWriter, r *http.Request) bool
 	// ReadBody reads a JSON body within the size cap and decodes it.
 	ReadBody func(w http.ResponseWriter, r *http.Request) (any, error)
@@ -56,7 +57,8 @@ type Deps struct {
 	WriteJSON func(w http.ResponseWriter, status int, v any)
 	// WriteError renders an error in the API's envelope (anything not an
 	// *apierr.Error as a logged 500); WriteAuthError also counts a 401
-	// against the client's failure budget.
+	// against the client's failure budget (and answers its 429 instead
+	// once the budget is spent).
 	WriteError, WriteAuthError func(w http.ResponseWriter, r *http.Request, err error)
 
 	// The public API's views, which the admin API answers with.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/slashd/slashd/internal/api"
 	"github.com/slashd/slashd/internal/auth"
+	"github.com/slashd/slashd/internal/bootstrap"
 	"github.com/slashd/slashd/internal/ratelimit"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
@@ -26,8 +27,10 @@ import (
 )
 
 // The authentication failure budget (abuse.go): a client address whose
-// requests fail authentication too often is refused with a global 429,
-// without its credentials being looked up, until the window ends.
+// requests fail authentication too often gets a global 429 for each
+// further failure until the window ends, and credentials not known to be
+// valid are refused without a lookup (but for a trickle); a credential
+// known to be valid is served as ever.
 
 // lookupCounter is a store that counts the lookups a credential costs.
 type lookupCounter struct {
@@ -157,16 +160,20 @@ func wantAddressRefused(t *testing.T, r testenv.Response, budget int) {
 	}
 }
 
-// Each kind of route counts its authentication failures, and once the
-// address's budget is used up, refuses it without a store lookup, valid
-// credentials included. Each kind runs from an address of its own.
+// Each kind of route counts its authentication failures; once the
+// address's budget is used up, its failures get the 429 (costing at most
+// the over-budget trickle of lookups), and a valid bot token the server
+// has seen before is still served. Each kind runs from an address of its
+// own. The clock is frozen: the trickle does not refill.
 func TestAuthFailureBudgetOnEveryCredentialedRoute(t *testing.T) {
 	t.Parallel()
 	const budget = 3
 	e := testenv.New(t, func(c *api.Config) { c.AuthFailureLimit = ratelimit.Limit{Count: budget, Window: time.Minute} })
+	e.Clock.Freeze()
 	counter := &lookupCounter{Store: e.Store}
 	node := e.NodeOn(counter)
 	valid := credentialed{name: "valid bot token", method: "GET", path: v10(e).global(), auth: e.Bot()}
+	wantStatus(t, valid.send(t, clientFrom(t, "127.0.0.9"), node.URL), 200) // the bot at work
 	for i, req := range failing(t, e) {
 		t.Run(req.name, func(t *testing.T) {
 			client := clientFrom(t, "127.0.0."+strconv.Itoa(10+i))
@@ -176,24 +183,39 @@ func TestAuthFailureBudgetOnEveryCredentialedRoute(t *testing.T) {
 				}
 			}
 			before := counter.n.Load()
-			for range 3 {
+			for range 5 {
 				wantAddressRefused(t, req.send(t, client, node.URL), budget)
 			}
-			wantAddressRefused(t, valid.send(t, client, node.URL), budget)
-			if n := counter.n.Load() - before; n != 0 {
-				t.Errorf("%d credential lookups for refused requests, want none", n)
+			if n := counter.n.Load() - before; n > int64(overBudgetLookups) {
+				t.Errorf("%d credential lookups for 5 refused requests, want at most %d", n, overBudgetLookups)
 			}
+			wantStatus(t, valid.send(t, client, node.URL), 200)
 		})
 	}
 }
 
+// overBudgetLookups is abuse.go's trickle: lookups per second of an
+// address over its budget.
+const overBudgetLookups = 1
+
+// The default budget is the real service's invalid request limit.
+func TestAuthFailureBudgetDefault(t *testing.T) {
+	t.Parallel()
+	if got, want := api.DefaultConfig().AuthFailureLimit, (ratelimit.Limit{Count: 10_000, Window: 10 * time.Minute}); got != want {
+		t.Errorf("default AuthFailureLimit %v, want %v", got, want)
+	}
+}
+
 // A flood of garbage tokens from one address gets the budget's 401s,
-// then 429s that cost no store lookup; another address is unaffected;
-// when the window ends the address is served again.
+// then 429s that cost no store lookup beyond the trickle; the bot working
+// from the same address all along is still served, and so, within a
+// second, is a bot token never seen before; another address is
+// unaffected; when the window ends the address is counted afresh.
 func TestAuthFailureFlood(t *testing.T) {
 	t.Parallel()
-	e := testenv.New(t) // the default budget
-	budget := api.DefaultConfig().AuthFailureLimit
+	budget := ratelimit.Limit{Count: 50, Window: time.Minute}
+	e := testenv.New(t, func(c *api.Config) { c.AuthFailureLimit = budget })
+	e.Clock.Freeze()
 	counter := &lookupCounter{Store: e.Store}
 	node := e.NodeOn(counter)
 	flooder, neighbour := clientFrom(t, "127.0.0.2"), clientFrom(t, "127.0.0.3")
@@ -202,28 +224,49 @@ func TestAuthFailureFlood(t *testing.T) {
 		return credentialed{name: "garbage", method: "GET", path: path, auth: "Bot " + randomHex(t)}
 	}
 	valid := credentialed{name: "valid", method: "GET", path: path, auth: e.Bot()}
+	wantStatus(t, valid.send(t, flooder, node.URL), 200)
 
-	const flood = 3000
+	const flood = 500
+	before := counter.n.Load()
 	statuses := map[int]int{}
 	for range flood {
-		statuses[garbage().send(t, flooder, node.URL).Status]++
+		r := garbage().send(t, flooder, node.URL)
+		statuses[r.Status]++
+		if r.Status == 429 {
+			wantAddressRefused(t, r, budget.Count)
+		}
 	}
 	if statuses[401] != budget.Count || statuses[429] != flood-budget.Count || len(statuses) != 2 {
 		t.Fatalf("statuses of %d garbage requests %v, want %d 401s and the rest 429", flood, statuses, budget.Count)
 	}
-	if n := counter.n.Load(); n != int64(budget.Count) {
-		t.Errorf("%d token lookups for %d requests, want %d (the budget)", n, flood, budget.Count)
+	if n := counter.n.Load() - before; n > int64(budget.Count+overBudgetLookups) {
+		t.Errorf("%d token lookups for %d requests, want at most %d (the budget and the trickle)", n, flood,
+			budget.Count+overBudgetLookups)
 	}
-	wantAddressRefused(t, valid.send(t, flooder, node.URL), budget.Count)
+	// The bot on the same address is not locked out.
+	for range 3 {
+		wantStatus(t, valid.send(t, flooder, node.URL), 200)
+	}
+	wantAddressRefused(t, garbage().send(t, flooder, node.URL), budget.Count)
 
-	// Another address: its own budget, and its valid token works.
+	// A bot token the server never saw gets its lookup once the trickle
+	// refills.
+	second := e.NewApp(bootstrap.AppOptions{Name: "second"})
+	fresh := credentialed{name: "fresh", method: "GET", path: "/api/v10/applications/" + second.ApplicationID + "/commands",
+		auth: "Bot " + second.BotToken}
+	e.Clock.Advance(time.Second)
+	wantStatus(t, fresh.send(t, flooder, node.URL), 200)
+	wantStatus(t, fresh.send(t, flooder, node.URL), 200) // known now: no trickle needed
+	wantAddressRefused(t, garbage().send(t, flooder, node.URL), budget.Count)
+
+	// Another address: its own budget.
 	wantStatus(t, valid.send(t, neighbour, node.URL), 200)
 	wantStatus(t, garbage().send(t, neighbour, node.URL), 401)
 
-	// The window ends: the flooder is served, and counted afresh.
+	// The window ends: the flooder's failures are 401s again.
 	e.Clock.Advance(budget.Window)
-	wantStatus(t, valid.send(t, flooder, node.URL), 200)
 	wantStatus(t, garbage().send(t, flooder, node.URL), 401)
+	wantStatus(t, valid.send(t, flooder, node.URL), 200)
 }
 
 // The budget is one per address, whatever the route: failures on the
@@ -244,61 +287,97 @@ func TestAuthFailureBudgetIsPerAddress(t *testing.T) {
 	}
 }
 
+// Over the budget, a valid admin token and a valid OAuth2 client
+// secret the server accepted before are still served.
+func TestAuthFailureBudgetServesKnownAdminAndClientCredentials(t *testing.T) {
+	t.Parallel()
+	const budget = 2
+	e := testenv.New(t, func(c *api.Config) { c.AuthFailureLimit = ratelimit.Limit{Count: budget, Window: time.Minute} })
+	e.Clock.Freeze()
+	client := clientFrom(t, "127.0.0.6")
+	admin := credentialed{name: "admin", method: "GET", path: "/admin/v1/users", auth: e.AdminAuth()}
+	secret := "Basic " + base64.StdEncoding.EncodeToString([]byte(e.App.ClientID+":"+e.App.ClientSecret))
+	token := credentialed{name: "client credentials", method: "POST", path: "/api/v10/oauth2/token", auth: secret,
+		form: url.Values{"grant_type": {"client_credentials"}, "scope": {"identify"}}}
+	wantStatus(t, admin.send(t, client, e.URL), 200)
+	wantStatus(t, token.send(t, client, e.URL), 200)
+	garbage := credentialed{name: "garbage", method: "GET", path: "/admin/v1/users", auth: "Admin " + randomHex(t)}
+	for range budget {
+		wantStatus(t, garbage.send(t, client, e.URL), 401)
+	}
+	for range 3 {
+		wantAddressRefused(t, garbage.send(t, client, e.URL), budget)
+	}
+	wantStatus(t, admin.send(t, client, e.URL), 200)
+	wantStatus(t, token.send(t, client, e.URL), 200)
+}
+
 // Turned off, no address is ever refused.
 func TestAuthFailureBudgetOff(t *testing.T) {
 	t.Parallel()
 	e := testenv.New(t, func(c *api.Config) { c.AuthFailureLimit = ratelimit.Limit{} })
 	req := credentialed{name: "garbage", method: "GET", path: v10(e).global(), auth: "Bot garbage"}
 	client := clientFrom(t, "127.0.0.5")
-	for range api.DefaultConfig().AuthFailureLimit.Count + 10 {
+	for range 500 {
 		wantStatus(t, req.send(t, client, e.URL), 401)
 	}
 }
 
 // The gateway is under the same budget: an IDENTIFY or RESUME with an
-// unknown token is closed 4004 and counts against its address; an
-// address over its budget is refused (429) before the websocket upgrade,
-// and on the API too.
+// unknown token is closed 4004 and counts against its address. Over the
+// budget the upgrade is still served (it carries no credential), a bad
+// token is still closed 4004, and the bot's own token still gets READY;
+// on the API the address's failures get the 429 and the bot is served.
 func TestAuthFailureBudgetOnTheGateway(t *testing.T) {
 	t.Parallel()
 	const budget = 2
 	e := testenv.New(t, func(c *api.Config) { c.AuthFailureLimit = ratelimit.Limit{Count: budget, Window: time.Minute} })
+	e.Clock.Freeze()
 	client := clientFrom(t, "127.0.0.30")
 	ws := strings.Replace(e.URL, "http", "ws", 1) + "/gateway?v=10&encoding=json"
-	attempts := []struct{ op, d string }{
-		{"2", `{"token":"Bot nope","intents":1,"properties":{"os":"linux","browser":"t","device":"t"}}`},
-		{"6", `{"token":"nope","session_id":"s","seq":1}`},
-	}
-	for i, a := range attempts {
+	properties := `"properties":{"os":"linux","browser":"t","device":"t"}`
+	// identifyAs sends op with d and returns the close status it got
+	// (-1: it got READY).
+	identifyAs := func(op, d string) websocket.StatusCode {
+		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
 		c, _, err := websocket.Dial(ctx, ws, &websocket.DialOptions{HTTPClient: client})
 		if err != nil {
-			cancel()
-			t.Fatalf("attempt %d: dial: %v", i+1, err)
+			t.Fatalf("dial: %v", err)
 		}
+		defer c.CloseNow()
 		if _, _, err := c.Read(ctx); err != nil { // HELLO
-			t.Fatalf("attempt %d: HELLO: %v", i+1, err)
+			t.Fatalf("HELLO: %v", err)
 		}
-		if err := c.Write(ctx, websocket.MessageText, []byte(`{"op":`+a.op+`,"d":`+a.d+`}`)); err != nil {
+		if err := c.Write(ctx, websocket.MessageText, []byte(`{"op":`+op+`,"d":`+d+`}`)); err != nil {
 			t.Fatal(err)
 		}
-		_, _, err = c.Read(ctx)
-		if got := websocket.CloseStatus(err); got != 4004 {
-			t.Fatalf("attempt %d (op %s) with an unknown token: %v (close %d), want close 4004", i+1, a.op, err, got)
+		_, data, err := c.Read(ctx)
+		if err == nil && strings.Contains(string(data), `"t":"READY"`) {
+			return -1
 		}
-		c.CloseNow()
-		cancel()
+		return websocket.CloseStatus(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c, resp, err := websocket.Dial(ctx, ws, &websocket.DialOptions{HTTPClient: client})
-	if err == nil {
-		c.CloseNow()
-		t.Fatal("an address over its budget was upgraded")
+	bot := `{"token":"` + e.Bot() + `","intents":0,` + properties + `}`
+	if got := identifyAs("2", bot); got != -1 {
+		t.Fatalf("the bot's IDENTIFY: close %d, want READY", got)
 	}
-	if resp == nil || resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("X-RateLimit-Global") != "true" {
-		t.Fatalf("dial over the budget: %v (response %+v), want a global 429", err, resp)
+	attempts := []struct{ op, d string }{
+		{"2", `{"token":"Bot nope","intents":1,` + properties + `}`},
+		{"6", `{"token":"nope","session_id":"s","seq":1}`},
+		{"2", `{"token":"Bot nope-again","intents":1,` + properties + `}`}, // over the budget
 	}
+	for i, a := range attempts {
+		if got := identifyAs(a.op, a.d); got != 4004 {
+			t.Fatalf("attempt %d (op %s) with an unknown token: close %d, want 4004", i+1, a.op, got)
+		}
+	}
+	if got := identifyAs("2", bot); got != -1 {
+		t.Fatalf("the bot's IDENTIFY over the budget: close %d, want READY", got)
+	}
+	wantAddressRefused(t, credentialed{name: "garbage", method: "GET", path: v10(e).global(), auth: "Bot nope"}.
+		send(t, client, e.URL), budget)
 	valid := credentialed{name: "valid bot token", method: "GET", path: v10(e).global(), auth: e.Bot()}
-	wantAddressRefused(t, valid.send(t, client, e.URL), budget)
+	wantStatus(t, valid.send(t, client, e.URL), 200)
 }

@@ -39,6 +39,7 @@ func (s *Server) adminRoutes() {
 type adminRecorder struct{ s *Server }
 
 func (r adminRecorder) Handle(pattern string, h http.Handler) {
+	h = r.s.noteAccepted(h)
 	if strings.HasPrefix(pattern, "GET ") {
 		r.s.register(pattern, h)
 		return

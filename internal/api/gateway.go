@@ -52,15 +52,25 @@ func (d gatewayDirectory) Bot(ctx context.Context, token string) (gateway.Bot, e
 	if !strings.HasPrefix(token, "Bot ") {
 		token = "Bot " + token
 	}
+	addr, fromClient := ctx.Value(gatewayClientKey{}).(string)
+	if fromClient && !d.s.mayCheckCredential(addr, token) {
+		// Over its failure budget, with a token not known to be valid:
+		// refused as a bad token, without a lookup.
+		d.s.countAuthFailureFrom(addr)
+		return gateway.Bot{}, gateway.ErrUnknownToken
+	}
 	p, err := auth.Authenticate(ctx, d.s.store, token, d.s.now())
 	if errors.Is(err, auth.ErrInvalidToken) || (err == nil && !p.Bot()) {
-		if addr, ok := ctx.Value(gatewayClientKey{}).(string); ok {
+		if fromClient {
 			d.s.countAuthFailureFrom(addr)
 		}
 		return gateway.Bot{}, gateway.ErrUnknownToken
 	}
 	if err != nil {
 		return gateway.Bot{}, err
+	}
+	if d.s.accepted != nil {
+		d.s.accepted.add(token)
 	}
 	app, err := d.s.store.Application(ctx, p.Token.ApplicationID)
 	if err != nil {
@@ -72,7 +82,8 @@ func (d gatewayDirectory) Bot(ctx context.Context, token string) (gateway.Bot, e
 	}
 	// READY's user is the bot's own account, as GET /users/@me renders it.
 	user, err := jsonenc.Marshal(currentUser(u, false))
-	return gateway.Bot{ApplicationID: app.ID, Flags: app.Flags, User: user}, err
+	return gateway.Bot{ApplicationID: app.ID, Flags: app.Flags, User: user,
+		InteractionsEndpointURL: app.InteractionsEndpointURL}, err
 }
 
 // Guilds returns every guild the app's bot is a member of, with its

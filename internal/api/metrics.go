@@ -77,7 +77,7 @@ func newServerMetrics(started time.Time, gatewayStats func() gateway.Stats) *ser
 	m.busGaps.With(gapCache)
 	sessions := r.Gauge("slashd_gateway_sessions",
 		"Gateway sessions this node holds, by state: connected, or resumable (waiting for the client to resume).", "state")
-	connections := r.Gauge("slashd_gateway_connections", "Open gateway websocket connections on this node.")
+	connections := r.Gauge("slashd_gateway_connections", "Open gateway websocket connections on this node, identified or not.")
 	r.OnCollect(func() {
 		st := gatewayStats()
 		sessions.With("connected").Set(float64(st.Connected))

@@ -54,6 +54,7 @@ func (s *Server) wrap(template string, kind routeKind, h handlerFunc) http.Handl
 				s.writeAuthError(w, r, err)
 				return
 			}
+			s.acceptCredential(r)
 			r = r.WithContext(context.WithValue(r.Context(), principalKey{}, p))
 			who = "u:" + p.Token.UserID.String()
 		} else if kind != publicRoute {
@@ -66,6 +67,7 @@ func (s *Server) wrap(template string, kind routeKind, h handlerFunc) http.Handl
 				s.writeError(w, r, err)
 				return
 			}
+			s.acceptCredential(r)
 			r = r.WithContext(context.WithValue(r.Context(), principalKey{}, p))
 			who = "t:" + hex.EncodeToString(p.Token.Hash[:8])
 		}

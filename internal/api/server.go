@@ -54,10 +54,14 @@ type Config struct {
 	WriteLimit ratelimit.Limit
 	// AuthFailureLimit is how many requests answered 401 (a missing or
 	// bad token) a client address may make per window on the routes that
-	// take a credential, after which it is refused (429) until the
-	// window ends, before any credential is checked. It counts in this
-	// process even with SharedRateLimits, and applies whether RateLimit
-	// is on or not; the zero Limit turns it off. See docs/compat.md.
+	// take a credential (and IDENTIFYs or RESUMEs with a bad token on the
+	// gateway): the real service's invalid request limit, 10,000 per 10
+	// minutes. Past it, until the window ends, the address's failures get
+	// a global 429 instead, and its credentials are looked up only when
+	// known to be valid (or for a trickle): valid ones are still served.
+	// It counts in this process even with SharedRateLimits, and applies
+	// whether RateLimit is on or not; the zero Limit turns it off. See
+	// abuse.go and docs/compat.md.
 	AuthFailureLimit ratelimit.Limit
 	// LoginAccountLimit and LoginAddressLimit are how many password
 	// checks the consent page's login form makes per login name and per
@@ -93,6 +97,11 @@ type Config struct {
 	ServeMetrics bool
 }
 
+// acceptedCredentials bounds the credentials remembered as valid (for
+// addresses over their failure budget): far more than the bots and
+// clients one server has.
+const acceptedCredentials = 100_000
+
 // DefaultConfig is what `slashd serve` runs with.
 func DefaultConfig() Config {
 	return Config{
@@ -101,7 +110,7 @@ func DefaultConfig() Config {
 		ReadLimit:   ratelimit.Limit{Count: 50, Window: time.Second},
 		WriteLimit:  ratelimit.Limit{Count: 25, Window: 5 * time.Second},
 		// docs/compat.md ("Abuse limits") says why these budgets.
-		AuthFailureLimit:  ratelimit.Limit{Count: 300, Window: time.Minute},
+		AuthFailureLimit:  ratelimit.Limit{Count: 10_000, Window: 10 * time.Minute},
 		LoginAccountLimit: ratelimit.Limit{Count: 10, Window: 15 * time.Minute},
 		LoginAddressLimit: ratelimit.Limit{Count: 30, Window: 15 * time.Minute},
 		RateLimitKeys:     ratelimit.DefaultMaxKeys,
@@ -157,8 +166,11 @@ type Server struct {
 	log       *slog.Logger
 	limiter   ratelimit.Checker
 	// failures counts authentication failures per client address (nil:
-	// not limited).
+	// not limited); lookups, the credential lookups of addresses over
+	// their budget; accepted remembers the credentials accepted.
 	failures *ratelimit.Limiter
+	lookups  *ratelimit.Limiter
+	accepted *credentialSet
 	renders  *cache[renderKey, []byte]
 	decoded  *cache[versionKey, command.Command]
 	events   event.Bus
@@ -244,6 +256,8 @@ func New(cfg Config, d Deps) *Server {
 	s.store = messageEvents{Store: d.Store, bus: s.events, ui: !cfg.MessageEventsOff, bots: s.messageBots}
 	if cfg.AuthFailureLimit.On() {
 		s.failures = ratelimit.NewWithMaxKeys(d.Now, cfg.RateLimitKeys)
+		s.lookups = ratelimit.NewWithMaxKeys(d.Now, cfg.RateLimitKeys)
+		s.accepted = newCredentialSet(acceptedCredentials)
 	}
 	s.oauth = oauth.New(oauth.Deps{Store: d.Store, IDs: d.IDs, Now: d.Now, Rand: d.Rand, Logger: d.Logger,
 		Wrap: s.wrapPublic, Guard: s.guardCredential, Limiter: s.limiter,

@@ -14,9 +14,10 @@ import (
 	"github.com/slashd/slashd/internal/testenv"
 )
 
-// padded is a heartbeat payload of exactly n bytes.
+// padded is a heartbeat payload of exactly n bytes (padded with a field
+// the gateway ignores).
 func padded(n int) []byte {
-	head, tail := `{"op":1,"d":"`, `"}`
+	head, tail := `{"op":1,"d":null,"pad":"`, `"}`
 	return []byte(head + strings.Repeat("x", n-len(head)-len(tail)) + tail)
 }
 
@@ -48,6 +49,16 @@ func TestCloseCodes(t *testing.T) {
 		{name: "op a string", run: sendRaw(`{"op":"1","d":null}`), code: 4002, reason: "Error while decoding payload."},
 		{name: "identify d not an object", run: sendRaw(`{"op":2,"d":"token"}`), code: 4002, reason: "Error while decoding payload."},
 		{name: "resume d not an object", run: sendRaw(`{"op":6,"d":[1]}`), code: 4002, reason: "Error while decoding payload."},
+		{name: "heartbeat d an object", run: sendRaw(`{"op":1,"d":{"seq":1}}`), code: 4002, reason: "Error while decoding payload."},
+		{name: "heartbeat d a string", run: sendRaw(`{"op":1,"d":"1"}`), code: 4002, reason: "Error while decoding payload."},
+		{name: "heartbeat d a fraction", run: sendRaw(`{"op":1,"d":1.5}`), code: 4002, reason: "Error while decoding payload."},
+		{name: "heartbeat d an exponent", run: sendRaw(`{"op":1,"d":1e3}`), code: 4002, reason: "Error while decoding payload."},
+		{name: "heartbeat d true", run: sendRaw(`{"op":1,"d":true}`), code: 4002, reason: "Error while decoding payload."},
+		{name: "heartbeat d an array", run: sendRaw(`{"op":1,"d":[]}`), code: 4002, reason: "Error while decoding payload."},
+		{name: "heartbeat d beyond int64", run: sendRaw(`{"op":1,"d":9223372036854775808}`), code: 4002,
+			reason: "Error while decoding payload."},
+		{name: "heartbeat d an object after identify", run: identified(`{"op":1,"d":{}}`), code: 4002,
+			reason: "Error while decoding payload."},
 		{name: "payload of 4097 bytes", run: func(t *testing.T, e *testenv.Env, c *client) {
 			c.sendRaw(padded(4096)) // the limit itself is fine
 			c.expect(11)
@@ -126,7 +137,7 @@ func TestCloseCodes(t *testing.T) {
 			c.ready()
 			e.Clock.Advance(heartbeatTimeout)
 		}, code: 4009, reason: "Session timed out."},
-		{name: "heartbeats stop", opt: ownEnv, run: func(t *testing.T, e *testenv.Env, c *client) {
+		{name: "heartbeats stop", opt: func(c *api.Config) { c.Gateway.IdentifyTimeout = time.Hour }, run: func(t *testing.T, e *testenv.Env, c *client) {
 			// Each heartbeat keeps it open another 1.5 intervals: three
 			// heartbeats half a timeout apart hold it past one timeout.
 			// Frozen, only Advance moves the clock, so the real time a
@@ -139,6 +150,30 @@ func TestCloseCodes(t *testing.T) {
 			}
 			e.Clock.Advance(heartbeatTimeout)
 		}, code: 4009, reason: "Session timed out."},
+
+		// 4009: no IDENTIFY or RESUME within IdentifyTimeout, heartbeats
+		// or not.
+		{name: "no identify within IdentifyTimeout", opt: func(c *api.Config) { c.Gateway.IdentifyTimeout = 30 * time.Second },
+			run: func(t *testing.T, e *testenv.Env, c *client) {
+				e.Clock.Freeze()
+				c.send(1, nil)
+				c.expect(11)
+				e.Clock.Advance(29 * time.Second)
+				c.send(1, nil) // heartbeats do not stand in for IDENTIFY
+				c.expect(11)
+				e.Clock.Advance(time.Second)
+			}, code: 4009, reason: "Session timed out."},
+		{name: "no identify after a refused resume", opt: func(c *api.Config) { c.Gateway.IdentifyTimeout = 30 * time.Second },
+			run: func(t *testing.T, e *testenv.Env, c *client) {
+				e.Clock.Freeze()
+				e.Clock.Advance(20 * time.Second)
+				c.send(6, map[string]any{"token": e.Bot(), "session_id": "gone", "seq": 1})
+				c.expect(9) // a new window to identify starts here
+				e.Clock.Advance(20 * time.Second)
+				c.send(1, nil)
+				c.expect(11)
+				e.Clock.Advance(10 * time.Second)
+			}, code: 4009, reason: "Session timed out."},
 
 		// 4010
 		{name: "shard [1,1]", run: identifyShard(1, 1), code: 4010, reason: "Invalid shard."},

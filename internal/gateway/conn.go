@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"sync"
@@ -13,7 +14,9 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/jsonenc"
+	"github.com/slashd/slashd/internal/ratelimit"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 
@@ -48,6 +51,11 @@ type conn struct {
 	flushing bool  // a flush goroutine is running (or the connection is done writing)
 	dirty    bool  // something was queued since the flusher last looked
 	watch    Timer // closes the connection when heartbeats stop
+	// identifyWatch closes the connection when no IDENTIFY or RESUME
+	// came within IdentifyTimeout; identifying says one is being
+	// answered (a slow store does not turn it into a timeout).
+	identifyWatch Timer
+	identifying   bool
 
 	windowStart time.Time
 	sent        int
@@ -56,12 +64,27 @@ type conn struct {
 }
 
 // ServeHTTP accepts a gateway connection: ?v= (6–10), ?encoding=json
-// (etf is refused), ?compress=zlib-stream or zstd-stream optional.
+// (etf is refused), ?compress=zlib-stream or zstd-stream optional. A
+// client address with MaxConnsPerAddress connections open is refused
+// before the upgrade.
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	addr := ratelimit.AddressKey(r.RemoteAddr)
+	if !g.admit(addr) {
+		g.refuseConnection(w, addr)
+		return
+	}
+	defer g.release(addr)
 	ws, err := websocket.Accept(w, r, nil)
 	if err != nil {
 		return // Accept has answered the request
 	}
+	// However the connection ends, its socket is closed here. The
+	// websocket library closes it only on a close handshake or a
+	// timeout: a client that just goes away (a FIN or a reset, no close
+	// frame) ends Read with an error and nothing more, which left the
+	// socket in CLOSE-WAIT and, since the library's Conn is in a cycle
+	// with its finalizer, its buffers on the heap for good.
+	defer func() { _ = ws.CloseNow() }()
 	q := r.URL.Query()
 	version := q.Get("v")
 	if version == "" {
@@ -70,6 +93,13 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := &conn{g: g, ws: ws, url: URL(r)}
 	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(r.Context()))
 	defer c.cancel()
+	// Counted from the upgrade on (slashd_gateway_connections), so
+	// that every open socket shows, identified or not.
+	if !g.addConn(c) {
+		c.close(websocket.StatusServiceRestart, "shutting down")
+		return
+	}
+	defer g.removeConn(c)
 	switch {
 	case !apiVersions[version]:
 		c.close(CloseInvalidAPIVersion, "")
@@ -80,15 +110,27 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c.version, _ = strconv.Atoi(version)
 	c.packer = newCompressor(q.Get("compress"), &g.compressors)
-	if !g.addConn(c) {
-		c.close(websocket.StatusServiceRestart, "shutting down")
-		return
-	}
-	defer g.removeConn(c)
 	ws.SetReadLimit(64 << 10) // larger than MaxPayload: those get 4002, not 1009
 	c.resetWatch()
+	c.armIdentifyDeadline()
 	c.send(frame(opHello, map[string]any{"heartbeat_interval": g.cfg.HeartbeatInterval.Milliseconds()}))
 	c.readLoop()
+}
+
+// refuseConnection answers the upgrade of a client address over
+// MaxConnsPerAddress: 429 with the API's error envelope, before any
+// websocket exists, so that refusing costs no goroutine or buffer. A
+// library sees its handshake fail and retries later, as it does when the
+// real gateway cannot be reached; a close code after the upgrade would
+// make it reconnect at once.
+func (g *Gateway) refuseConnection(w http.ResponseWriter, addr string) {
+	g.log.Warn("gateway: connection refused: the client address has the most connections allowed open",
+		"address", addr, "open", g.cfg.MaxConnsPerAddress)
+	body, _ := (&apierr.Error{Code: apierr.CodeGeneral, Message: fmt.Sprintf(
+		"This address has %d gateway connections open, the most this server allows.", g.cfg.MaxConnsPerAddress)}).MarshalJSON()
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusTooManyRequests)
+	_, _ = w.Write(body)
 }
 
 // URL is the gateway's URL for a client that made request r (the
@@ -107,6 +149,7 @@ func (c *conn) readLoop() {
 	dead := false
 	defer func() {
 		c.watch.Stop()
+		c.stopIdentifyDeadline()
 		c.cancel()
 		c.mu.Lock()
 		timedOut := c.closedWith == CloseSessionTimedOut
@@ -150,13 +193,22 @@ func (c *conn) readLoop() {
 func (c *conn) handle(op int, d json.RawMessage) (websocket.StatusCode, string) {
 	switch op {
 	case opHeartbeat:
+		if !validHeartbeatSeq(d) {
+			return CloseDecodeError, ""
+		}
 		c.resetWatch()
 		c.send(frame(opHeartbeatACK, nil))
 		return 0, ""
 	case opIdentify:
+		c.startIdentifying()
 		return onOwnStack(func() (websocket.StatusCode, string) { return c.identify(d) })
 	case opResume:
-		return onOwnStack(func() (websocket.StatusCode, string) { return c.resume(d) })
+		c.startIdentifying()
+		code, reason := onOwnStack(func() (websocket.StatusCode, string) { return c.resume(d) })
+		if code == 0 && c.session() == nil {
+			c.armIdentifyDeadline() // refused with op 9: a new window to identify
+		}
+		return code, reason
 	case opRequestMembers:
 		return onOwnStack(func() (websocket.StatusCode, string) { return c.requestMembers(d) })
 	case opPresenceUpdate, opVoiceState, opSoundboard:
@@ -268,6 +320,7 @@ func (c *conn) identify(d json.RawMessage) (websocket.StatusCode, string) {
 			return 0, ""
 		}
 	}
+	c.sayWhereInteractionsGo(bot, s) // before READY, so that it is logged by the time the client has READY
 	// READY goes out first, as a frame of this connection's: the flusher
 	// writes queued frames before the session's dispatches.
 	c.mu.Lock()
@@ -275,6 +328,20 @@ func (c *conn) identify(d json.RawMessage) (websocket.StatusCode, string) {
 	c.mu.Unlock()
 	c.attach(s, readySeq)
 	return 0, ""
+}
+
+// sayWhereInteractionsGo logs, once per identify, that the app's
+// interactions go to its Interactions Endpoint URL rather than to the
+// session: a bot written for the gateway would otherwise wait for an
+// INTERACTION_CREATE that never comes, with nothing saying why (as on
+// the real service, where the endpoint URL wins too).
+func (c *conn) sayWhereInteractionsGo(bot Bot, s *session) {
+	if bot.InteractionsEndpointURL == "" {
+		return
+	}
+	c.g.log.Info(fmt.Sprintf("gateway: application %s's interactions go to its endpoint URL %s, not to this gateway "+
+		"session; set it to \"\" to receive INTERACTION_CREATE here", bot.ApplicationID, bot.InteractionsEndpointURL),
+		"application", bot.ApplicationID.String(), "interactions_endpoint_url", bot.InteractionsEndpointURL, "session", s.id)
 }
 
 // markerWait bounds how long an identify waits for its start marker;
@@ -483,6 +550,50 @@ func (c *conn) resetWatch() {
 		return
 	}
 	c.watch.Reset(d)
+}
+
+// armIdentifyDeadline gives the connection IdentifyTimeout to send
+// IDENTIFY or RESUME: then it is closed 4009 (Session timed out), as a
+// connection whose heartbeats stop is, so that one that only heartbeats
+// cannot hold a socket forever.
+func (c *conn) armIdentifyDeadline() {
+	d := c.g.cfg.IdentifyTimeout
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.identifying = false
+	if c.identifyWatch == nil {
+		c.identifyWatch = c.g.cfg.AfterFunc(d, c.identifyTimedOut)
+		return
+	}
+	c.identifyWatch.Reset(d)
+}
+
+func (c *conn) identifyTimedOut() {
+	c.mu.Lock()
+	waiting := c.sess == nil && !c.identifying
+	c.mu.Unlock()
+	if waiting {
+		c.close(CloseSessionTimedOut, "")
+	}
+}
+
+// startIdentifying stops the identify deadline: an IDENTIFY or RESUME
+// came in time.
+func (c *conn) startIdentifying() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.identifying = true
+	if c.identifyWatch != nil {
+		c.identifyWatch.Stop()
+	}
+}
+
+func (c *conn) stopIdentifyDeadline() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.identifyWatch != nil {
+		c.identifyWatch.Stop()
+	}
 }
 
 // allowSend counts a client payload against the send limit.

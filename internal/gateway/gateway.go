@@ -70,6 +70,9 @@ type Bot struct {
 	ApplicationID snowflake.ID
 	Flags         uint64
 	User          json.RawMessage // the bot's user object for READY
+	// InteractionsEndpointURL is where the app's interactions go
+	// instead of its gateway sessions ("": to the sessions).
+	InteractionsEndpointURL string
 }
 
 // Guild is one guild of a bot.
@@ -83,6 +86,16 @@ type Config struct {
 	// HeartbeatInterval is what Hello tells clients (the real gateway's
 	// 41.25 s); a connection silent for 1.5 intervals is closed (4009).
 	HeartbeatInterval time.Duration
+	// IdentifyTimeout is how long a connection may stay without sending
+	// IDENTIFY or RESUME (60 s); then it is closed 4009, heartbeats or
+	// not. docs/compat.md says why.
+	IdentifyTimeout time.Duration
+	// MaxConnsPerAddress caps the open connections of one client
+	// address (ratelimit.AddressKey of the request's RemoteAddr, which
+	// internal/realip sets behind trusted proxies): more are refused
+	// with a 429 before the upgrade. 0: DefaultConfig's 1000; negative:
+	// no cap.
+	MaxConnsPerAddress int
 	// ResumeWindow is how long a dropped session stays resumable.
 	ResumeWindow time.Duration
 	// ReplayLimit is how many dispatches a session keeps for resume.
@@ -127,9 +140,12 @@ type Timer interface {
 // RealAfterFunc is time.AfterFunc, as an AfterFunc of Config.
 func RealAfterFunc(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
 
-// DefaultConfig is the real gateway's numbers.
+// DefaultConfig is the real gateway's numbers, and slashd's own where
+// the real gateway's are not known (IdentifyTimeout) or have no
+// counterpart (MaxConnsPerAddress).
 func DefaultConfig() Config {
-	return Config{HeartbeatInterval: 41250 * time.Millisecond, ResumeWindow: 5 * time.Minute, ReplayLimit: 1000,
+	return Config{HeartbeatInterval: 41250 * time.Millisecond, IdentifyTimeout: time.Minute, MaxConnsPerAddress: 1000,
+		ResumeWindow: 5 * time.Minute, ReplayLimit: 1000,
 		SendLimit: 120, SendWindow: time.Minute, MaxPayload: 4096, GuildsPerShard: 2500,
 		MemberRequestWindow: 30 * time.Second}
 }
@@ -149,9 +165,12 @@ type Gateway struct {
 	sessions map[string]*session
 	byApp    map[snowflake.ID]map[*session]struct{}
 	conns    map[*conn]struct{}
-	seen     map[string]time.Time     // when each other node last said it was alive
-	syncs    map[string]chan struct{} // this node's sync markers on their way (catchUp)
-	closing  bool
+	// perAddress counts the connections of each client address, from
+	// before the upgrade to the socket's close (MaxConnsPerAddress).
+	perAddress map[string]int
+	seen       map[string]time.Time     // when each other node last said it was alive
+	syncs      map[string]chan struct{} // this node's sync markers on their way (catchUp)
+	closing    bool
 	// readers counts the sessions (any node's) whose intents ask for
 	// messages (GUILD_MESSAGES or DIRECT_MESSAGES).
 	readers int
@@ -163,6 +182,12 @@ func New(cfg Config, dir Directory, bus event.Bus) *Gateway {
 	def := DefaultConfig()
 	if cfg.HeartbeatInterval <= 0 {
 		cfg.HeartbeatInterval = def.HeartbeatInterval
+	}
+	if cfg.IdentifyTimeout <= 0 {
+		cfg.IdentifyTimeout = def.IdentifyTimeout
+	}
+	if cfg.MaxConnsPerAddress == 0 {
+		cfg.MaxConnsPerAddress = def.MaxConnsPerAddress
 	}
 	if cfg.ResumeWindow <= 0 {
 		cfg.ResumeWindow = def.ResumeWindow
@@ -198,8 +223,8 @@ func New(cfg Config, dir Directory, bus event.Bus) *Gateway {
 		cfg.Node, _ = newSessionID()
 	}
 	return &Gateway{cfg: cfg, dir: dir, bus: bus, log: cfg.Logger, started: cfg.Now(), sessions: map[string]*session{},
-		byApp: map[snowflake.ID]map[*session]struct{}{}, conns: map[*conn]struct{}{}, seen: map[string]time.Time{},
-		syncs: map[string]chan struct{}{}}
+		byApp: map[snowflake.ID]map[*session]struct{}{}, conns: map[*conn]struct{}{}, perAddress: map[string]int{},
+		seen: map[string]time.Time{}, syncs: map[string]chan struct{}{}}
 }
 
 // Start subscribes to the bus, then, until ctx ends, dispatches its
@@ -445,4 +470,24 @@ func (g *Gateway) removeConn(c *conn) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	delete(g.conns, c)
+}
+
+// admit counts one more connection of a client address, unless the
+// address has MaxConnsPerAddress open already; release uncounts it.
+func (g *Gateway) admit(addr string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if max := g.cfg.MaxConnsPerAddress; max > 0 && g.perAddress[addr] >= max {
+		return false
+	}
+	g.perAddress[addr]++
+	return true
+}
+
+func (g *Gateway) release(addr string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.perAddress[addr]--; g.perAddress[addr] <= 0 {
+		delete(g.perAddress, addr)
+	}
 }

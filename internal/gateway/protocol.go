@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 
 	"github.com/coder/websocket"
 
@@ -103,6 +104,19 @@ func disallowedIntents(intents, flags uint64) uint64 {
 type payload struct {
 	Op *int            `json:"op"`
 	D  json.RawMessage `json:"d"`
+}
+
+// validHeartbeatSeq reports whether a heartbeat's d is what the docs
+// allow: the last sequence number the client received (an integer) or
+// null. Absent counts as null. Anything else (a string, an object, a
+// fraction) is a decode error (4002).
+func validHeartbeatSeq(d json.RawMessage) bool {
+	s := strings.Trim(string(d), " \t\r\n")
+	if s == "" || s == "null" {
+		return true
+	}
+	_, err := strconv.ParseInt(s, 10, 64)
+	return err == nil
 }
 
 // identify is op 2's data.

@@ -22,7 +22,12 @@ import (
 // timing out) instead of its backlog growing.
 func TestSlowClient(t *testing.T) {
 	t.Parallel()
-	e := testenv.New(t, func(c *api.Config) { c.Gateway.ReplayLimit = 10 })
+	e := testenv.New(t, func(c *api.Config) {
+		c.Gateway.ReplayLimit = 10
+		// Its clients do not heartbeat, and under -race on a loaded
+		// machine the 400 events take longer than a heartbeat timeout.
+		c.Gateway.HeartbeatInterval = time.Hour
+	})
 	app, g := appID(t, e), guildID(t, e)
 	slow, fast := dial(t, e), dial(t, e)
 	slow.login(e, 0)
