@@ -536,12 +536,14 @@ export async function chatView(root) {
   // click.
   let pickerSeq = 0;
   let pickerShown = "";
+  let pickerFor = null; // the text the shown list is for
   async function showPicker() {
     const mine = ++pickerSeq;
     const v = input.value;
     if (!v.startsWith("/")) {
       picker.hidden = true;
       pickerShown = "";
+      pickerFor = null;
       return;
     }
     try {
@@ -555,6 +557,7 @@ export async function chatView(root) {
     const es = entries().filter((e) => e.label.toLowerCase().startsWith(q) || (q && e.label.toLowerCase().includes(q)));
     const hidden = st.hidden.filter((h) => h.c.name.toLowerCase().startsWith(q.split(" ")[0]));
     const key = JSON.stringify([es.map((e) => [e.c.id, e.label]), hidden.map((h) => [h.c.id, h.reason])]);
+    pickerFor = v;
     if (!picker.hidden && key === pickerShown) return;
     pickerShown = key;
     // An app's guild and global command of one name are both listed (as
@@ -572,13 +575,23 @@ export async function chatView(root) {
     picker.hidden = false;
   }
   input.addEventListener("input", showPicker);
-  input.addEventListener("keydown", (ev) => {
+  input.addEventListener("keydown", async (ev) => {
     if (ev.key === "Escape") picker.hidden = true;
-    if (ev.key === "Enter") {
-      const first = picker.querySelector("button.entry");
-      if (first) first.click();
-      else if (input.value && !input.value.startsWith("/")) say("The playground sends commands: type / to pick one.");
+    if (ev.key !== "Enter") return;
+    ev.preventDefault();
+    const typed = input.value;
+    // An empty box sends nothing. The picker keeps the buttons of the
+    // last list it showed after a command is chosen: only a list shown
+    // for what is typed now may be used, or Enter would run the last
+    // command again.
+    if (!typed.trim()) return;
+    if (!typed.startsWith("/")) {
+      say("The playground sends commands: type / to pick one.");
+      return;
     }
+    if (picker.hidden || pickerFor !== typed) await showPicker();
+    if (picker.hidden || pickerFor !== typed || input.value !== typed) return;
+    picker.querySelector("button.entry")?.click();
   });
 
   // choose opens the option form of a command (or sends one without
@@ -586,6 +599,7 @@ export async function chatView(root) {
   function choose(e) {
     picker.hidden = true;
     pickerShown = "";
+    pickerFor = null;
     input.value = "/" + e.label + " ";
     st.command = e;
     if (!e.opts.length) {
