@@ -6,7 +6,7 @@
 // Messages arrive live, over server-sent events (see docs/design.md).
 import { admin, discord, clientToken, liveTicket, APIError } from "./api.js";
 import { el, clear, pill, errorBox } from "./dom.js";
-import { loadWorld, channelLabel, userLabel } from "./world.js";
+import { loadWorld, channelLabel, userLabel, routeNotes } from "./world.js";
 
 const EPHEMERAL = 64;
 const LOADING = 128;
@@ -28,6 +28,7 @@ export async function chatView(root) {
   const userSel = el("select", { id: "chat-user" });
   const list = el("div", { class: "messages", id: "messages" });
   const status = el("div", { id: "composer-status" });
+  const route = el("div", { id: "chat-route" }); // where the last invocation's app gets its interactions
   const form = el("div", { id: "optform" });
   const picker = el("div", { class: "picker", id: "picker", hidden: true });
   const input = el("input", { class: "line", id: "composer-input", autocomplete: "off",
@@ -40,7 +41,7 @@ export async function chatView(root) {
       el("div", {}, el("label", { for: "chat-user" }, "As"), userSel),
       el("span", { class: "muted", id: "chat-live" }, "")),
     list,
-    el("div", { class: "composer" }, picker, status, form, input)), modalRoot);
+    el("div", { class: "composer" }, picker, route, status, form, input)), modalRoot);
 
   const say = (what, kind = "") => clear(status, what ? el("div", { class: "status " + kind, role: kind === "error" ? "alert" : "status" }, what) : null);
   const fail = (e) => {
@@ -106,6 +107,7 @@ export async function chatView(root) {
     st.messages = [];
     clear(list);
     clear(form);
+    clear(route);
     st.command = null;
     say("");
     if (!st.channel || !st.user) return;
@@ -374,6 +376,9 @@ export async function chatView(root) {
 
   async function send(body) {
     say("Sending…");
+    // Read beside the invocation: where the app's interactions go, said
+    // once it is answered (or failed: then it matters most).
+    const app = admin("GET", `/applications/${body.application_id}`).catch(() => null);
     try {
       const ans = await discord("POST", "/interactions", st.token, body);
       say("");
@@ -384,7 +389,13 @@ export async function chatView(root) {
       return null;
     } finally {
       kick();
+      showRoute(await app);
     }
+  }
+
+  // showRoute says where the app just invoked gets its interactions.
+  function showRoute(a) {
+    clear(route, a ? routeNotes(a, "chat-route-note") : null);
   }
 
   function answered(ans, body) {
