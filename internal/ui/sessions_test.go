@@ -61,7 +61,7 @@ type instance struct {
 	stop func() // ends the instance, as a server's process ends
 }
 
-func newDataDir(t *testing.T) *dataDir {
+func newDataDir(t testing.TB) *dataDir {
 	t.Helper()
 	d := &dataDir{path: filepath.Join(t.TempDir(), "slashd.db"), clock: &clock{t: time.Now()}}
 	st, err := sqlite.Open(t.Context(), d.path)
@@ -79,7 +79,7 @@ func newDataDir(t *testing.T) *dataDir {
 
 // start opens the store and serves a new API and UI over it (maxSessions
 // 0: the default cap).
-func (d *dataDir) start(t *testing.T, maxSessions int) *instance {
+func (d *dataDir) start(t testing.TB, maxSessions int) *instance {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, d.path)
@@ -101,7 +101,7 @@ func (d *dataDir) start(t *testing.T, maxSessions int) *instance {
 
 // login posts the admin token to the login form and returns the session
 // cookie's value.
-func (in *instance) login(t *testing.T, token string) string {
+func (in *instance) login(t testing.TB, token string) string {
 	t.Helper()
 	resp, err := noRedirect(&http.Client{}).PostForm(in.srv.URL+"/ui/login", url.Values{"token": {token}})
 	if err != nil {
@@ -298,4 +298,38 @@ func TestRevokedAdminTokenEndsSessions(t *testing.T) {
 	if status, _ := in.call(t, "GET", "/ui/admin/v1/users", kept, "", nil); status != http.StatusOK {
 		t.Errorf("the other token's session: %d, want 200", status)
 	}
+}
+
+// FuzzSessionCookie: whatever a request's session cookie holds, it is
+// no session (401 in the API's JSON format), never an error or a crash;
+// a real session's cookie with a byte changed is none either.
+func FuzzSessionCookie(f *testing.F) {
+	d := newDataDir(f)
+	in := d.start(f, 0)
+	real := in.login(f, d.admin)
+	for _, seed := range []string{"", "x", real[:63], real + "0", strings.Repeat("0", 64), strings.ToUpper(real),
+		real[:10] + "z" + real[11:], "%00", `"` + real} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, value string) {
+		if value == real || value == `"`+real+`"` { // a quoted cookie value is the value (RFC 6265)
+			return
+		}
+		req, err := http.NewRequest("GET", in.srv.URL+"/ui/session", nil)
+		if err != nil {
+			t.Skip()
+		}
+		req.Header.Set("Cookie", ui.CookieName+"="+value)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Skip() // a value no client can send (a newline in a header)
+		}
+		defer resp.Body.Close()
+		var body struct {
+			Message string `json:"message"`
+		}
+		if resp.StatusCode != http.StatusUnauthorized || json.NewDecoder(resp.Body).Decode(&body) != nil || body.Message == "" {
+			t.Fatalf("cookie %q: %d %q, want 401 with a message", value, resp.StatusCode, body.Message)
+		}
+	})
 }
