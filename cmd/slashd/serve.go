@@ -232,7 +232,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 	var root http.Handler = handler
 	var playground *ui.Handler
 	if cfg.ui {
-		playground = ui.New(ui.Config{API: handler, Logger: log, Events: handler.Events()})
+		playground = ui.New(ui.Config{API: handler, Sessions: handler.Store(), Logger: log, Events: handler.Events()})
 		handler.OnDelivery(playground.Record)
 		root = playground
 		// Its live streams never end on their own: end them first, or

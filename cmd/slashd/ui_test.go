@@ -44,6 +44,40 @@ func TestServeUI(t *testing.T) {
 	}
 }
 
+// TestServeUISessionSurvivesRestart: a playground session made through
+// the banner's link still works after serve stops and starts again on
+// the same data directory (a new port: the cookie is sent as is).
+func TestServeUISessionSurvivesRestart(t *testing.T) {
+	cfg := serveConfig{addr: "127.0.0.1:0", dataDir: t.TempDir(), logLevel: slog.LevelWarn, ui: true}
+	first := startServeConfig(t, cfg)
+	link := loginLinkRE.FindString(first.out.String())
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noRedirect.Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 {
+		t.Fatalf("the login link: %d, cookies %v", resp.StatusCode, resp.Cookies())
+	}
+	cookie := resp.Cookies()[0]
+	first.stop(t)
+
+	second := startServeConfig(t, cfg)
+	for _, path := range []string{"/ui/session", "/ui/admin/v1/users"} {
+		req, _ := http.NewRequest("GET", second.base+path, nil)
+		req.AddCookie(&http.Cookie{Name: cookie.Name, Value: cookie.Value})
+		resp, err := httpClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s with the session made before the restart: %d, want 200", path, resp.StatusCode)
+		}
+	}
+}
+
 // TestServeUIOff: with --ui=false, / is the API's 404 and no link is
 // printed.
 func TestServeUIOff(t *testing.T) {

@@ -44,6 +44,9 @@ type Deps struct {
 	// VerifyEndpoint checks an Interactions Endpoint URL as a developer
 	// saving it would (webhook.Deliverer.VerifyEndpointPing).
 	VerifyEndpoint func(ctx context.Context, url string, key ed25519.PrivateKey, ping webhook.Ping) error
+	// GatewaySessions counts an app's gateway sessions (the gateway's
+	// AppSessions); nil: applications are shown without them.
+	GatewaySessions func(appID snowflake.ID) GatewaySessions
 
 	// The server's request plumbing, shared with the public API.
 
@@ -76,6 +79,14 @@ type Deps struct {
 	// ExplainPrivateAccess is ExplainAccess in a DM or group DM (the
 	// query's GuildID is 0).
 	ExplainPrivateAccess func(ctx context.Context, q AccessQuery) (access.Decision, error)
+}
+
+// GatewaySessions are an app's sessions on the gateway: whether its bot
+// is online, which matters when its interactions go to an endpoint
+// instead (the bot then gets none).
+type GatewaySessions struct {
+	Connected int `json:"connected"`
+	Resumable int `json:"resumable"`
 }
 
 // AccessQuery names a member, a channel and a command of one guild, or

@@ -31,6 +31,19 @@ type app struct {
 	// InteractionsEndpointURL receives the app's interactions ("" when
 	// they go over the gateway).
 	InteractionsEndpointURL string `json:"interactions_endpoint_url"`
+	// GatewaySessions: the app's bot sessions on the gateway, as this
+	// node knows them (a slashd field, absent when not counted).
+	GatewaySessions *GatewaySessions `json:"gateway_sessions,omitempty"`
+}
+
+// appView is appOf with the app's gateway sessions, when counted.
+func (a *API) appView(s store.Application) app {
+	v := appOf(s)
+	if a.GatewaySessions != nil {
+		gs := a.GatewaySessions(s.ID)
+		v.GatewaySessions = &gs
+	}
+	return v
 }
 
 func appOf(a store.Application) app {
@@ -66,11 +79,11 @@ func (a *API) createApp(ctx context.Context, req *Request) (Response, error) {
 
 func (a *API) listApps(ctx context.Context, _ *Request) (Response, error) {
 	apps, err := a.Store.Applications(ctx)
-	return ok(convertAll(apps, appOf)), err
+	return ok(convertAll(apps, a.appView)), err
 }
 
 func (a *API) getApp(_ context.Context, req *Request) (Response, error) {
-	return ok(appOf(req.App)), nil
+	return ok(a.appView(req.App)), nil
 }
 
 // editApp is PATCH /admin/v1/applications/{application_id}
@@ -112,7 +125,7 @@ func (a *API) editApp(ctx context.Context, req *Request) (Response, error) {
 			return Response{}, err
 		}
 	}
-	return ok(appOf(app)), nil
+	return ok(a.appView(app)), nil
 }
 
 // setInteractionsEndpoint is PUT /admin/v1/applications/{application_id}/interactions-endpoint
@@ -146,5 +159,5 @@ func (a *API) setInteractionsEndpoint(ctx context.Context, req *Request) (Respon
 		a.Logger.Info("interactions endpoint verified", attrs...)
 	}
 	app.InteractionsEndpointURL = url
-	return ok(appOf(app)), a.Store.SetInteractionsEndpoint(ctx, app.ID, url)
+	return ok(a.appView(app)), a.Store.SetInteractionsEndpoint(ctx, app.ID, url)
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/slashd/slashd/internal/adminapi"
 	"github.com/slashd/slashd/internal/form"
+	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 )
 
@@ -18,7 +19,11 @@ import (
 func (s *Server) adminRoutes() {
 	adminapi.New(adminapi.Deps{
 		Store: s.store, IDs: s.ids, Now: s.now, Rand: s.rand, Logger: s.log,
-		VerifyEndpoint:       s.webhooks.VerifyEndpointPing,
+		VerifyEndpoint: s.webhooks.VerifyEndpointPing,
+		GatewaySessions: func(app snowflake.ID) adminapi.GatewaySessions {
+			n := s.gateway.AppSessions(app)
+			return adminapi.GatewaySessions{Connected: n.Connected, Resumable: n.Resumable}
+		},
 		RefuseFailingAddress: s.refuseFailingAddress,
 		ReadBody:             s.readBody,
 		WriteJSON:            writeJSON,

@@ -506,7 +506,7 @@ func TestAdminApplications(t *testing.T) {
 	}
 
 	// Reading: no secrets, ever.
-	want := fmt.Sprintf(`{"id":%q,"name":"helper","owner_id":%q,"flags":131072,"integration_types":[0,1],"integration_types_config":{"0":{},"1":{}},"discoverable":false,"public_key":%q,"interactions_endpoint_url":""}`,
+	want := fmt.Sprintf(`{"id":%q,"name":"helper","owner_id":%q,"flags":131072,"integration_types":[0,1],"integration_types_config":{"0":{},"1":{}},"discoverable":false,"public_key":%q,"interactions_endpoint_url":"","gateway_sessions":{"connected":0,"resumable":0}}`,
 		app, str(creds, "owner_user_id"), str(creds, "public_key"))
 	got := adminDo(t, e, "GET", "/applications/"+app, nil, 200)
 	wantJSON(t, got.Body, want)

@@ -202,8 +202,45 @@ type Store interface {
 	OAuth
 	Messages
 	RateLimits
+	PlaygroundSessions
 
 	Close() error
+}
+
+// PlaygroundSessions are the playground's logins (internal/ui), kept in
+// the store so that a restart logs nobody out and every node knows them.
+// A session is found by the SHA-256 of its cookie; the admin token it
+// acts with is stored sealed (see PlaygroundSession). Revoking an admin
+// token (deleting its row) deletes the sessions made with it.
+type PlaygroundSessions interface {
+	// CreatePlaygroundSession stores s in one transaction with the
+	// table's upkeep: the sessions expired by s.CreatedAt are deleted
+	// and, with keep > 0, so are the ones that expire first beyond
+	// keep-1 others, so that at most keep remain. ErrConflict: the hash
+	// is taken; ErrNotFound: AdminTokenHash is no admin token's.
+	CreatePlaygroundSession(ctx context.Context, s PlaygroundSession, keep int) error
+	// PlaygroundSession reads a session by hash, expired or not
+	// (checking ExpiresAt is the caller's job); ErrNotFound if unknown.
+	PlaygroundSession(ctx context.Context, hash []byte) (PlaygroundSession, error)
+	// DeletePlaygroundSession ends a session; an unknown hash is no
+	// error.
+	DeletePlaygroundSession(ctx context.Context, hash []byte) error
+}
+
+// PlaygroundSession is a login to the playground. Nothing in it lets its
+// reader in: the cookie is only in the browser, and the admin token is
+// sealed under a key derived from the cookie (docs/design.md,
+// "Playground UI").
+type PlaygroundSession struct {
+	Hash []byte // SHA-256 of the cookie's value
+	// AdminTokenHash is the SHA-256 of the admin token the session was
+	// made with (an admin_tokens row); SealedAdminToken is that token,
+	// sealed by the playground.
+	AdminTokenHash   []byte
+	SealedAdminToken []byte
+	CSRF             string // the token the page's writes carry
+	ExpiresAt        time.Time
+	CreatedAt        time.Time
 }
 
 // WorldEvents is the outbox of world changes: every write to a guild,

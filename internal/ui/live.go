@@ -79,7 +79,9 @@ func (s *stream) dueResync() {
 }
 
 // chatTicket is what POST /ui/live/chat checked: the member, the channel
-// and the member's client token (kept to check again on reconnection).
+// and the member's client token (kept to check again on reconnection),
+// for one session (its key). Tickets are in memory: after a restart the
+// page asks for new ones, as after any refused reconnection.
 type chatTicket struct {
 	session string
 	user    snowflake.ID
@@ -211,28 +213,14 @@ func (h *Handler) liveTicket(w http.ResponseWriter, r *http.Request) {
 	}
 	now := h.cfg.Now()
 	h.liveMu.Lock()
-	many := len(h.tickets) >= maxTickets
-	h.liveMu.Unlock()
-	var live map[string]bool // the live sessions, when tickets need pruning
-	if many {
-		h.mu.Lock()
-		live = make(map[string]bool, len(h.sessions))
-		for id := range h.sessions {
-			live[id] = true
-		}
-		h.mu.Unlock()
-	}
-	h.liveMu.Lock()
-	for k, t := range h.tickets {
-		if live != nil && !live[t.session] {
-			delete(h.tickets, k) // its session ended
-		}
+	if len(h.tickets) >= maxTickets {
+		h.pruneTicketsLocked(now)
 	}
 	// A member's tickets are few: the oldest goes.
 	var oldest string
 	n := 0
 	for k, t := range h.tickets {
-		if t.session == s.id && t.user == user {
+		if t.session == s.key && t.user == user {
 			n++
 			if oldest == "" || t.made.Before(h.tickets[oldest].made) {
 				oldest = k
@@ -242,11 +230,41 @@ func (h *Handler) liveTicket(w http.ResponseWriter, r *http.Request) {
 	if n >= maxTicketsPerUser {
 		delete(h.tickets, oldest)
 	}
-	h.tickets[id] = chatTicket{session: s.id, user: user, channel: body.ChannelID, token: token, made: now}
+	h.tickets[id] = chatTicket{session: s.key, user: user, channel: body.ChannelID, token: token, made: now}
 	h.liveMu.Unlock()
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	_ = jsonenc.NewEncoder(w).Encode(map[string]string{"ticket": id})
+}
+
+// pruneTicketsLocked makes room among the tickets: those older than a
+// session's lifetime go (their session has ended), then, if there are
+// still too many, the oldest.
+func (h *Handler) pruneTicketsLocked(now time.Time) {
+	var oldest string
+	for k, t := range h.tickets {
+		if now.Sub(t.made) > h.cfg.SessionTTL {
+			delete(h.tickets, k)
+			continue
+		}
+		if oldest == "" || t.made.Before(h.tickets[oldest].made) {
+			oldest = k
+		}
+	}
+	if len(h.tickets) >= maxTickets {
+		delete(h.tickets, oldest)
+	}
+}
+
+// dropTickets forgets a session's tickets (it logged out).
+func (h *Handler) dropTickets(session string) {
+	h.liveMu.Lock()
+	defer h.liveMu.Unlock()
+	for k, t := range h.tickets {
+		if t.session == session {
+			delete(h.tickets, k)
+		}
+	}
 }
 
 // checkReader asks the API, in process with token (a member's client
@@ -317,7 +335,7 @@ func (h *Handler) liveChat(w http.ResponseWriter, r *http.Request) {
 	h.liveMu.Lock()
 	t, ok := h.tickets[r.URL.Query().Get("ticket")]
 	h.liveMu.Unlock()
-	if !ok || t.session != s.id {
+	if !ok || t.session != s.key {
 		uiError(w, http.StatusNotFound, "404: Unknown ticket")
 		return
 	}
@@ -332,8 +350,7 @@ func (h *Handler) liveChat(w http.ResponseWriter, r *http.Request) {
 // liveLog is GET /ui/live/log[?application_id=…&guild_id=…]: the log
 // stream.
 func (h *Handler) liveLog(w http.ResponseWriter, r *http.Request) {
-	if h.session(r) == nil {
-		uiError(w, http.StatusUnauthorized, "401: Unauthorized")
+	if h.authorized(w, r) == nil {
 		return
 	}
 	st := &stream{}

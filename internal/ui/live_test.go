@@ -38,7 +38,7 @@ type liveWorld struct {
 func newLiveWorld(t *testing.T) *liveWorld {
 	t.Helper()
 	h, admin := newAPI(t)
-	w := &liveWorld{ui: ui.New(ui.Config{API: h, Events: h.Events(), Heartbeat: 50 * time.Millisecond}), events: h.Events(),
+	w := &liveWorld{ui: ui.New(ui.Config{API: h, Sessions: h.Store(), Events: h.Events(), Heartbeat: 50 * time.Millisecond}), events: h.Events(),
 		admin: admin}
 	w.srv = httptest.NewServer(w.ui)
 	t.Cleanup(func() { w.ui.Close(); w.srv.Close() })

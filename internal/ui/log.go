@@ -254,8 +254,7 @@ func (h *Handler) logMessage(typ string, m event.Message) (LogEntry, bool) {
 // interactions is GET /ui/interactions[?application_id=…&guild_id=…]:
 // the log, newest first.
 func (h *Handler) interactions(w http.ResponseWriter, r *http.Request) {
-	if h.session(r) == nil {
-		uiError(w, http.StatusUnauthorized, "401: Unauthorized")
+	if h.authorized(w, r) == nil {
 		return
 	}
 	q := r.URL.Query()

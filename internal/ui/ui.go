@@ -5,7 +5,8 @@
 // The UI is a client of the admin API (/admin/v1) and of /api/v10, with
 // no private back door. A person logs in with an admin token (a form, or
 // the one-time link the start banner prints); the token stays on the
-// server, in a session named by an HttpOnly, SameSite=Strict cookie. The
+// server, in a session named by an HttpOnly, SameSite=Strict cookie and
+// kept in the store (sessions.go), so that it outlives a restart. The
 // page's scripts reach the admin API through /ui/admin/v1/…, which this
 // handler forwards, in process, to the API's own /admin/v1/… with the
 // session's "Authorization: Admin …": the API checks the token on every
@@ -34,6 +35,7 @@ import (
 
 	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/jsonenc"
+	"github.com/slashd/slashd/internal/store"
 )
 
 //go:embed static
@@ -55,6 +57,8 @@ type Config struct {
 	// API is slashd's API handler: the UI forwards admin calls to it and
 	// serves everything that is not the UI's from it.
 	API http.Handler
+	// Sessions keeps the logins (the API's store: api.Server.Store).
+	Sessions store.PlaygroundSessions
 	// Logger logs logins; nil discards.
 	Logger *slog.Logger
 	// Now is the clock (time.Now when nil).
@@ -63,8 +67,8 @@ type Config struct {
 	// when nil).
 	Rand io.Reader
 	// SessionTTL is how long a session lasts after its login (12 h when
-	// 0); MaxSessions caps the sessions kept, the oldest going first
-	// (256 when 0). LoginCodeTTL is how long a one-time login link
+	// 0); MaxSessions caps the sessions kept, those that expire first
+	// going first (256 when 0). LoginCodeTTL is how long a one-time login link
 	// works (24 h when 0).
 	SessionTTL   time.Duration
 	MaxSessions  int
@@ -83,9 +87,8 @@ type Handler struct {
 	cfg Config
 	mux *http.ServeMux
 
-	mu       sync.Mutex
-	sessions map[string]*session // by id
-	codes    map[string]loginCode
+	mu    sync.Mutex
+	codes map[string]loginCode // the one-time login links' (in memory)
 
 	log interactionLog
 
@@ -97,19 +100,16 @@ type Handler struct {
 	tickets map[string]chatTicket
 }
 
-type session struct {
-	id, csrf   string
-	adminToken string
-	expires    time.Time
-}
-
 type loginCode struct {
 	adminToken string
 	expires    time.Time
 }
 
-// New builds the UI in front of cfg.API.
+// New builds the UI in front of cfg.API, its sessions in cfg.Sessions.
 func New(cfg Config) *Handler {
+	if cfg.API == nil || cfg.Sessions == nil {
+		panic("ui: New needs the API and a session store")
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -131,7 +131,7 @@ func New(cfg Config) *Handler {
 	if cfg.Heartbeat == 0 {
 		cfg.Heartbeat = defaultHeartbeat
 	}
-	h := &Handler{cfg: cfg, mux: http.NewServeMux(), sessions: map[string]*session{}, codes: map[string]loginCode{},
+	h := &Handler{cfg: cfg, mux: http.NewServeMux(), codes: map[string]loginCode{},
 		streams: map[*stream]struct{}{}, tickets: map[string]chatTicket{}}
 	h.ctx, h.stop = context.WithCancel(context.Background())
 	if cfg.Events != nil {
@@ -166,9 +166,15 @@ func (h *Handler) LoginLink(baseURL, adminToken string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	now := h.cfg.Now()
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.codes[code] = loginCode{adminToken: adminToken, expires: h.cfg.Now().Add(h.cfg.LoginCodeTTL)}
+	for c, lc := range h.codes {
+		if now.After(lc.expires) {
+			delete(h.codes, c)
+		}
+	}
+	h.codes[code] = loginCode{adminToken: adminToken, expires: now.Add(h.cfg.LoginCodeTTL)}
 	return strings.TrimSuffix(baseURL, "/") + "/ui/login?code=" + code, nil
 }
 
@@ -195,7 +201,13 @@ func securityHeaders(w http.ResponseWriter) {
 // index is the app for a session, the login form otherwise.
 func (h *Handler) index(w http.ResponseWriter, r *http.Request) {
 	securityHeaders(w)
-	if h.session(r) == nil {
+	s, err := h.session(r)
+	if err != nil {
+		h.cfg.Logger.Error("ui: read the session", "err", err)
+		h.renderLogin(w, http.StatusInternalServerError, "The session could not be read: see the server's log.")
+		return
+	}
+	if s == nil {
 		h.renderLogin(w, http.StatusOK, "")
 		return
 	}
@@ -292,77 +304,6 @@ func (s *statusOnly) WriteHeader(code int) {
 	}
 }
 
-func (h *Handler) startSession(w http.ResponseWriter, r *http.Request, adminToken string) {
-	id, err := h.random()
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	csrf, err := h.random()
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	now := h.cfg.Now()
-	s := &session{id: id, csrf: csrf, adminToken: adminToken, expires: now.Add(h.cfg.SessionTTL)}
-	h.mu.Lock()
-	h.pruneLocked(now)
-	for len(h.sessions) >= h.cfg.MaxSessions {
-		h.evictOldestLocked()
-	}
-	h.sessions[id] = s
-	h.mu.Unlock()
-	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: id, Path: "/", HttpOnly: true,
-		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil, Expires: s.expires})
-	h.cfg.Logger.Info("ui: logged in", "remote", r.RemoteAddr)
-	securityHeaders(w)
-	http.Redirect(w, r, "/", http.StatusSeeOther)
-}
-
-func (h *Handler) pruneLocked(now time.Time) {
-	for id, s := range h.sessions {
-		if now.After(s.expires) {
-			delete(h.sessions, id)
-		}
-	}
-	for c, lc := range h.codes {
-		if now.After(lc.expires) {
-			delete(h.codes, c)
-		}
-	}
-}
-
-func (h *Handler) evictOldestLocked() {
-	var oldest *session
-	for _, s := range h.sessions {
-		if oldest == nil || s.expires.Before(oldest.expires) {
-			oldest = s
-		}
-	}
-	if oldest != nil {
-		delete(h.sessions, oldest.id)
-	}
-}
-
-// session is the request's live session, or nil.
-func (h *Handler) session(r *http.Request) *session {
-	c, err := r.Cookie(CookieName)
-	if err != nil || c.Value == "" {
-		return nil
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	s := h.sessions[c.Value]
-	if s == nil {
-		return nil
-	}
-	if h.cfg.Now().After(s.expires) {
-		delete(h.sessions, s.id)
-		return nil
-	}
-	return s
-}
-
 // sameOrigin reports whether the request's Origin, when the browser
 // sent one, is this server.
 func sameOrigin(r *http.Request) bool {
@@ -385,7 +326,12 @@ func csrfOK(r *http.Request, s *session) bool {
 // session) or 403 (a method that changes something, without the
 // session's CSRF token) and returns nil.
 func (h *Handler) authorized(w http.ResponseWriter, r *http.Request) *session {
-	s := h.session(r)
+	s, err := h.session(r)
+	if err != nil {
+		h.cfg.Logger.Error("ui: read the session", "err", err)
+		uiError(w, http.StatusInternalServerError, "500: the session could not be read")
+		return nil
+	}
 	if s == nil {
 		uiError(w, http.StatusUnauthorized, "401: Unauthorized")
 		return nil
@@ -414,9 +360,12 @@ func (h *Handler) logout(w http.ResponseWriter, r *http.Request) {
 	if s == nil {
 		return
 	}
-	h.mu.Lock()
-	delete(h.sessions, s.id)
-	h.mu.Unlock()
+	if err := h.cfg.Sessions.DeletePlaygroundSession(r.Context(), s.hash); err != nil {
+		h.cfg.Logger.Error("ui: log out", "err", err)
+		uiError(w, http.StatusInternalServerError, "500: the session could not be ended")
+		return
+	}
+	h.dropTickets(s.key)
 	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: "", Path: "/", HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil, MaxAge: -1})
 	w.WriteHeader(http.StatusNoContent)

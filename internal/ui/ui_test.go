@@ -48,9 +48,9 @@ func newServer(t *testing.T, tls bool) (*httptest.Server, string) {
 	h, tok := newAPI(t)
 	var srv *httptest.Server
 	if tls {
-		srv = httptest.NewTLSServer(ui.New(ui.Config{API: h}))
+		srv = httptest.NewTLSServer(ui.New(ui.Config{API: h, Sessions: h.Store()}))
 	} else {
-		srv = httptest.NewServer(ui.New(ui.Config{API: h}))
+		srv = httptest.NewServer(ui.New(ui.Config{API: h, Sessions: h.Store()}))
 	}
 	t.Cleanup(srv.Close)
 	return srv, tok
@@ -149,7 +149,7 @@ func TestInteractionLogBounded(t *testing.T) {
 	cfg := api.DefaultConfig()
 	cfg.RateLimit = false
 	h := api.New(cfg, api.Deps{Store: st, IDs: ids, Now: time.Now, Rand: rand.Reader})
-	u := ui.New(ui.Config{API: h})
+	u := ui.New(ui.Config{API: h, Sessions: h.Store()})
 	srv := httptest.NewServer(u)
 	t.Cleanup(func() { h.Shutdown(ctx); srv.Close(); st.Close() })
 	tok, err := bootstrap.CreateAdminToken(ctx, bootstrap.Env{Store: st, IDs: ids, Rand: rand.Reader, Now: time.Now})

@@ -34,6 +34,11 @@ func TestSecrets(t *testing.T) {
 	storetest.RunSecrets(t, func(t *testing.T) *sqlstore.Store { return open(t, pgtest.DSN(t)) })
 }
 
+// Revoking an admin token ends its playground sessions.
+func TestPlaygroundRevocation(t *testing.T) {
+	storetest.RunPlaygroundRevocation(t, func(t *testing.T) *sqlstore.Store { return open(t, pgtest.DSN(t)) })
+}
+
 // open opens the store at dsn and closes it when the test ends.
 func open(t *testing.T, dsn string) *sqlstore.Store {
 	t.Helper()

@@ -53,6 +53,13 @@ func TestSecrets(t *testing.T) {
 	})
 }
 
+// Revoking an admin token ends its playground sessions.
+func TestPlaygroundRevocation(t *testing.T) {
+	storetest.RunPlaygroundRevocation(t, func(t *testing.T) *sqlstore.Store {
+		return openTest(t, filepath.Join(t.TempDir(), "db.sqlite"))
+	})
+}
+
 // openTest opens a fresh store at path (which must not exist), copied
 // from the migrated template: these tests are not about migrating.
 func openTest(t testing.TB, path string, opts ...Option) *sqlstore.Store {

@@ -505,3 +505,18 @@ func (w *wrapper) DeleteRateLimitsBefore(a0 context.Context, a1 time.Time) (int6
 	defer w.observe("DeleteRateLimitsBefore", time.Now())
 	return w.Store.DeleteRateLimitsBefore(a0, a1)
 }
+
+func (w *wrapper) CreatePlaygroundSession(a0 context.Context, a1 store.PlaygroundSession, a2 int) error {
+	defer w.observe("CreatePlaygroundSession", time.Now())
+	return w.Store.CreatePlaygroundSession(a0, a1, a2)
+}
+
+func (w *wrapper) PlaygroundSession(a0 context.Context, a1 []byte) (store.PlaygroundSession, error) {
+	defer w.observe("PlaygroundSession", time.Now())
+	return w.Store.PlaygroundSession(a0, a1)
+}
+
+func (w *wrapper) DeletePlaygroundSession(a0 context.Context, a1 []byte) error {
+	defer w.observe("DeletePlaygroundSession", time.Now())
+	return w.Store.DeletePlaygroundSession(a0, a1)
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // typeInto types text into the element of id, emptied first.
@@ -254,5 +255,89 @@ func waitJS(t *testing.T, ctx context.Context, what, js string) {
 		chromedp.WithPollingTimeout(60*time.Second))); err != nil {
 		page, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.innerText`))
 		t.Fatalf("wait for %s: %v; the page says:\n%s", what, err, page)
+	}
+}
+
+// pressEnter presses Enter in the element of id.
+func pressEnter(t *testing.T, ctx context.Context, id string) {
+	t.Helper()
+	run(t, ctx, "Enter in #"+id, chromedp.Focus(chromedp.ID(id)), chromedp.KeyEvent(kb.Enter))
+}
+
+// TestEmptyEnterSendsNothing: Enter picks the listed command; Enter in
+// the emptied box afterwards sends nothing (it used to run the last
+// command again). The page's POSTs to /interactions are counted as it
+// makes them, and a real command sent next is the only new interaction
+// the log and the channel get.
+func TestEmptyEnterSendsNothing(t *testing.T) {
+	w := newWorld(t)
+	w.registerBotCommands(t)
+	bob := w.addMember(t, "bob")
+	w.startBot(t)
+	ctx := browser(t)
+	login(t, ctx, w, w.creds.AdminToken)
+	waitText(t, ctx, "#world-pane", "Application ID")
+	run(t, ctx, "open the chat", chromedp.Click(chromedp.ID("nav-chat")), chromedp.WaitVisible(chromedp.ID("composer-input")))
+	choose(t, ctx, "chat-place", w.creds.GuildID)
+	choose(t, ctx, "chat-user", bob)
+	waitText(t, ctx, "#messages", "No message yet")
+
+	// Count the page's invocations from here on, as fetch is called.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => {
+		window.invocations = 0;
+		const f = window.fetch;
+		window.fetch = (url, opts) => {
+			if (String(url).endsWith("/api/v10/interactions") && opts?.method === "POST" && !String(opts.body).includes('"type":4')) window.invocations++;
+			return f(url, opts);
+		};
+		return true; })()`)); err != nil {
+		t.Fatal(err)
+	}
+	invocations := func() int {
+		t.Helper()
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.invocations`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	// Enter on a listed command runs it.
+	typeInto(t, ctx, "composer-input", "/ping")
+	waitText(t, ctx, "#picker", "/ping")
+	pressEnter(t, ctx, "composer-input")
+	waitText(t, ctx, "#messages .ephemeral", "pong")
+	waitJS(t, ctx, "the emptied box", `document.getElementById("composer-input").value === ""`)
+	if n := invocations(); n != 1 {
+		t.Fatalf("Enter on /ping: %d invocations, want 1", n)
+	}
+
+	// Enter in the empty box, twice: nothing is sent.
+	pressEnter(t, ctx, "composer-input")
+	pressEnter(t, ctx, "composer-input")
+	if n := invocations(); n != 1 {
+		t.Fatalf("Enter in the empty box sent %d invocations", n-1)
+	}
+	shot(t, ctx, "12-empty-enter")
+
+	// A real command next: it is the only new interaction.
+	typeInto(t, ctx, "composer-input", "/counter")
+	click(t, ctx, `#picker button[data-name="counter"]`)
+	waitText(t, ctx, "#messages", "Count: 0")
+	if n := invocations(); n != 2 {
+		t.Fatalf("after /counter: %d invocations, want 2", n)
+	}
+	names, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`fetch("/ui/interactions").then((r) => r.json())
+		.then((es) => es.filter((e) => e.type === 2).map((e) => e.payload.data.name))`,
+		chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(names, ",") != "counter,ping" {
+		t.Fatalf("the log's commands, newest first: %v; want counter, ping", names)
+	}
+	pongs, err := chromedp.Run(ctx, chromedp.Evaluate[int](`[...document.querySelectorAll("#messages .msg")].filter((m) => m.innerText.includes("pong")).length`))
+	if err != nil || pongs != 1 {
+		t.Fatalf("%d pong messages, want 1 (%v)", pongs, err)
 	}
 }

@@ -56,7 +56,7 @@ func newWorld(t *testing.T) *world {
 	cfg := api.DefaultConfig()
 	cfg.RateLimit = false
 	handler := api.New(cfg, api.Deps{Store: st, IDs: ids, Now: time.Now, Rand: rand.Reader})
-	w := &world{ui: ui.New(ui.Config{API: handler, Events: handler.Events()})}
+	w := &world{ui: ui.New(ui.Config{API: handler, Sessions: st, Events: handler.Events()})}
 	handler.OnDelivery(w.ui.Record)
 	srv := httptest.NewServer(w.ui)
 	t.Cleanup(func() { w.ui.Close(); handler.Shutdown(context.Background()); srv.Close(); st.Close() })

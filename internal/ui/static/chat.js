@@ -6,7 +6,7 @@
 // Messages arrive live, over server-sent events (see docs/design.md).
 import { admin, discord, clientToken, liveTicket, APIError } from "./api.js";
 import { el, clear, pill, errorBox } from "./dom.js";
-import { loadWorld, channelLabel, userLabel } from "./world.js";
+import { loadWorld, channelLabel, userLabel, routeNotes } from "./world.js";
 
 const EPHEMERAL = 64;
 const LOADING = 128;
@@ -28,6 +28,7 @@ export async function chatView(root) {
   const userSel = el("select", { id: "chat-user" });
   const list = el("div", { class: "messages", id: "messages" });
   const status = el("div", { id: "composer-status" });
+  const route = el("div", { id: "chat-route" }); // where the last invocation's app gets its interactions
   const form = el("div", { id: "optform" });
   const picker = el("div", { class: "picker", id: "picker", hidden: true });
   const input = el("input", { class: "line", id: "composer-input", autocomplete: "off",
@@ -40,7 +41,7 @@ export async function chatView(root) {
       el("div", {}, el("label", { for: "chat-user" }, "As"), userSel),
       el("span", { class: "muted", id: "chat-live" }, "")),
     list,
-    el("div", { class: "composer" }, picker, status, form, input)), modalRoot);
+    el("div", { class: "composer" }, picker, route, status, form, input)), modalRoot);
 
   const say = (what, kind = "") => clear(status, what ? el("div", { class: "status " + kind, role: kind === "error" ? "alert" : "status" }, what) : null);
   const fail = (e) => {
@@ -106,6 +107,7 @@ export async function chatView(root) {
     st.messages = [];
     clear(list);
     clear(form);
+    clear(route);
     st.command = null;
     say("");
     if (!st.channel || !st.user) return;
@@ -374,6 +376,9 @@ export async function chatView(root) {
 
   async function send(body) {
     say("Sending…");
+    // Read beside the invocation: where the app's interactions go, said
+    // once it is answered (or failed: then it matters most).
+    const app = admin("GET", `/applications/${body.application_id}`).catch(() => null);
     try {
       const ans = await discord("POST", "/interactions", st.token, body);
       say("");
@@ -384,7 +389,13 @@ export async function chatView(root) {
       return null;
     } finally {
       kick();
+      showRoute(await app);
     }
+  }
+
+  // showRoute says where the app just invoked gets its interactions.
+  function showRoute(a) {
+    clear(route, a ? routeNotes(a, "chat-route-note") : null);
   }
 
   function answered(ans, body) {
@@ -536,12 +547,14 @@ export async function chatView(root) {
   // click.
   let pickerSeq = 0;
   let pickerShown = "";
+  let pickerFor = null; // the text the shown list is for
   async function showPicker() {
     const mine = ++pickerSeq;
     const v = input.value;
     if (!v.startsWith("/")) {
       picker.hidden = true;
       pickerShown = "";
+      pickerFor = null;
       return;
     }
     try {
@@ -555,6 +568,7 @@ export async function chatView(root) {
     const es = entries().filter((e) => e.label.toLowerCase().startsWith(q) || (q && e.label.toLowerCase().includes(q)));
     const hidden = st.hidden.filter((h) => h.c.name.toLowerCase().startsWith(q.split(" ")[0]));
     const key = JSON.stringify([es.map((e) => [e.c.id, e.label]), hidden.map((h) => [h.c.id, h.reason])]);
+    pickerFor = v;
     if (!picker.hidden && key === pickerShown) return;
     pickerShown = key;
     // An app's guild and global command of one name are both listed (as
@@ -572,13 +586,23 @@ export async function chatView(root) {
     picker.hidden = false;
   }
   input.addEventListener("input", showPicker);
-  input.addEventListener("keydown", (ev) => {
+  input.addEventListener("keydown", async (ev) => {
     if (ev.key === "Escape") picker.hidden = true;
-    if (ev.key === "Enter") {
-      const first = picker.querySelector("button.entry");
-      if (first) first.click();
-      else if (input.value && !input.value.startsWith("/")) say("The playground sends commands: type / to pick one.");
+    if (ev.key !== "Enter") return;
+    ev.preventDefault();
+    const typed = input.value;
+    // An empty box sends nothing. The picker keeps the buttons of the
+    // last list it showed after a command is chosen: only a list shown
+    // for what is typed now may be used, or Enter would run the last
+    // command again.
+    if (!typed.trim()) return;
+    if (!typed.startsWith("/")) {
+      say("The playground sends commands: type / to pick one.");
+      return;
     }
+    if (picker.hidden || pickerFor !== typed) await showPicker();
+    if (picker.hidden || pickerFor !== typed || input.value !== typed) return;
+    picker.querySelector("button.entry")?.click();
   });
 
   // choose opens the option form of a command (or sends one without
@@ -586,6 +610,7 @@ export async function chatView(root) {
   function choose(e) {
     picker.hidden = true;
     pickerShown = "";
+    pickerFor = null;
     input.value = "/" + e.label + " ";
     st.command = e;
     if (!e.opts.length) {

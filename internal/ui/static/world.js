@@ -32,6 +32,35 @@ export function userLabel(u) {
   return u ? (u.global_name || u.username || u.id) : "?";
 }
 
+// routeNotes say where an app's interactions go (a is the admin API's
+// app): to its interactions endpoint, and then not to its gateway bots,
+// with how to switch (an empty endpoint) and a warning when a bot of the
+// app is connected to the gateway all the same; or to the gateway, with
+// whether a bot is there to get them. switchControl, when given, is shown
+// with the way to switch (the World view's button).
+export function routeNotes(a, id, switchControl) {
+  const n = a.gateway_sessions?.connected || 0;
+  const sessions = n === 1 ? "1 session" : `${n} sessions`;
+  const url = a.interactions_endpoint_url;
+  if (!url) {
+    return el("div", { class: "route", id }, "Interactions of ", el("strong", {}, a.name), " go to the gateway: ",
+      n ? `its bot is connected (${sessions}) and gets them as INTERACTION_CREATE.`
+        : "no bot of this app is connected now, so a command gets \"The application did not respond\" until one identifies.");
+  }
+  return [
+    n ? el("div", { class: "status warn", role: "alert", id: id + "-warning" },
+      el("strong", {}, `A bot of ${a.name} is connected to the gateway (${sessions}), but it gets none of this app's interactions`),
+      `: they go to ${url}. Clear the endpoint to send them to the bot.`) : null,
+    el("div", { class: "route endpoint", id },
+      el("div", {}, "Interactions of ", el("strong", {}, a.name), " go to its interactions endpoint ", el("code", {}, url),
+        ", not to gateway bots: while an endpoint is set, a bot connected to the gateway (discord.js, discord.py, …) "
+        + "gets no INTERACTION_CREATE for this app's commands."),
+      el("div", { class: "switch" }, "To receive them on the gateway, set the app's interactions endpoint to \"\" (empty)",
+        switchControl ? [": ", switchControl, "."]
+          : `: in the World tab, open ${a.name} and press "Send interactions to the gateway".`)),
+  ];
+}
+
 export async function loadWorld() {
   const [apps, guilds, users] = await Promise.all([admin("GET", "/applications"), admin("GET", "/guilds"),
     admin("GET", "/users")]);
@@ -125,12 +154,27 @@ async function showApp(pane, world, id) {
     : el("span", { class: "muted" }, "none (interactions go to the gateway)");
   const flags = flagNames(a.flags || 0);
   const headers = ["Command", "Type", "Version", "Default permission", "Contexts", "Overwrites"];
+  const gw = a.gateway_sessions || { connected: 0, resumable: 0 };
+  const toGateway = el("button", { type: "button", class: "secondary", id: "app-route-clear", onclick: async () => {
+    toGateway.disabled = true;
+    try {
+      await admin("PUT", `/applications/${id}/interactions-endpoint`, { interactions_endpoint_url: "" });
+      world.reload(id);
+    } catch (e) {
+      toGateway.disabled = false;
+      toGateway.after(errorBox(e));
+    }
+  } }, "Send interactions to the gateway");
   clear(pane,
     el("h2", {}, a.name),
+    routeNotes(a, "app-route", a.interactions_endpoint_url ? toGateway : null),
     dl([
       ["Application ID", a.id],
       ["Owner", userLabel(world.userByID.get(a.owner_id)) + ` (${a.owner_id})`],
       ["Interactions endpoint", ep],
+      ["Gateway", gw.connected || gw.resumable
+        ? `${gw.connected} bot session${gw.connected === 1 ? "" : "s"} connected` + (gw.resumable ? `, ${gw.resumable} resumable` : "")
+        : el("span", { class: "muted" }, "no bot connected")],
       ["Public key", el("code", {}, a.public_key)],
       ["Flags", flags.length ? flags.map((f) => pill(f)) : el("span", { class: "muted" }, "none")],
       ["Installs", (a.integration_types || []).map((t) => pill(integrationTypes[t] || t))],
@@ -139,7 +183,7 @@ async function showApp(pane, world, id) {
       ["OAuth2 client", oauth.public_client ? "public (PKCE)" : "confidential"],
       ["Discoverable", a.discoverable ? "yes" : "no"],
     ]),
-    actionForm("app-endpoint", "Set the interactions endpoint", [{ name: "url", label: "URL (empty: the gateway)",
+    actionForm("app-endpoint", "Set the interactions endpoint", [{ name: "url", label: "URL (empty \"\": the gateway)",
       value: a.interactions_endpoint_url || "", placeholder: "http://127.0.0.1:8090/interactions" }],
     (v) => admin("PUT", `/applications/${id}/interactions-endpoint`, { interactions_endpoint_url: v.url }),
     () => world.reload(id)),
