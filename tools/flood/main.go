@@ -7,7 +7,10 @@
 // data directory, the configuration of `slashd serve`) with a budget of
 // -n failures, and sends it 2×-n requests with a fresh random bot token
 // each: the first -n are answered 401 (each costs a hash and a store
-// lookup), the rest 429 (neither). It reports requests/s for both halves
+// lookup), the rest 429 (a hash, and no lookup but the one a second an
+// address may still make, so a new valid token gets through; credentials
+// the server accepted before are served as usual). It reports requests/s
+// for both halves
 // over HTTP on loopback (-c clients, keep-alive), and the server's own
 // time per request (the handler called in process, no network). Then it
 // floods a limiter with -keys distinct keys and reports the heap it
