@@ -18,7 +18,8 @@ import (
 // highest role (the guild's owner reaches every role), answer 204 and
 // fire GUILD_MEMBER_UPDATE (the store records the change, world
 // events publish it). A managed role (a bot's) and @everyone are no
-// one's to hand out: 50013. X-Audit-Log-Reason is accepted and not kept
+// one's to hand out: 50013. An unknown user is 10013, a user who is no
+// member 10007, an unknown role 10011. X-Audit-Log-Reason is accepted and not kept
 // (slashd keeps no audit log). docs/compat.md, "Member roles".
 
 func (s *Server) addGuildMemberRole(w http.ResponseWriter, r *http.Request) error {
@@ -47,6 +48,10 @@ func (s *Server) changeGuildMemberRole(w http.ResponseWriter, r *http.Request, a
 	ctx := r.Context()
 	member, err := s.store.Member(ctx, view.snap.Guild.ID, userID)
 	if errors.Is(err, store.ErrNotFound) {
+		// As GET /members/{user_id}: no such user, or no such member.
+		if _, err := s.store.User(ctx, userID); err != nil {
+			return store.NotFoundAs(err, errUnknownUser)
+		}
 		return errUnknownMember
 	}
 	if err != nil {

@@ -49,6 +49,7 @@ func TestGuildMemberRoles(t *testing.T) {
 		{"@everyone", e.Bot(), "PUT", bob, w.guild, 403, missingPerms, []string{}},
 		{"an unknown role", e.Bot(), "PUT", bob, "42", 404, apiError(10011, "Unknown Role"), []string{}},
 		{"a user who is no member", e.Bot(), "PUT", stranger, low, 404, apiError(10007, "Unknown Member"), []string{}},
+		{"no such user", e.Bot(), "PUT", "42", low, 404, apiError(10013, "Unknown User"), []string{}},
 		{"a manager with a client token", aliceTok, "PUT", bob, low, 204, "", []string{low}},
 		{"a manager, a role at her own position", aliceTok, "PUT", bob, managers, 403, missingPerms, []string{low}},
 		{"a member without MANAGE_ROLES, for himself", bobTok, "DELETE", bob, low, 403, missingPerms, []string{low}},
