@@ -46,6 +46,9 @@ func init() {
 	// list_guild_channels' oneOf: slashd lists no threads, so every item
 	// is a guild channel.
 	shapeOperations[g+"/channels"] = answers{ok: one(200, arrayOf{sGuildChannel})}
+	const memberRole = "{api}/guilds/{guild_id}/members/{user_id}/roles/{role_id}"
+	shapeOperations["PUT "+memberRole] = answers{ok: one(204, sNoBody)}
+	shapeOperations["DELETE "+memberRole] = answers{ok: one(204, sNoBody)}
 }
 
 func (w *shapeWalk) guilds() {
@@ -88,4 +91,14 @@ func (w *shapeWalk) guilds() {
 
 	w.do("GET", g+"/channels", bot, nil, 200)
 	w.do("GET", g+"/channels", "", nil, 401)
+
+	// Member roles: the bot may manage roles, its role above "painters".
+	botRole := memberRoles(w.t, w.e, w.guild, w.app)[0]
+	adminDo(w.t, w.e, "PATCH", g+"/roles/"+botRole, jsonObj{"permissions": "268435456", "position": 5}, 200)
+	painters := str(adminObj(w.t, w.e, "POST", g+"/roles", jsonObj{"name": "painters", "permissions": "0", "position": 1}, 201), "id")
+	w.do("PUT", g+"/members/"+w.alice+"/roles/"+painters, bot, nil, 204)
+	w.do("PUT", g+"/members/"+w.alice+"/roles/1", bot, nil, 404)
+	w.do("PUT", g+"/members/"+w.alice+"/roles/"+painters, w.bobTok, nil, 403)
+	w.do("DELETE", g+"/members/"+w.alice+"/roles/"+painters, bot, nil, 204)
+	w.do("DELETE", g+"/members/"+stranger+"/roles/"+painters, bot, nil, 404)
 }

@@ -92,12 +92,15 @@ func (s *Server) routes() {
 		s.handle(p, "GET", "/applications/@me", readRoute, s.getCurrentApplication)
 
 		// Guilds as a bot reads them (a person too, with their client
-		// token, where the real service lets them): guilds.go.
+		// token, where the real service lets them): guilds.go; and the
+		// member roles a bot hands out: member_roles.go.
 		g := "/guilds/{guild_id}"
 		s.handle(p, "GET", g, chatRoute, s.getGuild)
 		s.handle(p, "GET", g+"/members", chatRoute, s.listGuildMembers)
 		s.handle(p, "GET", g+"/members/search", chatRoute, s.searchGuildMembers)
 		s.handle(p, "GET", g+"/members/{user_id}", chatRoute, s.getGuildMember)
+		s.handle(p, "PUT", g+"/members/{user_id}/roles/{role_id}", chatRoute, s.addGuildMemberRole)
+		s.handle(p, "DELETE", g+"/members/{user_id}/roles/{role_id}", chatRoute, s.removeGuildMemberRole)
 		s.handle(p, "GET", g+"/roles", chatRoute, s.getGuildRoles)
 		s.handle(p, "GET", g+"/roles/{role_id}", chatRoute, s.getGuildRole)
 		s.handle(p, "GET", g+"/channels", chatRoute, s.getGuildChannels)

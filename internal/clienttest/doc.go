@@ -2,10 +2,12 @@
 // unmodified Discord client libraries (discordgo and disgo here; in
 // subpackages, programs run outside Go: the discord.js v14 guide's bot and
 // scripts in discordjs, discord.py 2.2's app-commands example in
-// discordpy, Oceanic.js's README bot in oceanic, slash-create's webserver
-// example in slashcreate, Discord's discord-interactions example-app
-// pattern in exampleapp, each running no test where its program is
-// missing) instead of hand-written HTTP requests, over REST and the
+// discordpy, Oceanic.js's README bot in oceanic, Discordeno's guide bot
+// in discordeno, slash-create's webserver example in slashcreate,
+// Discord's discord-interactions example-app pattern in exampleapp, each
+// running no test where its program is missing; arikawa's README bot in
+// arikawa, a Go package of its own because arikawa is aimed by
+// reassigning its package-level endpoint variables) instead of hand-written HTTP requests, over REST and the
 // gateway. Each test starts the real API on a fresh
 // store (internal/testenv), aims a library at it the way a bot developer
 // would, and decodes every response through the library's own types, so a

@@ -1,6 +1,6 @@
 // Package drive is what the client-library suites that run a program
-// outside Go (discord.js, discord.py, Oceanic.js, slash-create, the
-// discord-interactions example app) share: a running bot script that
+// outside Go (discord.js, discord.py, Oceanic.js, Discordeno, slash-create,
+// the discord-interactions example app) share: a running bot script that
 // reports what it saw as JSON lines on stdout and takes orders as JSON
 // lines on stdin (Proc), Node scripts' npm packages and start
 // (NodePackages, StartNode), and the guild its tests play in, with a
