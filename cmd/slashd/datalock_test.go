@@ -113,10 +113,11 @@ func TestServeOneServerPerDataDir(t *testing.T) {
 		t.Errorf("the running server does not know the guild the CLI made: %d %s", status, body)
 	}
 	user := runJSON(t, dir, "user", "create", "--name", "beside")
-	runJSON(t, dir, "member", "add", "--guild", strOf(guild, "guild_id"), "--user", strOf(user, "id"))
+	runJSON(t, dir, "member", "add", "--guild", before["guild_id"], "--user", strOf(user, "id"))
 	minted := runJSON(t, dir, "token", "mint", "--user", strOf(user, "id"))
-	if status, body := call(t, "GET", first.url+"/api/v10/users/@me", strOf(minted, "token"), ""); status != 200 {
-		t.Errorf("the minted client token on the running server: %d %s", status, body)
+	if status, body := call(t, "GET", first.url+"/api/v10/channels/"+before["channel_id"]+"/application-command-index",
+		strOf(minted, "token"), ""); status != 200 {
+		t.Errorf("the new member's client token on the running server: %d %s", status, body)
 	}
 	app := runJSON(t, dir, "app", "create", "--name", "beside")
 	if status, body := call(t, "GET", first.url+"/api/v10/applications/@me", "Bot "+strOf(app, "bot_token"), ""); status != 200 {
