@@ -10,8 +10,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -40,7 +42,10 @@ func commands() []cliCommand {
 	return []cliCommand{
 		{name: "serve", summary: "run the service: the API, the gateway, the admin API and OAuth2",
 			about: "On an empty store it creates a demo application and writes its credentials to\n" +
-				"bootstrap.json in the data directory (base_url follows --addr on every start).",
+				"bootstrap.json in the data directory (base_url follows --addr on every start).\n" +
+				"One server runs on a data directory at a time: it locks the directory's serve.lock\n" +
+				"while it runs, and a second serve there exits at once. The other commands work\n" +
+				"beside it.",
 			define: defineServe},
 		{name: "app create", summary: "create an application, its owner and a guild where it is installed",
 			define: worldCommand(defineAppCreate)},
@@ -57,6 +62,8 @@ func commands() []cliCommand {
 			define: worldCommand(defineTokenMint)},
 		{name: "invoke", summary: "run a command as a member of a guild, as the chat client does, and print the answer",
 			args: "'/COMMAND [SUBCOMMAND] [NAME:VALUE …]'", about: invokeAbout, define: defineInvoke},
+		{name: "admin-token", summary: "mint a new admin token, revoking the others (a lost bootstrap.json, a leaked token)",
+			about: adminTokenAbout, define: defineAdminToken},
 		{name: "version", summary: "print the version and the revision slashd was built from", define: defineVersion},
 		{name: "healthcheck", summary: "check that a server answers GET /healthz (exit 0 healthy, 1 not)",
 			about:  "For container health checks: the image has no curl.",
@@ -75,15 +82,60 @@ func usageErrorf(format string, args ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, args...)}
 }
 
+// interrupted is the cause of a command's context once a signal
+// (Ctrl-C, SIGTERM) asked the command to stop. It is a context.Canceled.
+type interrupted struct{ sig os.Signal }
+
+func (e *interrupted) Error() string { return "interrupted" }
+
+func (e *interrupted) Is(target error) bool { return target == context.Canceled }
+
+// exitCode is 128 and the signal's number, as a shell reports a process
+// the signal ended (130 for Ctrl-C).
+func (e *interrupted) exitCode() int {
+	if s, ok := e.sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 128 + int(syscall.SIGINT)
+}
+
+// interruptedOr is err, the error of a command whose context is ctx,
+// marked as interrupted when a signal stopped the command (its exit
+// status then follows the signal). An error that does not say so
+// already (as one from a request the signal cut short) is told so.
+func interruptedOr(ctx context.Context, err error) error {
+	var sig *interrupted
+	if err == nil || !errors.As(context.Cause(ctx), &sig) {
+		return err
+	}
+	if errors.As(err, new(*interrupted)) {
+		return err
+	}
+	return &interruptedError{err: err, sig: sig}
+}
+
+// interruptedError is a command's error once a signal stopped it.
+type interruptedError struct {
+	err error
+	sig *interrupted
+}
+
+func (e *interruptedError) Error() string   { return e.err.Error() + " (interrupted)" }
+func (e *interruptedError) Unwrap() []error { return []error{e.err, e.sig} }
+
 // exitCode is the process's exit status after err: 0 without error, 2
-// for a usage error, 1 for anything else.
+// for a usage error, 128 and the signal's number for a command a signal
+// stopped, 1 for anything else.
 func exitCode(err error) int {
 	var ue *usageError
+	var sig *interrupted
 	switch {
 	case err == nil:
 		return 0
 	case errors.As(err, &ue):
 		return 2
+	case errors.As(err, &sig):
+		return sig.exitCode()
 	}
 	return 1
 }
@@ -134,7 +186,7 @@ func findCommand(cmds []cliCommand, args []string, stdout, stderr io.Writer) (*c
 	verbs := groupVerbs(cmds, group)
 	if len(verbs) == 0 {
 		fmt.Fprint(stderr, mainUsage(cmds))
-		return nil, nil, usageErrorf("unknown command %q", group)
+		return nil, nil, usageErrorf("unknown command %q%s", group, commandSuggestion(cmds, group))
 	}
 	switch {
 	case len(args) > 1 && isHelp(args[1]):
@@ -150,7 +202,28 @@ func findCommand(cmds []cliCommand, args []string, stdout, stderr io.Writer) (*c
 		}
 	}
 	fmt.Fprint(stderr, groupUsage(group, verbs))
-	return nil, nil, usageErrorf("%s: unknown verb %q (one of %s)", group, args[1], verbNames(group, verbs))
+	return nil, nil, usageErrorf("%s: unknown verb %q (one of %s)%s", group, args[1], verbNames(group, verbs),
+		didYouMean(args[1], strings.Split(verbNames(group, verbs), ", "), quoted))
+}
+
+// commandSuggestion is the "did you mean" of an unknown command: the
+// commands and groups it is a typo of or, when it is a verb without
+// its group (slashd create), the commands with that verb.
+func commandSuggestion(cmds []cliCommand, typed string) string {
+	var names, withVerb []string
+	for _, c := range cmds {
+		first, verb, _ := strings.Cut(c.name, " ")
+		if !slices.Contains(names, first) {
+			names = append(names, first)
+		}
+		if verb == typed {
+			withVerb = append(withVerb, c.name)
+		}
+	}
+	if len(withVerb) > 0 {
+		return meanList(withVerb, quoted)
+	}
+	return didYouMean(typed, append(names, "help"), quoted)
 }
 
 // runHelp is `slashd help [COMMAND …]`.
@@ -173,7 +246,14 @@ func runHelp(cmds []cliCommand, args []string, getenv func(string) string, stdou
 		return nil
 	}
 	fmt.Fprint(stderr, mainUsage(cmds))
-	return usageErrorf("help: unknown command %q", name)
+	var names []string
+	for _, c := range cmds {
+		names = append(names, c.name)
+		if group, _, ok := strings.Cut(c.name, " "); ok && !slices.Contains(names, group) {
+			names = append(names, group)
+		}
+	}
+	return usageErrorf("help: unknown command %q%s", name, didYouMean(name, names, quoted))
 }
 
 // groupVerbs are the commands named "group …".
@@ -231,32 +311,46 @@ func commandHelp(c cliCommand, fs *flagSet) string {
 	if c.about != "" {
 		fmt.Fprintf(&b, "%s\n", c.about)
 	}
-	b.WriteString("\nflags:\n")
-	fs.VisitAll(func(f *flag.Flag) {
-		name, usage := flag.UnquoteUsage(f)
-		arg := " " + name
-		if isBoolFlag(f.Value) {
-			arg = ""
-		} else if !strings.Contains(f.Usage, "`") {
-			arg = " " + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+	for i, sec := range fs.helpSections() {
+		heading := "flags"
+		if sec.heading != "" {
+			heading = sec.heading
 		}
-		fmt.Fprintf(&b, "  --%s%s\n      %s\n", f.Name, arg, usage)
-		var notes []string
-		if ev, ok := f.Value.(envValue); ok {
-			notes = append(notes, "environment "+ev.env)
+		fmt.Fprintf(&b, "\n%s:\n", heading)
+		for _, f := range sec.flags {
+			writeFlagHelp(&b, f)
 		}
-		if f.DefValue != "" && !(isBoolFlag(f.Value) && f.DefValue == "false") {
-			notes = append(notes, "default "+f.DefValue)
+		if i == 0 {
+			b.WriteString("  -h, --help\n      this help\n")
 		}
-		if len(notes) > 0 {
-			fmt.Fprintf(&b, "      (%s)\n", strings.Join(notes, "; "))
-		}
-	})
-	b.WriteString("  -h, --help\n      this help\n")
+	}
 	if fs.hasEnv() {
 		b.WriteString("\nA flag given on the command line wins over its environment variable.\n")
 	}
 	return b.String()
+}
+
+// writeFlagHelp writes a flag's entry in a command's help: its name and
+// argument, what it does, its environment variable and default.
+func writeFlagHelp(b *strings.Builder, f *flag.Flag) {
+	name, usage := flag.UnquoteUsage(f)
+	arg := " " + name
+	if isBoolFlag(f.Value) {
+		arg = ""
+	} else if !strings.Contains(f.Usage, "`") {
+		arg = " " + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+	}
+	fmt.Fprintf(b, "  --%s%s\n      %s\n", f.Name, arg, usage)
+	var notes []string
+	if ev, ok := f.Value.(envValue); ok {
+		notes = append(notes, "environment "+ev.env)
+	}
+	if f.DefValue != "" && !(isBoolFlag(f.Value) && f.DefValue == "false") {
+		notes = append(notes, "default "+f.DefValue)
+	}
+	if len(notes) > 0 {
+		fmt.Fprintf(b, "      (%s)\n", strings.Join(notes, "; "))
+	}
 }
 
 func upperFirst(s string) string {
@@ -277,6 +371,10 @@ type flagSet struct {
 	// parse gathers them into args.
 	takesArgs bool
 	args      []string
+	// sectionOf is the help section of each flag registered before the
+	// current section began (see section); heading is the current one.
+	sectionOf map[string]string
+	headings  []string
 }
 
 func newFlagSet(name string, getenv func(string) string) *flagSet {
@@ -284,7 +382,64 @@ func newFlagSet(name string, getenv func(string) string) *flagSet {
 	// Errors and help are printed by run, in its own format.
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	return &flagSet{FlagSet: fs, getenv: getenv, envErrs: map[string]error{}}
+	return &flagSet{FlagSet: fs, getenv: getenv, envErrs: map[string]error{}, sectionOf: map[string]string{}}
+}
+
+// section starts a section of the help: the flags registered from now
+// on, until the next section, are listed under heading. Flags
+// registered before any section come first, under "flags".
+func (fs *flagSet) section(heading string) {
+	fs.closeSection()
+	fs.headings = append(fs.headings, heading)
+}
+
+// closeSection files the flags registered since the last section under
+// it.
+func (fs *flagSet) closeSection() {
+	current := ""
+	if len(fs.headings) > 0 {
+		current = fs.headings[len(fs.headings)-1]
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		if _, ok := fs.sectionOf[f.Name]; !ok {
+			fs.sectionOf[f.Name] = current
+		}
+	})
+}
+
+// helpSection is a heading of a command's help ("" for the flags
+// before any section) and its flags, by name.
+type helpSection struct {
+	heading string
+	flags   []*flag.Flag
+}
+
+// helpSections are the help's sections in the order they began, those
+// with flags (the first lists --help too).
+func (fs *flagSet) helpSections() []helpSection {
+	fs.closeSection()
+	secs := []helpSection{{heading: ""}}
+	for _, h := range fs.headings {
+		secs = append(secs, helpSection{heading: h})
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		for i := range secs {
+			if secs[i].heading == fs.sectionOf[f.Name] {
+				secs[i].flags = append(secs[i].flags, f)
+				return
+			}
+		}
+	})
+	var out []helpSection
+	for _, sec := range secs {
+		if len(sec.flags) > 0 {
+			out = append(out, sec)
+		}
+	}
+	if len(out) == 0 {
+		out = secs[:1]
+	}
+	return out
 }
 
 // envValue is the flag.Value of a flag backed by an environment variable.
@@ -358,6 +513,19 @@ func (fs *flagSet) hasEnv() bool {
 // commandArgs are the arguments among the flags (see takesArgs).
 func (fs *flagSet) commandArgs() []string { return fs.args }
 
+// flagSuggestion is the "did you mean" of an unknown flag's parse
+// error ("" for any other error).
+func (fs *flagSet) flagSuggestion(err error) string {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return ""
+	}
+	name = strings.TrimPrefix(name, "-")
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	return didYouMean(name, names, func(s string) string { return "--" + s })
+}
+
 // isSet reports whether the flag name was given on the command line.
 func (fs *flagSet) isSet(name string) bool {
 	set := false
@@ -374,7 +542,7 @@ func (fs *flagSet) parse(args []string) error {
 			if errors.Is(err, flag.ErrHelp) {
 				return err
 			}
-			return usageErrorf("%s: %v (see slashd %s --help)", fs.Name(), err, fs.Name())
+			return usageErrorf("%s: %v%s (see slashd %s --help)", fs.Name(), err, fs.flagSuggestion(err), fs.Name())
 		}
 		if fs.NArg() == 0 {
 			break

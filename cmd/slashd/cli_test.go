@@ -7,6 +7,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -119,6 +120,72 @@ func TestServeHelp(t *testing.T) {
 		if !strings.Contains(entry, note) {
 			t.Errorf("--%s: want %q in\n%s", want.flag, note, entry)
 		}
+	}
+}
+
+// TestServeHelpSections: serve's help lists its flags in sections,
+// essentials first, each flag in its section, --help among the
+// essentials; every flag is in one.
+func TestServeHelpSections(t *testing.T) {
+	t.Parallel()
+	stdout, _, code, _ := runCLI(t, nil, "serve", "--help")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	want := []struct {
+		heading string
+		flags   []string // the first ones, in order, then some of the others
+		others  []string
+	}{
+		{"essentials:", []string{"addr", "data"}, []string{"ui", "ratelimit", "log-level", "help"}},
+		{"production (", []string{"log-format"}, []string{"store", "metrics-addr", "pprof-addr"}},
+		{"cluster (", []string{"nats"}, []string{"nats-prefix", "node-id"}},
+		{"security (", []string{"auth-failure-limit"}, []string{"secret-key-file", "old-secret-key-file", "trusted-proxies",
+			"login-account-limit", "login-address-limit"}},
+	}
+	// The help, as headings and the flags under each.
+	type section struct {
+		heading string
+		flags   []string
+	}
+	var got []section
+	for _, line := range strings.Split(stdout, "\n") {
+		switch {
+		case line != "" && !strings.HasPrefix(line, " ") && strings.HasSuffix(line, ":") && !strings.HasPrefix(line, "usage:"):
+			got = append(got, section{heading: line})
+		case len(got) > 0 && strings.HasPrefix(line, "  -"):
+			name := strings.Fields(strings.TrimPrefix(strings.TrimPrefix(line, "  -h, "), "  "))[0]
+			got[len(got)-1].flags = append(got[len(got)-1].flags, strings.TrimPrefix(name, "--"))
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d sections, want %d:\n%s", len(got), len(want), stdout)
+	}
+	listed := 0
+	for i, w := range want {
+		g := got[i]
+		listed += len(g.flags)
+		if !strings.HasPrefix(g.heading, w.heading) {
+			t.Errorf("section %d is %q, want %q", i+1, g.heading, w.heading)
+		}
+		if len(g.flags) < len(w.flags) || strings.Join(g.flags[:len(w.flags)], " ") != strings.Join(w.flags, " ") {
+			t.Errorf("%s lists %v, want it to begin with %v", g.heading, g.flags, w.flags)
+		}
+		for _, f := range w.others {
+			if !slices.Contains(g.flags, f) {
+				t.Errorf("%s lists %v, want --%s among them", g.heading, g.flags, f)
+			}
+		}
+	}
+	fs := newFlagSet("serve", envMap(nil))
+	defineServe(fs)
+	if n := len(fs.helpSections()); n != len(want) {
+		t.Errorf("serve has %d sections", n)
+	}
+	total := 1 // --help
+	fs.VisitAll(func(*flag.Flag) { total++ })
+	if listed != total {
+		t.Errorf("the sections list %d flags, serve has %d and --help", listed, total-1)
 	}
 }
 

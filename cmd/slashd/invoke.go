@@ -299,6 +299,9 @@ func (c *apiClient) do(ctx context.Context, method, path, auth string, body, v a
 	req.Header.Set("Authorization", auth)
 	req.Header.Set("User-Agent", "slashd-invoke/"+currentBuild().Version)
 	resp, err := c.http.Do(req)
+	if err != nil && ctx.Err() != nil {
+		return context.Cause(ctx) // interrupted, most often
+	}
 	if err != nil {
 		return fmt.Errorf("is the server running? %w", err)
 	}
@@ -324,7 +327,8 @@ func (c *apiClient) do(ctx context.Context, method, path, auth string, body, v a
 // loading message id, and returns it. The loading message is read as the
 // member sees it, a quarter second apart, for at most wait.
 func waitFilled(ctx context.Context, c *apiClient, token string, channel, id snowflake.ID, wait time.Duration) (*invokeMessage, error) {
-	ctx, cancel := context.WithTimeout(ctx, wait)
+	waited := errors.New("the application did not fill in its deferred answer in " + wait.String())
+	ctx, cancel := context.WithTimeoutCause(ctx, wait, waited)
 	defer cancel()
 	tick := time.NewTicker(250 * time.Millisecond)
 	defer tick.Stop()
@@ -333,8 +337,11 @@ func waitFilled(ctx context.Context, c *apiClient, token string, channel, id sno
 		var msgs []invokeMessage
 		err := c.do(ctx, http.MethodGet, "/api/v10/channels/"+channel.String()+"/messages?"+q.Encode(), token, nil, &msgs)
 		switch {
+		case ctx.Err() != nil && context.Cause(ctx) == waited:
+			return nil, waited
 		case ctx.Err() != nil:
-			return nil, errors.New("the application did not fill in its deferred answer in " + wait.String())
+			// Ctrl-C, most often: the wait was cut short, not over.
+			return nil, fmt.Errorf("%w while waiting for the application to fill in its deferred answer", context.Cause(ctx))
 		case err != nil:
 			return nil, err
 		case len(msgs) == 0 || msgs[0].ID != id:

@@ -8,6 +8,7 @@
 //	slashd guild create --name NAME [--install APP_ID]
 //	slashd user create | role create | member add | channel create | token mint …
 //	slashd invoke [--data DIR] [--as USER_ID] [--channel ID] [--app ID] [--json] '/group sub name:value'
+//	slashd admin-token [--data DIR] [--keep-old]
 //	slashd version
 //	slashd healthcheck [--addr ADDR]
 package main
@@ -21,11 +22,34 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
 	if err != nil {
+		err = interruptedOr(ctx, err)
 		fmt.Fprintln(os.Stderr, "slashd:", err)
 		os.Exit(exitCode(err))
+	}
+}
+
+// signalContext is signal.NotifyContext whose cause, once a signal
+// came, is an *interrupted naming it (NotifyContext's only says it in
+// words): the exit status of a command cut short follows the signal.
+func signalContext(parent context.Context, sigs ...os.Signal) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, sigs...)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-ch:
+			cancel(&interrupted{sig: s})
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel(context.Canceled)
 	}
 }

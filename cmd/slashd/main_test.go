@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -402,11 +403,40 @@ func TestServeAddressInUse(t *testing.T) {
 	defer ln.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	err = serve(ctx, serveConfig{addr: ln.Addr().String(), dataDir: t.TempDir()}, io.Discard, func(string) {
+	addr := ln.Addr().String()
+	err = serve(ctx, serveConfig{addr: addr, dataDir: t.TempDir()}, io.Discard, func(string) {
 		t.Error("ready called on a busy address")
 	})
-	if err == nil || !strings.Contains(err.Error(), "listen") {
-		t.Errorf("serve on a busy address: %v, want a listen error", err)
+	want := "listen on " + addr + ": address already in use (by another slashd? `slashd healthcheck --addr " + addr +
+		"` tells); choose another with --addr HOST:PORT (or SLASHD_ADDR)"
+	if err == nil || err.Error() != want || !errors.Is(err, syscall.EADDRINUSE) {
+		t.Errorf("serve on a busy address: %v\nwant %s", err, want)
+	}
+	// The side listeners name their own flags.
+	err = serve(ctx, serveConfig{addr: "127.0.0.1:0", dataDir: t.TempDir(), metricsAddr: addr}, io.Discard, func(string) {
+		t.Error("ready called with a busy --metrics-addr")
+	})
+	if err == nil || !strings.Contains(err.Error(), "metrics: listen on "+addr+": address already in use") ||
+		!strings.Contains(err.Error(), "choose another with --metrics-addr HOST:PORT (or SLASHD_METRICS_ADDR)") {
+		t.Errorf("serve with a busy --metrics-addr: %v", err)
+	}
+}
+
+// TestBinaryAddressInUse: the process's own words on a port a real
+// listener holds.
+func TestBinaryAddressInUse(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	stdout, stderr, code := runBinary(t, []string{"SLASHD_ADDR=" + addr}, "serve", "--data", t.TempDir())
+	want := "slashd: listen on " + addr + ": address already in use (by another slashd? `slashd healthcheck --addr " + addr +
+		"` tells); choose another with --addr HOST:PORT (or SLASHD_ADDR)\n"
+	if code != 1 || !strings.HasSuffix(stderr, want) || strings.Contains(stdout, "slashd listening") {
+		t.Errorf("serve on a taken port: exit %d, stdout %q, stderr %q\nwant exit 1 and %q", code, stdout, stderr, want)
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/pprof"
 	"time"
@@ -55,9 +54,9 @@ type sideServer struct {
 
 // startSide listens on addr and serves h there until shutdown.
 func startSide(name, addr string, h http.Handler, log *slog.Logger) (*sideServer, error) {
-	ln, err := net.Listen("tcp", addr)
+	ln, err := listen(name+"-addr", addr)
 	if err != nil {
-		return nil, fmt.Errorf("%s: listen on %s: %w", name, addr, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	s := &sideServer{url: "http://" + ln.Addr().String(),
 		// No write timeout: a CPU profile or trace streams for as long as

@@ -16,12 +16,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go"
 
 	"github.com/slashd/slashd/internal/api"
 	"github.com/slashd/slashd/internal/bootstrap"
+	"github.com/slashd/slashd/internal/datadir"
 	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/event/natsbus"
 	"github.com/slashd/slashd/internal/jsonenc"
@@ -87,23 +89,31 @@ func addrFlag(fs *flagSet, p *string, usage string) {
 // checks them once parsed and makes the configuration.
 func serveFlags(fs *flagSet) func() (serveConfig, error) {
 	cfg := serveConfig{}
+	// --help lists the flags by section, alphabetically within each.
+	fs.section("essentials")
 	addrFlag(fs, &cfg.addr, "listen address, host:port (0.0.0.0:PORT listens on every interface, as in a container)")
 	dataFlag(fs, &cfg.dataDir)
-	storeFlag(fs, &cfg.store)
-	secretKeyFlags(fs, &cfg.secrets)
-	fs.envBool(&cfg.rateLimit, "ratelimit", true, "enforce rate limits like the real service (--ratelimit=false turns them off)")
 	fs.envBool(&cfg.ui, "ui", true, "serve the playground web UI at / (--ui=false turns it off)")
+	fs.envBool(&cfg.rateLimit, "ratelimit", true, "enforce rate limits like the real service (--ratelimit=false turns them off)")
+	var level, proxies string
+	fs.envString(&level, "log-level", "info", "debug, info, warn or error")
+
+	fs.section("production (a database server; logs, metrics and profiles for your tooling)")
+	storeFlag(fs, &cfg.store)
+	observeFlags(fs, &cfg)
+
+	fs.section("cluster (several nodes sharing one PostgreSQL store)")
 	fs.envString(&cfg.nats, "nats", "",
 		"NATS server `URLS`, comma-separated (nats://host:4222): share events with the other slashd nodes; unset: in-process")
 	fs.envString(&cfg.natsPrefix, "nats-prefix", "slashd.events", "NATS subject prefix of this cluster's events")
 	fs.envInt(&cfg.nodeID, "node-id", -1,
 		"this node's id in the snowflakes it makes, 0-1023, distinct per node of a cluster (-1: 0 alone, random with --store)")
-	var level, proxies string
-	fs.envString(&level, "log-level", "info", "debug, info, warn or error")
+
+	fs.section("security (secrets at rest, reverse proxies, abuse budgets)")
+	secretKeyFlags(fs, &cfg.secrets)
 	fs.envString(&proxies, "trusted-proxies", "",
 		"reverse proxies whose X-Forwarded-For names the client, as comma-separated `NETWORKS` (CIDRs or addresses); "+
 			"the client's address then counts for rate limits, abuse budgets and logs; unset: the connection's address")
-	observeFlags(fs, &cfg)
 	abuseLimitFlags(fs, &cfg.limits)
 	return func() (serveConfig, error) {
 		if err := cfg.logLevel.UnmarshalText([]byte(level)); err != nil {
@@ -151,6 +161,13 @@ func parseServeFlags(args []string, getenv func(string) string) (serveConfig, er
 func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(addr string)) error {
 	log := newLogger(stdout, cfg.logFormat, cfg.logLevel)
 	build := currentBuild()
+	// Before anything is written to the data directory: a second server
+	// on it stops here, having changed nothing.
+	lock, err := lockDataDir(cfg, log)
+	if err != nil {
+		return err
+	}
+	defer lock.release()
 	// Said before anything slow (opening and migrating the store), so a
 	// start is never silent.
 	log.Info("slashd starting", "version", build.Version, "addr", cfg.addr, "data", cfg.dataDir, "store", describeStore(cfg.store))
@@ -160,11 +177,12 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 	}
 	defer st.Close()
 
-	ln, err := net.Listen("tcp", cfg.addr)
+	ln, err := listen("addr", cfg.addr)
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.addr, err)
+		return err
 	}
 	baseURL := baseURLOf(ln.Addr().String())
+	lock.listening(ln.Addr().String(), baseURL, log)
 	ids := snowflake.NewGenerator(cfg.snowflakeNode(), nil)
 	env := bootstrap.Env{Store: st, IDs: ids, Rand: rand.Reader, Now: time.Now}
 	// JSON logs keep stdout to JSON lines: the first run's credentials
@@ -281,6 +299,83 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 	}
 	log.Info("slashd stopped")
 	return nil
+}
+
+// dataDirLock is serve's hold on its data directory (see
+// internal/datadir); nil where the platform has no file locks.
+type dataDirLock struct {
+	lock   *datadir.Lock
+	holder datadir.Holder
+}
+
+// lockDataDir takes cfg's data directory for this process, or says who
+// holds it.
+func lockDataDir(cfg serveConfig, log *slog.Logger) (*dataDirLock, error) {
+	h := datadir.Holder{PID: os.Getpid(), Addr: cfg.addr, Started: time.Now().UTC()}
+	l, err := datadir.Acquire(cfg.dataDir, h)
+	switch {
+	case errors.Is(err, datadir.ErrUnsupported):
+		log.Warn("the data directory cannot be locked on this platform: make sure one server at a time runs on it",
+			"data", cfg.dataDir)
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return &dataDirLock{lock: l, holder: h}, nil
+}
+
+// listening records where the server listens, for the message a second
+// server on the directory gives. Failing to is logged, never fatal.
+func (d *dataDirLock) listening(addr, url string, log *slog.Logger) {
+	if d == nil {
+		return
+	}
+	d.holder.Addr, d.holder.URL = addr, url
+	if err := d.lock.Update(d.holder); err != nil {
+		log.Warn("could not record the address in the data directory's lock", "err", err)
+	}
+}
+
+func (d *dataDirLock) release() {
+	if d != nil {
+		d.lock.Release()
+	}
+}
+
+// listen listens on addr, the value of the flag --flagName; an address
+// in use is told with what to do about it.
+func listen(flagName, addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	switch {
+	case err == nil:
+		return ln, nil
+	case isAddrInUse(err):
+		return nil, &addrInUseError{flag: flagName, addr: addr, err: err}
+	}
+	return nil, fmt.Errorf("listen on %s: %w", addr, err)
+}
+
+// addrInUseError is a listen on an address something else listens on.
+type addrInUseError struct {
+	flag, addr string
+	err        error
+}
+
+func (e *addrInUseError) Error() string {
+	return fmt.Sprintf("listen on %s: address already in use (by another slashd? `slashd healthcheck --addr %s` tells); "+
+		"choose another with --%s HOST:PORT (or %s)", e.addr, e.addr, e.flag, envName(e.flag))
+}
+
+func (e *addrInUseError) Unwrap() error { return e.err }
+
+// isAddrInUse reports whether err is a listen's on an address in use.
+func isAddrInUse(err error) bool {
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return true
+	}
+	// Windows' WSAEADDRINUSE is no syscall.EADDRINUSE.
+	msg := strings.ToLower(err.Error())
+	return strings.Contains(msg, "address already in use") || strings.Contains(msg, "only one usage of each socket address")
 }
 
 // startAttrs are the start line's: where the API is, what it stores

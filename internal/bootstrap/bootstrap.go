@@ -225,6 +225,20 @@ func CreateAdminToken(ctx context.Context, env Env) (string, error) {
 	return tok, nil
 }
 
+// ReplaceAdminTokens mints a token for the admin API and revokes every
+// other, at once; it returns the token and how many it revoked.
+func ReplaceAdminTokens(ctx context.Context, env Env) (string, int, error) {
+	tok, err := auth.NewAdminToken(env.Rand)
+	if err != nil {
+		return "", 0, err
+	}
+	revoked, err := env.Store.ReplaceAdminTokens(ctx, auth.Hash(tok), env.Now().UTC())
+	if err != nil {
+		return "", 0, fmt.Errorf("store admin token: %w", err)
+	}
+	return tok, revoked, nil
+}
+
 // DemoChannelName is the name of the demo guild's text channel.
 const DemoChannelName = "general"
 
@@ -349,31 +363,52 @@ func WriteFile(dir string, c Credentials) error {
 // pointed there. The file is replaced atomically (its secrets exist
 // nowhere else), keeping its mode.
 func SetBaseURL(dir, baseURL string) (string, error) {
+	var old string
+	_, err := editFile(dir, func(c *Credentials) bool {
+		if c.BaseURL == baseURL {
+			return false
+		}
+		old, c.BaseURL = c.BaseURL, baseURL
+		return true
+	})
+	return old, err
+}
+
+// SetAdminToken replaces the admin_token of dir/bootstrap.json, every
+// other key kept, as SetBaseURL does its base_url. It reports whether
+// there was a file to update: a missing one is not created (the
+// secrets it held exist nowhere else).
+func SetAdminToken(dir, token string) (bool, error) {
+	return editFile(dir, func(c *Credentials) bool {
+		c.AdminToken = token
+		return true
+	})
+}
+
+// editFile applies edit to the credentials in dir/bootstrap.json and,
+// when edit reports a change, replaces the file. It reports whether the
+// file exists.
+func editFile(dir string, edit func(*Credentials) bool) (bool, error) {
 	path := filepath.Join(dir, FileName)
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return "", nil
+		return false, nil
 	}
 	if err != nil {
-		return "", err
+		return true, err
 	}
 	var c Credentials
 	if err := json.Unmarshal(raw, &c); err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
+		return true, fmt.Errorf("read %s: %w", path, err)
 	}
-	if c.BaseURL == baseURL {
-		return "", nil
+	if !edit(&c) {
+		return true, nil
 	}
-	old := c.BaseURL
-	c.BaseURL = baseURL
 	b, err := jsonenc.MarshalIndent(c, "", "  ")
 	if err != nil {
-		return "", err
+		return true, err
 	}
-	if err := replaceFile(path, append(b, '\n')); err != nil {
-		return "", err
-	}
-	return old, nil
+	return true, replaceFile(path, append(b, '\n'))
 }
 
 // replaceFile replaces path with data through a temporary file renamed

@@ -395,6 +395,11 @@ type World interface {
 	// (the bare Authorization a chat client sends), by SHA-256.
 	CreateAdminToken(ctx context.Context, hash []byte, createdAt time.Time) error
 	AdminTokenExists(ctx context.Context, hash []byte) (bool, error)
+	// ReplaceAdminTokens stores hash as the one admin token, deleting
+	// every other in the same transaction (there is no moment without
+	// one), and returns how many it deleted; ErrConflict if hash is
+	// already an admin token's.
+	ReplaceAdminTokens(ctx context.Context, hash []byte, createdAt time.Time) (revoked int, err error)
 	CreateClientToken(ctx context.Context, hash []byte, userID snowflake.ID, createdAt time.Time) error
 	ClientTokenUser(ctx context.Context, hash []byte) (snowflake.ID, error) // ErrNotFound if unknown
 

@@ -68,7 +68,7 @@ func TestEveryMethodClassified(t *testing.T) {
 		"CountApplications", "ApplicationCounts", "Commands", "Command", "CommandPermissions", "Users", "Guilds", "Role", "Roles", "Members", "MemberGuilds", "SearchMembers",
 		"Channels", "Installations", "Applications",
 		"UserInstallation", "PrivateChannel", "PrivateChannels",
-		"DeletePrivateChannel", "AdminTokenExists", "ClaimFirstRun", "MaxID", "LoginByName", "LoginOfUser", "SessionByHash", "DeleteSession", "OAuthSettings", "Grant", "Grants",
+		"DeletePrivateChannel", "AdminTokenExists", "ReplaceAdminTokens", "ClaimFirstRun", "MaxID", "LoginByName", "LoginOfUser", "SessionByHash", "DeleteSession", "OAuthSettings", "Grant", "Grants",
 		"UseCode", "UseRefreshToken", "SigningKeys", "Message", "UpdateMessage", "DeleteMessage",
 		"ChannelMessages", "Interaction", "AnswerInteraction", "CreateAnsweredInteraction", "DeleteInteractionsBefore",
 		"HitRateLimit", "DeleteRateLimitsBefore", "Close",

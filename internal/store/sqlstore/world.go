@@ -785,6 +785,33 @@ func (s *Store) AdminTokenExists(ctx context.Context, hash []byte) (bool, error)
 	return n > 0, nil
 }
 
+// ReplaceAdminTokens stores hash as the one admin token, deleting the
+// others in the same transaction.
+func (s *Store) ReplaceAdminTokens(ctx context.Context, hash []byte, createdAt time.Time) (int, error) {
+	var revoked int64
+	err := s.Tx(ctx, func(tx *sql.Tx) error {
+		var exists int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM admin_tokens WHERE hash = $1`, hash).Scan(&exists); err != nil {
+			return fmt.Errorf("find admin token: %w", err)
+		}
+		if exists > 0 {
+			return fmt.Errorf("insert admin token: %w", store.ErrConflict)
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM admin_tokens`)
+		if err != nil {
+			return fmt.Errorf("delete admin tokens: %w", s.formatError(err))
+		}
+		if revoked, err = res.RowsAffected(); err != nil {
+			return fmt.Errorf("delete admin tokens: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO admin_tokens (hash, created_at) VALUES ($1, $2)`, hash, unix(createdAt)); err != nil {
+			return fmt.Errorf("insert admin token: %w", s.formatError(err))
+		}
+		return nil
+	})
+	return int(revoked), err
+}
+
 // CreateClientToken stores a user's client token hash; the user must
 // exist (ErrNotFound).
 func (s *Store) CreateClientToken(ctx context.Context, hash []byte, userID snowflake.ID, createdAt time.Time) error {

@@ -186,6 +186,7 @@ func testWorld(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("DeleteChannel", func(t *testing.T) { testDeleteChannel(t, open) })
 	t.Run("installations and applications", func(t *testing.T) { testInstallations(t, open) })
 	t.Run("admin and client tokens", func(t *testing.T) { testWorldTokens(t, open) })
+	t.Run("replace admin tokens", func(t *testing.T) { testReplaceAdminTokens(t, open) })
 	t.Run("Snapshot", func(t *testing.T) { testSnapshot(t, open) })
 	t.Run("MaxID", func(t *testing.T) { testMaxID(t, open) })
 	t.Run("MemberGuilds", func(t *testing.T) { testMemberGuilds(t, open) })
@@ -1167,6 +1168,36 @@ func testInstallations(t *testing.T, open func(t *testing.T) store.Store) {
 	}
 	if apps, err := open(t).Applications(t.Context()); err != nil || apps == nil || len(apps) != 0 {
 		t.Errorf("Applications of an empty store = %v, %v; want an empty non-nil list", apps, err)
+	}
+}
+
+// testReplaceAdminTokens: the new admin token works and every other
+// stops working, client tokens untouched; a token that is already an
+// admin token's is a conflict that revokes nothing.
+func testReplaceAdminTokens(t *testing.T, open func(t *testing.T) store.Store) {
+	f := newFixture(t, open)
+	f.user(t, aliceID, "alice")
+	if n, err := f.s.ReplaceAdminTokens(f.ctx, hash("first"), ms(1_700_000_000_000)); err != nil || n != 0 {
+		t.Fatalf("ReplaceAdminTokens on a store without admin tokens = %d, %v; want 0, nil", n, err)
+	}
+	must(t, f.s.CreateAdminToken(f.ctx, hash("second"), ms(1_700_000_000_001)))
+	must(t, f.s.CreateClientToken(f.ctx, hash("alice"), aliceID, ms(1_700_000_000_002)))
+	if n, err := f.s.ReplaceAdminTokens(f.ctx, hash("third"), ms(1_700_000_000_003)); err != nil || n != 2 {
+		t.Fatalf("ReplaceAdminTokens = %d, %v; want 2 revoked", n, err)
+	}
+	if _, err := f.s.ReplaceAdminTokens(f.ctx, hash("third"), ms(1_700_000_000_004)); !errors.Is(err, store.ErrConflict) {
+		t.Errorf("ReplaceAdminTokens with the admin token's own hash: %v, want ErrConflict", err)
+	}
+	for _, c := range []struct {
+		hash []byte
+		want bool
+	}{{hash("first"), false}, {hash("second"), false}, {hash("third"), true}} {
+		if ok, err := f.s.AdminTokenExists(f.ctx, c.hash); err != nil || ok != c.want {
+			t.Errorf("AdminTokenExists(%x) = %v, %v; want %v", c.hash, ok, err, c.want)
+		}
+	}
+	if id, err := f.s.ClientTokenUser(f.ctx, hash("alice")); err != nil || id != aliceID {
+		t.Errorf("ClientTokenUser(alice) after ReplaceAdminTokens = %d, %v; want alice", id, err)
 	}
 }
 

@@ -307,6 +307,11 @@ func (w *wrapper) AdminTokenExists(a0 context.Context, a1 []byte) (bool, error) 
 	return w.Store.AdminTokenExists(a0, a1)
 }
 
+func (w *wrapper) ReplaceAdminTokens(a0 context.Context, a1 []byte, a2 time.Time) (int, error) {
+	defer w.observe("ReplaceAdminTokens", time.Now())
+	return w.Store.ReplaceAdminTokens(a0, a1, a2)
+}
+
 func (w *wrapper) CreateClientToken(a0 context.Context, a1 []byte, a2 snowflake.ID, a3 time.Time) error {
 	defer w.observe("CreateClientToken", time.Now())
 	return w.Store.CreateClientToken(a0, a1, a2, a3)
