@@ -20,20 +20,24 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/slashd/slashd/internal/buildinfo"
+	"github.com/slashd/slashd/internal/testtool/gobuild"
 )
 
+// TestMain builds the binaries the tests run before any test starts, so
+// that no test's deadline (nor go test's -timeout) includes compiling:
+// with empty caches on a loaded machine a build has taken minutes. A
+// build that fails fails the tests that need its binary.
 func TestMain(m *testing.M) {
+	_ = gobuild.BuildAll(&testBinary, &exampleBot, &staticBinary)
 	code := m.Run()
-	if testBinary.dir != "" {
-		os.RemoveAll(testBinary.dir)
+	for _, b := range []*gobuild.Binary{&testBinary, &exampleBot, &staticBinary} {
+		b.Remove()
 	}
-	exampleBot.Remove()
 	os.Exit(code)
 }
 
@@ -42,51 +46,31 @@ func TestMain(m *testing.M) {
 var testStamp = buildinfo.Info{Version: "v0.0.0-clitest", Revision: "0123456789abcdef0123456789abcdef01234567",
 	Time: "2026-01-02T03:04:05Z", Modified: true}
 
-// testBinary is cmd/slashd built once per test binary, on first use.
-var testBinary struct {
-	once      sync.Once
-	dir, path string
-	err       error
+var (
+	// testBinary is cmd/slashd stamped with testStamp, built like the
+	// test binary (which has compiled all it needs).
+	testBinary = gobuild.Binary{Pkg: "github.com/slashd/slashd/cmd/slashd", LDFlags: testStampFlags()}
+	// staticBinary is cmd/slashd built as the Dockerfile builds it
+	// (CGO_ENABLED=0, a static binary).
+	staticBinary = gobuild.Binary{Pkg: testBinary.Pkg, LDFlags: testBinary.LDFlags, Static: true}
+)
+
+func testStampFlags() string {
+	return fmt.Sprintf("-X main.version=%s -X main.revision=%s -X main.revisionTime=%s -X main.modified=%t",
+		testStamp.Version, testStamp.Revision, testStamp.Time, testStamp.Modified)
 }
 
-// slashdBinary builds cmd/slashd as the Dockerfile does (CGO_ENABLED=0,
-// a static binary) with testStamp.
+// slashdBinary is the path of testBinary.
 func slashdBinary(t *testing.T) string {
 	t.Helper()
-	testBinary.once.Do(func() {
-		goBin, err := exec.LookPath("go") // go test puts GOROOT/bin first in PATH
-		if err != nil {
-			testBinary.err = fmt.Errorf("find the go command: %w", err)
-			return
-		}
-		if testBinary.dir, err = os.MkdirTemp("", "slashd-bin-"); err != nil {
-			testBinary.err = err
-			return
-		}
-		path := filepath.Join(testBinary.dir, "slashd")
-		ldflags := fmt.Sprintf("-X main.version=%s -X main.revision=%s -X main.revisionTime=%s -X main.modified=%t",
-			testStamp.Version, testStamp.Revision, testStamp.Time, testStamp.Modified)
-		cmd := exec.Command(goBin, "build", "-ldflags", ldflags, "-o", path, ".")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			testBinary.err = fmt.Errorf("go build ./cmd/slashd: %v\n%s", err, out)
-			return
-		}
-		testBinary.path = path
-	})
-	if testBinary.err != nil {
-		t.Fatal(testBinary.err)
-	}
-	return testBinary.path
+	return testBinary.Path(t)
 }
 
 // runBinary runs the binary to its end and returns its outputs and exit
 // status.
 func runBinary(t *testing.T, env []string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	// The build comes first, outside the run's minute: with cold caches
-	// on a busy machine it alone has taken minutes.
-	bin := slashdBinary(t)
+	bin := slashdBinary(t) // built by TestMain, outside the run's minute
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
@@ -188,7 +172,7 @@ func TestBinaryIsStatic(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("an ELF check")
 	}
-	f, err := elf.Open(slashdBinary(t))
+	f, err := elf.Open(staticBinary.Path(t))
 	if err != nil {
 		t.Fatal(err)
 	}

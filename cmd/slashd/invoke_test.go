@@ -19,11 +19,11 @@ import (
 
 	"github.com/slashd/slashd/internal/slashline"
 	"github.com/slashd/slashd/internal/testtool/examplebot"
+	"github.com/slashd/slashd/internal/testtool/gobuild"
 )
 
-// exampleBot is examples/bot, built once for this test binary (TestMain
-// removes it).
-var exampleBot examplebot.Binary
+// exampleBot is examples/bot, built by TestMain.
+var exampleBot = gobuild.Binary{Pkg: examplebot.Package}
 
 // startBot runs examples/bot for the app of creds on a free port and
 // waits for its start line, which says where it listens.

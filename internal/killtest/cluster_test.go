@@ -20,53 +20,25 @@ import (
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, to read the store directly
+
+	"github.com/slashd/slashd/internal/testtool/gobuild"
 )
 
-// binDir holds the slashd binary the tests run, built once per test
-// binary (see slashdBinary).
-var binDir string
+// slashd is cmd/slashd, built by TestMain before any test (and its
+// deadlines) starts; the nodes run it.
+var slashd = gobuild.Binary{Pkg: "github.com/slashd/slashd/cmd/slashd"}
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "slashd-killtest-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "killtest:", err)
-		os.Exit(1)
-	}
-	binDir = dir
+	_ = slashd.Build() // a failed build fails the tests that run it
 	code := m.Run()
-	os.RemoveAll(dir)
+	slashd.Remove()
 	os.Exit(code)
 }
 
-var (
-	buildOnce sync.Once
-	buildPath string
-	buildErr  error
-)
-
-// slashdBinary builds cmd/slashd once, on first use: a test skipped for
-// want of PostgreSQL or NATS does not pay for the build.
+// slashdBinary is the path of the built cmd/slashd.
 func slashdBinary(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		goBin, err := exec.LookPath("go") // go test puts GOROOT/bin first in PATH
-		if err != nil {
-			buildErr = fmt.Errorf("find the go command: %w", err)
-			return
-		}
-		path := filepath.Join(binDir, "slashd")
-		cmd := exec.Command(goBin, "build", "-o", path, "github.com/slashd/slashd/cmd/slashd")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/slashd: %v\n%s", err, out)
-			return
-		}
-		buildPath = path
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return buildPath
+	return slashd.Path(t)
 }
 
 // syncBuffer collects a process's output; it is read while the process

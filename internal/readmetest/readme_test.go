@@ -15,16 +15,30 @@ import (
 	"time"
 
 	"github.com/slashd/slashd/internal/testtool"
+	"github.com/slashd/slashd/internal/testtool/examplebot"
+	"github.com/slashd/slashd/internal/testtool/gobuild"
 )
 
 // tools are the programs the README's examples use.
 var tools = []string{"bash", "curl", "jq"}
 
+// The README's `go run ./cmd/slashd` and `go run ./examples/bot`, built by
+// TestMain before any test (and its deadlines) starts.
+var (
+	slashdBin = gobuild.Binary{Pkg: "github.com/slashd/slashd/cmd/slashd"}
+	botBin    = gobuild.Binary{Pkg: examplebot.Package}
+)
+
 // TestMain runs the tests where bash, curl and jq are installed (.ci/run
 // installs them). Elsewhere it runs none, and `go test` says "[no tests
-// to run]" for the package; under CI it fails.
+// to run]" for the package; under CI it fails. A failed build fails the
+// tests that run its binary.
 func TestMain(m *testing.M) {
-	os.Exit(testtool.Main(m, "TestToolsInstalled", findTools, "apt-get install bash curl jq"))
+	_ = gobuild.BuildAll(&slashdBin, &botBin)
+	code := testtool.Main(m, "TestToolsInstalled", findTools, "apt-get install bash curl jq")
+	slashdBin.Remove()
+	botBin.Remove()
+	os.Exit(code)
 }
 
 func findTools() error {
@@ -77,17 +91,6 @@ func markedBlock(t *testing.T, file, name string) string {
 		t.Fatalf("%s lacks the sh block marked <!-- README test: %s -->", file, name)
 	}
 	return block
-}
-
-// build builds a package of the module into dir.
-func build(t *testing.T, dir, pkg string) string {
-	t.Helper()
-	path := filepath.Join(dir, filepath.Base(pkg))
-	out, err := exec.Command("go", "build", "-o", path, "github.com/slashd/slashd/"+pkg).CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
-	}
-	return path
 }
 
 // shim makes the blocks' `go run ./examples/bot` and `go run
@@ -191,8 +194,7 @@ func TestFirstBot(t *testing.T) {
 	botBlock := markedBlock(t, "README.md", "the bot")
 	firstBot := markedBlock(t, "README.md", "the first bot")
 	byHand := markedBlock(t, "docs/interactions.md", "the interaction by hand")
-	bin := t.TempDir()
-	slashd, bot := build(t, bin, "cmd/slashd"), build(t, bin, "examples/bot")
+	slashd, bot := slashdBin.Path(t), botBin.Path(t)
 	work := t.TempDir()
 
 	// go run ./cmd/slashd serve, on another port than 8080 for the same

@@ -1,64 +1,27 @@
 // Package examplebot runs examples/bot as a process for tests that drive
 // it from outside (slashd invoke's, the playground's browser tests):
-// built once per test binary, started on a free port, and found where its
-// start line says it listens.
+// built once per test binary (internal/testtool/gobuild), started on a
+// free port, and found where its start line says it listens.
 package examplebot
 
 import (
 	"bufio"
-	"fmt"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/slashd/slashd/internal/testtool/gobuild"
 )
 
-// Binary is examples/bot built on first use. A test package keeps one
-// and calls Remove from its TestMain once the tests ran.
-type Binary struct {
-	once      sync.Once
-	dir, path string
-	err       error
-}
-
-// Path builds the bot (once) and returns its executable.
-func (b *Binary) Path(t testing.TB) string {
-	t.Helper()
-	b.once.Do(func() {
-		goBin, err := exec.LookPath("go")
-		if err != nil {
-			b.err = fmt.Errorf("find the go command: %w", err)
-			return
-		}
-		if b.dir, err = os.MkdirTemp("", "slashd-bot-"); err != nil {
-			b.err = err
-			return
-		}
-		path := filepath.Join(b.dir, "bot")
-		out, err := exec.Command(goBin, "build", "-o", path, "github.com/slashd/slashd/examples/bot").CombinedOutput()
-		if err != nil {
-			b.err = fmt.Errorf("go build ./examples/bot: %v\n%s", err, out)
-			return
-		}
-		b.path = path
-	})
-	if b.err != nil {
-		t.Fatal(b.err)
-	}
-	return b.path
-}
-
-// Remove deletes the built binary.
-func (b *Binary) Remove() {
-	if b.dir != "" {
-		os.RemoveAll(b.dir)
-	}
-}
+// Package is examples/bot's import path. A test package keeps a
+// gobuild.Binary of it, built in its TestMain:
+//
+//	var exampleBot = gobuild.Binary{Pkg: examplebot.Package}
+const Package = "github.com/slashd/slashd/examples/bot"
 
 // Process is examples/bot running.
 type Process struct {
@@ -76,7 +39,7 @@ var startLine = regexp.MustCompile(`receiving interactions on (http://\S+),`)
 // the environment the caller wants), and waits up to a minute (a loaded
 // machine's ceiling) for its start line. The process is killed when the
 // test ends, resumed first if the test stopped it.
-func Start(t testing.TB, bin *Binary, env []string) *Process {
+func Start(t testing.TB, bin *gobuild.Binary, env []string) *Process {
 	t.Helper()
 	p := &Process{Cmd: exec.Command(bin.Path(t), "-addr", "127.0.0.1:0")}
 	p.Cmd.Env = env

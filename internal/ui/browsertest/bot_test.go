@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	"github.com/slashd/slashd/internal/testtool/examplebot"
+	"github.com/slashd/slashd/internal/testtool/gobuild"
 )
 
-// exampleBot is examples/bot, built once for this test binary (TestMain
-// removes it).
-var exampleBot examplebot.Binary
+// exampleBot is examples/bot, built by TestMain before the tests (and
+// their browsers' deadlines) start.
+var exampleBot = gobuild.Binary{Pkg: examplebot.Package}
 
 // startBot runs examples/bot for the demo app and makes it the app's
 // Interactions Endpoint URL.

@@ -26,8 +26,10 @@ import (
 )
 
 // TestMain runs the tests where a Chromium is installed; elsewhere none
-// (see chromium.Main).
+// (see chromium.Main). examples/bot is built first, outside every test's
+// deadline; a failed build fails the tests that run it.
 func TestMain(m *testing.M) {
+	_ = exampleBot.Build()
 	code := chromium.Main(m)
 	exampleBot.Remove()
 	os.Exit(code)
