@@ -43,10 +43,13 @@ type Binary struct {
 	// sanitizer, whatever the test binary has.
 	Static bool
 
-	once sync.Once
-	dir  string
-	path string
-	err  error
+	once    sync.Once
+	dir     string
+	path    string
+	sources []string // the module's files compiled into the binary
+	err     error
+
+	statOnce sync.Once
 }
 
 // Build builds the binary unless it was built (or failed to build)
@@ -64,7 +67,21 @@ func (b *Binary) Path(t testing.TB) string {
 	if err := b.Build(); err != nil {
 		t.Fatal(err)
 	}
+	b.statOnce.Do(b.statSources)
 	return b.path
+}
+
+// statSources stats every file of the module the binary was built from.
+// go test caches a passing run by the test binary and the files the run
+// consulted; the binary under test is not part of the test binary, so
+// without these the cache would replay a pass after the command's own
+// sources changed. It runs from Path, inside m.Run, where go test's file
+// log is on (it is not yet in TestMain). A file that vanished is skipped:
+// its absence is what the next build sees too.
+func (b *Binary) statSources() {
+	for _, f := range b.sources {
+		os.Stat(f)
+	}
 }
 
 // Remove deletes the built binary.
@@ -118,7 +135,58 @@ func (b *Binary) build() (string, error) {
 		// Said where a slow first run can be seen (go test -v).
 		fmt.Fprintf(os.Stderr, "gobuild: %s built in %v\n", b.Pkg, d.Round(time.Second))
 	}
+	if b.sources, err = moduleSources(ctx, goTool, b.Pkg, flags, env); err != nil {
+		return "", err
+	}
 	return path, nil
+}
+
+// moduleSourcesFormat lists, for each package of the main module in a
+// build, its directory and then its source and embedded files, one a line
+// (the directory first, with a tab before it).
+const moduleSourcesFormat = `{{if and .Module .Module.Main}}{{printf "\t%s\n" .Dir}}` +
+	`{{range .GoFiles}}{{println .}}{{end}}{{range .CgoFiles}}{{println .}}{{end}}` +
+	`{{range .EmbedFiles}}{{println .}}{{end}}{{end}}`
+
+// moduleSources returns the paths of the main module's files that the
+// build of pkg compiles or embeds, and its go.mod and go.sum.
+func moduleSources(ctx context.Context, goTool, pkg string, flags, env []string) ([]string, error) {
+	args := append([]string{"list", "-deps", "-f", moduleSourcesFormat}, flags...)
+	args = append(args, pkg)
+	cmd := exec.CommandContext(ctx, goTool, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("list the sources of %s: %w", pkg, err)
+	}
+	var files []string
+	var dir string
+	for line := range strings.Lines(string(out)) {
+		line = strings.TrimRight(line, "\n")
+		switch {
+		case strings.HasPrefix(line, "\t"):
+			dir = line[1:]
+			if files == nil { // the module's root is the first package's ancestor with a go.mod
+				files = append(files, moduleFiles(dir)...)
+			}
+		case line != "":
+			files = append(files, filepath.Join(dir, line))
+		}
+	}
+	return files, nil
+}
+
+// moduleFiles returns go.mod and go.sum of the module dir belongs to.
+func moduleFiles(dir string) []string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return []string{filepath.Join(d, "go.mod"), filepath.Join(d, "go.sum")}
+		}
+		if filepath.Dir(d) == d {
+			return nil
+		}
+	}
 }
 
 // settings are the go build flags and environment variables that build

@@ -3,6 +3,8 @@ package gobuild
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -109,4 +111,38 @@ func TestBuildSettings(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSourcesListed: the files Path stats so that go test's cache sees
+// the binary's sources are the module's files the build compiled: the
+// command's main.go and go.mod, and nothing from the standard library.
+func TestSourcesListed(t *testing.T) {
+	settingsBin.Path(t)
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(wd, "..", "..", "..")
+	for _, want := range []string{
+		filepath.Join(wd, "testdata", "settings", "main.go"),
+		filepath.Join(root, "go.mod"),
+	} {
+		if !slices.ContainsFunc(settingsBin.sources, func(f string) bool { return sameFile(f, want) }) {
+			t.Errorf("sources lack %s: %q", want, settingsBin.sources)
+		}
+	}
+	for _, f := range settingsBin.sources {
+		if _, err := os.Stat(f); err != nil && filepath.Base(f) != "go.sum" {
+			t.Errorf("listed source %s: %v", f, err)
+		}
+		if strings.HasPrefix(f, runtime.GOROOT()) {
+			t.Errorf("listed a file of the standard library: %s", f)
+		}
+	}
+}
+
+func sameFile(a, b string) bool {
+	ai, err1 := os.Stat(a)
+	bi, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(ai, bi)
 }
