@@ -24,18 +24,18 @@ func typeInto(t *testing.T, ctx context.Context, id, text string) {
 // choose sets a select's value as a person would (a change event).
 func choose(t *testing.T, ctx context.Context, id, value string) {
 	t.Helper()
-	js := `(() => { const s = document.getElementById(` + jsString(id) + `); s.value = ` + jsString(value) +
-		`; s.dispatchEvent(new Event("change")); return s.value; })()`
-	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
-	if err != nil || got != value {
-		t.Fatalf("choose %s in #%s: got %q, %v", value, id, got, err)
-	}
+	chooseIn(t, ctx, "#"+id, value)
 }
 
 // chooseIn is choose for the first select css matches.
 func chooseIn(t *testing.T, ctx context.Context, css, value string) {
 	t.Helper()
-	js := `(() => { const s = document.querySelector(` + jsString(css) + `); s.value = ` + jsString(value) +
+	// A select's options may still be on their way (the members of a
+	// place just chosen are fetched): wait for the one wanted first.
+	sel := `document.querySelector(` + jsString(css) + `)`
+	waitJS(t, ctx, "option "+value+" in "+css,
+		`(() => { const s = `+sel+`; return !!s && [...s.options].some(o => o.value === `+jsString(value)+`); })()`)
+	js := `(() => { const s = ` + sel + `; s.value = ` + jsString(value) +
 		`; s.dispatchEvent(new Event("change")); return s.value; })()`
 	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](js))
 	if err != nil || got != value {
