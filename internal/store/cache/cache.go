@@ -299,6 +299,11 @@ func (s *Store) worldReady(ctx context.Context) bool {
 func (s *Store) checkWorld(ctx context.Context) bool {
 	v, err := s.opt.WorldClock(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			// The caller went away (a request cut off, a shutdown): not a
+			// store fault, and nothing read uses the answer.
+			return false
+		}
 		s.log.Warn("cache: read the world clock: reading the store", "err", err)
 		return false
 	}
