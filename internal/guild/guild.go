@@ -72,6 +72,9 @@ type Guild struct {
 	Name      string       `json:"name"`
 	OwnerID   snowflake.ID `json:"owner_id"`
 	CreatedAt time.Time    `json:"-"`
+	// WorldID is the test world the guild belongs to (0: none); fixed at
+	// creation.
+	WorldID snowflake.ID `json:"-"`
 }
 
 // EveryoneRoleID is the id of a guild's @everyone role: the guild's id.

@@ -55,6 +55,9 @@ type Application struct {
 	// Discoverable: discovery is enabled (the app is listed in the App
 	// Directory), so it may have no age-restricted command.
 	Discoverable bool
+	// WorldID is the test world the app belongs to (0: none; see
+	// TestWorld). Fixed at creation.
+	WorldID snowflake.ID
 }
 
 // InstallParams are an installation context's default install settings:
@@ -79,6 +82,7 @@ type User struct {
 	Locale     string
 	Adult      bool // 18 or older: may see age-restricted commands
 	CreatedAt  time.Time
+	WorldID    snowflake.ID // the test world the user belongs to (0: none); fixed at creation
 }
 
 // Guild is a server.

@@ -259,10 +259,11 @@ func (s *Store) CreateApplication(ctx context.Context, app store.Application, bo
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO applications
 			(id, name, owner_id, flags, integration_types, client_secret_hash, public_key, private_key, created_at,
-			install_params, discoverable)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+			install_params, discoverable, world_id)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
 			id64(app.ID), app.Name, id64(app.OwnerID), int64(app.Flags), string(its), app.ClientSecretHash,
-			app.PublicKey, privateKey, unix(app.CreatedAt), encodeInstallParams(app.InstallParams), boolInt(app.Discoverable))
+			app.PublicKey, privateKey, unix(app.CreatedAt), encodeInstallParams(app.InstallParams), boolInt(app.Discoverable),
+			id64(app.WorldID))
 		if err != nil {
 			return fmt.Errorf("insert application %d: %w", app.ID, s.formatError(err))
 		}
@@ -280,7 +281,7 @@ func (s *Store) Application(ctx context.Context, id snowflake.ID) (store.Applica
 }
 
 const applicationColumns = `id, name, owner_id, flags, integration_types, client_secret_hash,
-	public_key, private_key, created_at, interactions_endpoint_url, install_params, discoverable`
+	public_key, private_key, created_at, interactions_endpoint_url, install_params, discoverable, world_id`
 
 // scanner is a *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
@@ -294,12 +295,14 @@ func scanApplication(row scanner) (store.Application, error) {
 		created    int64
 		params     string
 		discover   int
+		world      int64
 	)
 	if err := row.Scan(&appID, &a.Name, &own, &flags, &its, &a.ClientSecretHash, &a.PublicKey, &a.PrivateKey, &created,
-		&a.InteractionsEndpointURL, &params, &discover); err != nil {
+		&a.InteractionsEndpointURL, &params, &discover, &world); err != nil {
 		return a, err
 	}
 	a.ID, a.OwnerID, a.Flags, a.CreatedAt = snowflake.ID(appID), snowflake.ID(own), uint64(flags), fromUnix(created)
+	a.WorldID = snowflake.ID(world)
 	a.Discoverable = discover != 0
 	if err := json.Unmarshal([]byte(its), &a.IntegrationTypes); err != nil {
 		return a, fmt.Errorf("application %d integration types: %w", a.ID, err)
@@ -362,9 +365,9 @@ func (s *Store) ApplicationCounts(ctx context.Context, appID snowflake.ID) (stor
 }
 
 func insertUser(ctx context.Context, tx *sql.Tx, u store.User) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO users (id, username, global_name, bot, locale, adult, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-		id64(u.ID), u.Username, u.GlobalName, boolInt(u.Bot), u.Locale, boolInt(u.Adult), unix(u.CreatedAt))
+	_, err := tx.ExecContext(ctx, `INSERT INTO users (id, username, global_name, bot, locale, adult, created_at, world_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		id64(u.ID), u.Username, u.GlobalName, boolInt(u.Bot), u.Locale, boolInt(u.Adult), unix(u.CreatedAt), id64(u.WorldID))
 	if err != nil {
 		return fmt.Errorf("insert user %d: %w", u.ID, err)
 	}
@@ -392,7 +395,7 @@ func (s *Store) User(ctx context.Context, id snowflake.ID) (store.User, error) {
 	return u, nil
 }
 
-const userColumns = `id, username, global_name, bot, locale, adult, created_at`
+const userColumns = `id, username, global_name, bot, locale, adult, created_at, world_id`
 
 func scanUser(row scanner) (store.User, error) {
 	var r userRow
@@ -409,15 +412,17 @@ type userRow struct {
 	uid        int64
 	bot, adult int
 	created    int64
+	world      int64
 }
 
 func (r *userRow) dest() []any {
-	return []any{&r.uid, &r.u.Username, &r.u.GlobalName, &r.bot, &r.u.Locale, &r.adult, &r.created}
+	return []any{&r.uid, &r.u.Username, &r.u.GlobalName, &r.bot, &r.u.Locale, &r.adult, &r.created, &r.world}
 }
 
 func (r *userRow) user() store.User {
 	u := r.u
 	u.ID, u.Bot, u.Adult, u.CreatedAt = snowflake.ID(r.uid), r.bot != 0, r.adult != 0, fromUnix(r.created)
+	u.WorldID = snowflake.ID(r.world)
 	return u
 }
 
@@ -429,8 +434,8 @@ func (s *Store) CreateGuild(ctx context.Context, g store.Guild) error {
 		return errors.New("insert guild: id 0 is the global scope's")
 	}
 	return s.Tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO guilds (id, name, owner_id, created_at) VALUES ($1, $2, $3, $4)`,
-			id64(g.ID), g.Name, id64(g.OwnerID), unix(g.CreatedAt))
+		_, err := tx.ExecContext(ctx, `INSERT INTO guilds (id, name, owner_id, created_at, world_id) VALUES ($1, $2, $3, $4, $5)`,
+			id64(g.ID), g.Name, id64(g.OwnerID), unix(g.CreatedAt), id64(g.WorldID))
 		if err != nil {
 			return fmt.Errorf("insert guild %d: %w", g.ID, s.formatError(err))
 		}
@@ -448,7 +453,7 @@ func (s *Store) Guild(ctx context.Context, id snowflake.ID) (store.Guild, error)
 	return readGuild(ctx, s.cached(), id)
 }
 
-const guildColumns = `id, name, owner_id, created_at`
+const guildColumns = `id, name, owner_id, created_at, world_id`
 
 const queryGuild = `SELECT ` + guildColumns + ` FROM guilds WHERE id = $1`
 
@@ -465,11 +470,13 @@ func scanGuild(row scanner) (store.Guild, error) {
 		g            store.Guild
 		gid, owner   int64
 		createdMilli int64
+		world        int64
 	)
-	if err := row.Scan(&gid, &g.Name, &owner, &createdMilli); err != nil {
+	if err := row.Scan(&gid, &g.Name, &owner, &createdMilli, &world); err != nil {
 		return g, err
 	}
 	g.ID, g.OwnerID, g.CreatedAt = snowflake.ID(gid), snowflake.ID(owner), fromUnix(createdMilli)
+	g.WorldID = snowflake.ID(world)
 	return g, nil
 }
 

@@ -131,7 +131,7 @@ func (s *Store) Guilds(ctx context.Context) ([]store.Guild, error) {
 
 // MemberGuilds lists the guilds a user is a member of, by id.
 func (s *Store) MemberGuilds(ctx context.Context, userID snowflake.ID) ([]store.Guild, error) {
-	return list(ctx, s.cached(), "list guilds of user", scanGuild, `SELECT g.id, g.name, g.owner_id, g.created_at
+	return list(ctx, s.cached(), "list guilds of user", scanGuild, `SELECT g.id, g.name, g.owner_id, g.created_at, g.world_id
 		FROM guilds g JOIN members m ON m.guild_id = g.id WHERE m.user_id = $1 ORDER BY g.id`, id64(userID))
 }
 

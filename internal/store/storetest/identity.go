@@ -295,3 +295,31 @@ func checkUser(t *testing.T, got, want store.User) {
 		t.Errorf("user %d:\n got  %+v\n want %+v", want.ID, got, want)
 	}
 }
+
+// testWorldIDs: the world an application, a user and a guild belong to
+// is kept with them and read back by every read of them.
+func testWorldIDs(t *testing.T, open func(t *testing.T) store.Store) {
+	s, ctx := open(t), t.Context()
+	const world = snowflake.ID(777)
+	owner := store.User{ID: ownerID, Username: "owner", CreatedAt: ms(1_600_000_000_000), WorldID: world}
+	must(t, s.CreateUser(ctx, owner))
+	app, bot := newApp(appID)
+	app.WorldID, bot.WorldID = world, world
+	must(t, s.CreateApplication(ctx, app, bot))
+	must(t, s.CreateGuild(ctx, store.Guild{ID: guildID, Name: "g", OwnerID: ownerID, CreatedAt: ms(1_600_000_000_000), WorldID: world}))
+	if u, err := s.User(ctx, ownerID); err != nil || u.WorldID != world {
+		t.Errorf("User = %+v, %v; want world %d", u, err, world)
+	}
+	if a, err := s.Application(ctx, appID); err != nil || a.WorldID != world {
+		t.Errorf("Application world = %d, %v; want %d", a.WorldID, err, world)
+	}
+	if g, err := s.Guild(ctx, guildID); err != nil || g.WorldID != world {
+		t.Errorf("Guild = %+v, %v; want world %d", g, err, world)
+	}
+	if gs, err := s.MemberGuilds(ctx, ownerID); err != nil || len(gs) != 1 || gs[0].WorldID != world {
+		t.Errorf("MemberGuilds = %+v, %v; want the guild of world %d", gs, err, world)
+	}
+	if us, err := s.Users(ctx); err != nil || len(us) != 2 || us[0].WorldID != world || us[1].WorldID != world {
+		t.Errorf("Users = %+v, %v; want both in world %d", us, err, world)
+	}
+}
