@@ -209,9 +209,9 @@ var worldRowsDeletes = []string{
 		WHERE user_id IN (SELECT id FROM users WHERE world_id = $1))`,
 	`DELETE FROM interactions WHERE channel_id IN (SELECT channel_id FROM private_channel_recipients
 		WHERE user_id IN (SELECT id FROM users WHERE world_id = $1))`,
+	// Their recipients go with them (ON DELETE CASCADE).
 	`DELETE FROM private_channels WHERE id IN (SELECT channel_id FROM private_channel_recipients
 		WHERE user_id IN (SELECT id FROM users WHERE world_id = $1))`,
-	`DELETE FROM private_channel_recipients WHERE channel_id NOT IN (SELECT id FROM private_channels)`,
 	`DELETE FROM messages WHERE author_id IN (SELECT id FROM users WHERE world_id = $1)`,
 	`DELETE FROM interactions WHERE user_id IN (SELECT id FROM users WHERE world_id = $1)`,
 	`DELETE FROM members WHERE user_id IN (SELECT id FROM users WHERE world_id = $1)`,
