@@ -64,6 +64,8 @@ func commands() []cliCommand {
 			args: "'/COMMAND [SUBCOMMAND] [NAME:VALUE …]'", about: invokeAbout, define: defineInvoke},
 		{name: "admin-token", summary: "mint a new admin token, revoking the others (a lost bootstrap.json, a leaked token)",
 			about: adminTokenAbout, define: defineAdminToken},
+		{name: "test", summary: "run a command (a bot's tests) against a throw-away server with test worlds, then stop it",
+			args: "-- COMMAND [ARGS…]", about: testAbout, define: defineTest},
 		{name: "version", summary: "print the version and the revision slashd was built from", define: defineVersion},
 		{name: "healthcheck", summary: "check that a server answers GET /healthz (exit 0 healthy, 1 not)",
 			about:  "For container health checks: the image has no curl.",
@@ -129,9 +131,12 @@ func (e *interruptedError) Unwrap() []error { return []error{e.err, e.sig} }
 func exitCode(err error) int {
 	var ue *usageError
 	var sig *interrupted
+	var status *exitStatus
 	switch {
 	case err == nil:
 		return 0
+	case errors.As(err, &status):
+		return status.code
 	case errors.As(err, &ue):
 		return 2
 	case errors.As(err, &sig):

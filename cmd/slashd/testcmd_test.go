@@ -1,0 +1,81 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSlashdTestRunsTheCommandAgainstAThrowAwayServer: the command runs
+// while the server answers, with its address and credentials in the
+// environment; slashd test exits with the command's status and leaves
+// nothing behind.
+func TestSlashdTestRunsTheCommandAgainstAThrowAwayServer(t *testing.T) {
+	bin := slashdBinary(t)
+	tmp := t.TempDir()
+	script := `"$0" healthcheck --addr "${SLASHD_URL#http://}" || exit 9
+printf '%s\n' "$SLASHD_DATA" "$SLASHD_APPLICATION_ID" "$SLASHD_BOT_TOKEN" "$SLASHD_PUBLIC_KEY" "$SLASHD_ADMIN_TOKEN"
+cat "$SLASHD_WORLDS"
+exit 3`
+	stdout, stderr, code := runBinary(t, []string{"TMPDIR=" + tmp}, "test", "--", "sh", "-c", script, bin)
+	if code != 3 {
+		t.Fatalf("exit status %d, want the command's 3\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	lines := strings.SplitN(stdout, "\n", 6)
+	if len(lines) < 6 {
+		t.Fatalf("stdout:\n%s", stdout)
+	}
+	dataDir, appID, bot, key, admin := lines[0], lines[1], lines[2], lines[3], lines[4]
+	for name, v := range map[string]string{"SLASHD_APPLICATION_ID": appID, "SLASHD_BOT_TOKEN": bot,
+		"SLASHD_PUBLIC_KEY": key, "SLASHD_ADMIN_TOKEN": admin} {
+		if v == "" {
+			t.Errorf("%s is empty: without --world it is the demo application's", name)
+		}
+	}
+	var worlds map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(lines[5]), &worlds); err != nil || len(worlds) != 0 {
+		t.Errorf("SLASHD_WORLDS = %q (%v); want an empty object without --world", lines[5], err)
+	}
+	if !strings.HasPrefix(dataDir, tmp) {
+		t.Errorf("SLASHD_DATA %q is not under TMPDIR %q", dataDir, tmp)
+	}
+	if _, err := os.Stat(dataDir); !os.IsNotExist(err) {
+		t.Errorf("the data directory %s is still there after the run (%v)", dataDir, err)
+	}
+	if !strings.Contains(stderr, "slashd test: the bots had no failures") {
+		t.Errorf("stderr lacks the journal's summary:\n%s", stderr)
+	}
+}
+
+// TestSlashdTestStatuses: a command that passes exits 0, one that is not
+// found 127, no command at all is a usage error (2), and --keep keeps
+// the data directory with the server's log.
+func TestSlashdTestStatuses(t *testing.T) {
+	tmp := t.TempDir()
+	env := []string{"TMPDIR=" + tmp}
+	if _, stderr, code := runBinary(t, env, "test", "--", "true"); code != 0 {
+		t.Errorf("slashd test -- true: exit %d, want 0\n%s", code, stderr)
+	}
+	if _, stderr, code := runBinary(t, env, "test", "--", "no-such-command-slashd"); code != 127 ||
+		!strings.Contains(stderr, "no-such-command-slashd: command not found") {
+		t.Errorf("slashd test -- no-such-command: exit %d, want 127 and a message\n%s", code, stderr)
+	}
+	if _, stderr, code := runBinary(t, env, "test"); code != 2 || !strings.Contains(stderr, "no command given") {
+		t.Errorf("slashd test: exit %d, want 2 (usage)\n%s", code, stderr)
+	}
+	if _, stderr, code := runBinary(t, env, "test", "--keep", "--", "true"); code != 0 {
+		t.Errorf("slashd test --keep -- true: exit %d\n%s", code, stderr)
+	}
+	kept, _ := filepath.Glob(filepath.Join(tmp, "slashd-test-*", "slashd.log"))
+	if len(kept) != 1 {
+		t.Fatalf("--keep left %d logs under TMPDIR, want 1: %v", len(kept), kept)
+	}
+	if log, err := os.ReadFile(kept[0]); err != nil || !strings.Contains(string(log), "slashd listening") {
+		t.Errorf("the kept log lacks the server's start (%v):\n%s", err, log)
+	}
+	if dirs, _ := filepath.Glob(filepath.Join(tmp, "slashd-test-*")); len(dirs) != 1 {
+		t.Errorf("the runs without --keep left directories: %v", dirs)
+	}
+}
