@@ -54,7 +54,7 @@ func (s *Server) answerRecord(ctx context.Context, rec store.Interaction, meta *
 	if err != nil {
 		return answered{}, err
 	}
-	now := s.now().UTC()
+	now := s.nowIn(ctx).UTC()
 	rec, err = s.answerStored(ctx, rec.ID, func(cur store.Interaction) (store.Answer, error) {
 		if cur.ResponseType != 0 {
 			return store.Answer{}, errAlreadyAcked
@@ -156,7 +156,7 @@ func (s *Server) updatedComponentMessage(ctx context.Context, rec store.Interact
 		return nil, err
 	}
 	s.applyMessage(&msg, d)
-	ts := timestamp(s.now())
+	ts := timestamp(s.nowIn(ctx))
 	msg.EditedTimestamp = &ts
 	if messageEmpty(msg) {
 		return nil, interaction.ErrEmptyMessage
@@ -211,7 +211,7 @@ func (s *Server) interactionMessage(ctx context.Context, rec store.Interaction, 
 	} else if err := json.Unmarshal(rec.Metadata, &meta); err != nil {
 		return store.Message{}, fmt.Errorf("metadata of interaction %d: %w", rec.ID, err)
 	}
-	now := s.now().UTC()
+	now := s.nowIn(ctx).UTC()
 	m := interaction.NewMessage(id, rec.ChannelID, wireUser(bot), timestamp(now))
 	switch {
 	case meta.Type == interaction.MessageComponent:
@@ -333,7 +333,7 @@ func (s *Server) awaitAnswer(ctx context.Context, id snowflake.ID, deadline time
 		return answered{}, fmt.Errorf("record interaction: %w", err)
 	}
 	expired := make(chan struct{})
-	timer := s.afterFunc(max(deadline.Sub(s.now()), 0), func() { close(expired) })
+	timer := s.afterFunc(max(deadline.Sub(s.nowIn(ctx)), 0), func() { close(expired) })
 	defer timer.Stop()
 	poll := time.NewTicker(answerPoll)
 	defer poll.Stop()
@@ -354,7 +354,7 @@ func (s *Server) awaitAnswer(ctx context.Context, id snowflake.ID, deadline time
 		if rec.ResponseType != 0 {
 			return answered{Interaction: rec}, nil
 		}
-		if late || s.now().After(deadline) {
+		if late || s.nowIn(ctx).After(deadline) {
 			d.outcome, d.reason = outcomeTimeout, fmt.Sprintf("no answer within %v", answerWindow)
 			return answered{}, errNoResponse
 		}

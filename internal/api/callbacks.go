@@ -112,7 +112,7 @@ func (s *Server) webhookInteraction(r *http.Request) (store.Interaction, error) 
 		}
 		rec = ans.Interaction
 	}
-	if s.now().Sub(rec.CreatedAt) > tokenLifetime {
+	if s.nowIn(r.Context()).Sub(rec.CreatedAt) > tokenLifetime {
 		return store.Interaction{}, errInvalidWebhookTok
 	}
 	return rec, nil
@@ -286,7 +286,7 @@ func (s *Server) editMessage(r *http.Request, m store.Message, d interaction.Mes
 	if loading {
 		msg.Flags &^= interaction.FlagLoading
 	} else {
-		ts := timestamp(s.now())
+		ts := timestamp(s.nowIn(r.Context()))
 		msg.EditedTimestamp = &ts
 	}
 	if messageEmpty(msg) {

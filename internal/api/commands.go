@@ -207,14 +207,16 @@ func commandErr(err error) error {
 }
 
 // day is the UTC day number the daily create limit counts in.
-func (s *Server) day() int64 { return s.now().UTC().Unix() / int64(24*time.Hour/time.Second) }
+func (s *Server) day(ctx context.Context) int64 {
+	return s.nowIn(ctx).UTC().Unix() / int64(24*time.Hour/time.Second)
+}
 
 func (s *Server) nextID() snowflake.ID { return s.ids.Next() }
 
 // writeCommands runs plan on scope's commands in the store (see
 // store.WriteCommands) and logs what changed.
 func (s *Server) writeCommands(ctx context.Context, scope command.Scope, plan store.PlanFunc) (command.Plan, error) {
-	p, err := s.store.WriteCommands(ctx, scope, s.day(), plan)
+	p, err := s.store.WriteCommands(ctx, scope, s.day(ctx), plan)
 	if err != nil || (len(p.Put) == 0 && len(p.Delete) == 0) {
 		return p, err
 	}

@@ -66,7 +66,7 @@ func (s *Server) prepareComponentInvocation(ctx context.Context, user snowflake.
 	p.Data, p.Message = inv.Data, stored.Body
 	meta := interaction.InteractionMetadata{ID: p.ID, Type: p.Type, User: p.Invoker(),
 		AuthorizingIntegrationOwners: p.AuthorizingIntegrationOwners, InteractedMessageID: stored.ID}
-	in, err := s.sealInvocation(p, meta, app)
+	in, err := s.sealInvocation(ctx, p, meta, app)
 	if err != nil {
 		return invocation{}, err
 	}

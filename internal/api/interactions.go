@@ -211,7 +211,7 @@ func (s *Server) buildInvocation(ctx context.Context, view memberView, ch guild.
 		data.Resolved = resolved
 	}
 	p.Data = data
-	in, err := s.sealInvocation(p, interactionMetadata(p, cmd, res, resolved), app)
+	in, err := s.sealInvocation(ctx, p, interactionMetadata(p, cmd, res, resolved), app)
 	if err != nil {
 		return invocation{}, err
 	}
@@ -314,7 +314,7 @@ func inheritedOwners(from map[string]snowflake.ID, view memberView, ch guild.Cha
 }
 
 // sealInvocation encodes a finished payload and makes its stored record.
-func (s *Server) sealInvocation(p interaction.Payload, meta interaction.InteractionMetadata, app store.Application) (invocation, error) {
+func (s *Server) sealInvocation(ctx context.Context, p interaction.Payload, meta interaction.InteractionMetadata, app store.Application) (invocation, error) {
 	body, err := jsonenc.Marshal(p)
 	if err != nil {
 		return invocation{}, fmt.Errorf("encode interaction: %w", err)
@@ -326,7 +326,7 @@ func (s *Server) sealInvocation(p interaction.Payload, meta interaction.Interact
 	rec := store.Interaction{
 		ID: p.ID, ApplicationID: app.ID, Type: int(p.Type), TokenHash: auth.Hash(p.Token),
 		GuildID: p.GuildID, ChannelID: p.ChannelID, UserID: p.Invoker().ID,
-		CreatedAt: s.now().UTC(), Metadata: metaJSON,
+		CreatedAt: s.nowIn(ctx).UTC(), Metadata: metaJSON,
 	}
 	return invocation{app: app, record: rec, payload: p, body: body, meta: meta}, nil
 }

@@ -95,7 +95,7 @@ func (s *Server) postChannelMessage(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	now := s.now().UTC()
+	now := s.nowIn(r.Context()).UTC()
 	u := t.user
 	msg := interaction.NewMessage(s.ids.Next(), chID, wireUser(u), timestamp(now))
 	d.Flags &^= interaction.FlagEphemeral // only interactions make ephemeral messages

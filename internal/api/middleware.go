@@ -55,7 +55,7 @@ func (s *Server) wrap(template string, kind routeKind, h handlerFunc) http.Handl
 				return
 			}
 			s.acceptCredential(r)
-			r = r.WithContext(context.WithValue(r.Context(), principalKey{}, p))
+			r = r.WithContext(s.withWorldClock(context.WithValue(r.Context(), principalKey{}, p), p))
 			who = "u:" + p.Token.UserID.String()
 		} else if kind != publicRoute {
 			p, err := auth.Authenticate(r.Context(), s.store, r.Header.Get("Authorization"), s.now())
@@ -67,9 +67,19 @@ func (s *Server) wrap(template string, kind routeKind, h handlerFunc) http.Handl
 				s.writeError(w, r, err)
 				return
 			}
+			r = r.WithContext(s.withWorldClock(context.WithValue(r.Context(), principalKey{}, p), p))
+			if s.expiredInWorld(r.Context(), p) {
+				// Valid on the real clock, expired on its world's.
+				s.writeAuthError(w, r, errUnauthorized)
+				return
+			}
 			s.acceptCredential(r)
-			r = r.WithContext(context.WithValue(r.Context(), principalKey{}, p))
 			who = "t:" + hex.EncodeToString(p.Token.Hash[:8])
+		}
+		if kind == publicRoute {
+			// An interaction's token routes act for its app: they read
+			// the time of the app's world.
+			r = r.WithContext(s.withPathClock(r))
 		}
 		if s.cfg.RateLimit && !s.allow(w, r, who, bucket, routeLimit) {
 			return

@@ -31,7 +31,7 @@ func (s *Server) prepareModalInvocation(ctx context.Context, user snowflake.ID, 
 	opener, err := s.store.Interaction(ctx, inv.ModalID)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && (opener.UserID != user ||
 		opener.ApplicationID != inv.ApplicationID || opener.ChannelID != ch.ID ||
-		opener.ResponseType != interaction.CallbackModal || s.now().Sub(opener.CreatedAt) > tokenLifetime)) {
+		opener.ResponseType != interaction.CallbackModal || s.nowIn(ctx).Sub(opener.CreatedAt) > tokenLifetime)) {
 		return invocation{}, errUnknownModal
 	}
 	if err != nil {
@@ -72,7 +72,7 @@ func (s *Server) prepareModalInvocation(ctx context.Context, user snowflake.ID, 
 	// the triggering (component) interaction's metadata.
 	meta := interaction.InteractionMetadata{ID: p.ID, Type: p.Type, User: p.Invoker(),
 		AuthorizingIntegrationOwners: p.AuthorizingIntegrationOwners, TriggeringInteractionMetadata: opener.Metadata}
-	in, err := s.sealInvocation(p, meta, app)
+	in, err := s.sealInvocation(ctx, p, meta, app)
 	if err != nil {
 		return invocation{}, err
 	}

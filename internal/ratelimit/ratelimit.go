@@ -215,7 +215,15 @@ func (l *Limiter) MaxKeys() int { return l.shards[0].max * numShards }
 //
 // Allow panics if lim.Count < 1 or lim.Window <= 0.
 func (l *Limiter) Allow(key string, lim Limit) Result {
-	return l.do(key, lim, true)
+	return l.do(key, lim, true, 0)
+}
+
+// AllowAhead is Allow for a key whose clock runs ahead of the
+// limiter's by ahead (a test world's clock, internal/worldclock): its
+// windows open and end on that clock, while the upkeep of every other
+// key stays on the limiter's.
+func (l *Limiter) AllowAhead(key string, lim Limit, ahead time.Duration) Result {
+	return l.do(key, lim, true, ahead)
 }
 
 // Peek reports the state of the bucket identified by key under lim without
@@ -225,7 +233,7 @@ func (l *Limiter) Allow(key string, lim Limit) Result {
 //
 // Peek panics if lim.Count < 1 or lim.Window <= 0.
 func (l *Limiter) Peek(key string, lim Limit) Result {
-	return l.do(key, lim, false)
+	return l.do(key, lim, false, 0)
 }
 
 // Len returns the number of keys currently tracked, including keys whose
@@ -241,19 +249,20 @@ func (l *Limiter) Len() int {
 	return n
 }
 
-func (l *Limiter) do(key string, lim Limit, consume bool) Result {
+func (l *Limiter) do(key string, lim Limit, consume bool, ahead time.Duration) Result {
 	if lim.Count < 1 || lim.Window <= 0 {
 		panic(fmt.Sprintf("ratelimit: invalid Limit{Count: %d, Window: %v}", lim.Count, lim.Window))
 	}
 	wall := l.now()
-	now := wall.Sub(l.epoch)
+	own := wall.Sub(l.epoch)
+	now := own + ahead // the key's clock
 	key = l.storedKey(key)
 
 	s := l.shard(key)
 	s.mu.Lock()
 	s.ops++
 	if s.ops >= s.next {
-		s.sweep(now)
+		s.sweep(own)
 	}
 	e, ok := s.m[key]
 	dirty := false // e must be written back
@@ -264,7 +273,7 @@ func (l *Limiter) do(key string, lim Limit, consume bool) Result {
 			return Result{Allowed: true, Limit: lim.Count, Remaining: lim.Count, ResetAt: wall}
 		}
 		if !ok && len(s.m) >= s.max {
-			s.makeRoom(now)
+			s.makeRoom(own)
 		}
 		e = entry{resetAt: now + lim.Window}
 		dirty = true

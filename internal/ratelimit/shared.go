@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/slashd/slashd/internal/worldclock"
 )
 
 // Counter counts requests in windows kept outside the process (the
@@ -25,8 +27,10 @@ type Checker interface {
 type Local struct{ L *Limiter }
 
 // Allow implements Checker.
-func (l Local) Allow(_ context.Context, key string, lim Limit) (Result, error) {
-	return l.L.Allow(key, lim), nil
+// A key of a test world's principal counts on that world's clock
+// (internal/worldclock).
+func (l Local) Allow(ctx context.Context, key string, lim Limit) (Result, error) {
+	return l.L.AllowAhead(key, lim, worldclock.Offset(ctx)), nil
 }
 
 // Shared is a limiter whose windows a Counter keeps: the same fixed
@@ -50,13 +54,14 @@ func (s *Shared) Allow(ctx context.Context, key string, lim Limit) (Result, erro
 	if lim.Count < 1 || lim.Window <= 0 {
 		panic(fmt.Sprintf("ratelimit: invalid Limit{Count: %d, Window: %v}", lim.Count, lim.Window))
 	}
-	now := s.now()
+	now := worldclock.Now(ctx, s.now) // a test world's principal counts on its world's clock
 	n, resetAt, err := s.counter.HitRateLimit(ctx, key, now, lim.Window)
 	if err != nil {
 		return Result{}, fmt.Errorf("rate limit %q: %w", key, err)
 	}
-	res := Result{Limit: lim.Count, Allowed: n <= lim.Count, Remaining: max(lim.Count-n, 0), ResetAt: resetAt,
-		ResetAfter: max(resetAt.Sub(now), 0)}
+	// ResetAt is on the real clock, as X-RateLimit-Reset is for the bot.
+	res := Result{Limit: lim.Count, Allowed: n <= lim.Count, Remaining: max(lim.Count-n, 0),
+		ResetAt: resetAt.Add(-worldclock.Offset(ctx)), ResetAfter: max(resetAt.Sub(now), 0)}
 	if !res.Allowed {
 		res.RetryAfter = res.ResetAfter
 	}
