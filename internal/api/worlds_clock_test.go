@@ -1,13 +1,17 @@
 package api_test
 
 import (
+	"context"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/slashd/slashd/internal/api"
 	"github.com/slashd/slashd/internal/ratelimit"
 	"github.com/slashd/slashd/internal/testenv"
+	"github.com/slashd/slashd/sdk/interactions"
 )
 
 func TestWorldClock(t *testing.T) {
@@ -91,5 +95,58 @@ func TestWorldClockEndsRateLimitWindows(t *testing.T) {
 	}
 	if r := e.Do("GET", "/api/v10/applications/"+e.App.ApplicationID+"/commands", e.Bot(), nil); r.Status != 429 {
 		t.Errorf("the world-less bot after another world's clock moved: %d, want 429 still", r.Status)
+	}
+}
+
+// TestWorldClockAgesInteractionTokens: once the world's clock moved 15
+// minutes, the token of an interaction of its app no longer serves
+// follow-ups (50027), as after 15 real minutes.
+func TestWorldClockAgesInteractionTokens(t *testing.T) {
+	e := testenv.New(t)
+	w := createWorld(t, e, issueExample)
+	modbot, club, alice := w.Apps["modbot"], w.Guilds["club"], w.Users["alice"]
+	var (
+		mu   sync.Mutex
+		last *interactions.Interaction
+	)
+	app := httptest.NewServer(interactions.Handler(modbot.PublicKey,
+		func(_ context.Context, i *interactions.Interaction) (interactions.Response, error) {
+			mu.Lock()
+			last = i
+			mu.Unlock()
+			return interactions.Message("banned"), nil
+		}))
+	t.Cleanup(app.Close)
+	if r := e.Do("PUT", "/admin/v1/applications/"+modbot.ID+"/interactions-endpoint", e.AdminAuth(),
+		map[string]any{"interactions_endpoint_url": app.URL}); r.Status != 200 {
+		t.Fatalf("endpoint: %d %s", r.Status, r.Body)
+	}
+	var cmds []map[string]any
+	e.Do("GET", "/api/v10/applications/"+modbot.ID+"/commands", "Bot "+modbot.BotToken, nil).JSON(t, &cmds)
+	if len(cmds) != 1 {
+		t.Fatalf("commands: %v", cmds)
+	}
+	invoke := map[string]any{"type": 2, "application_id": modbot.ID, "guild_id": club.ID,
+		"channel_id": club.Channels["general"], "data": map[string]any{"id": modbot.Commands["ban"], "name": "ban", "type": 1, "version": cmds[0]["version"],
+			"options": []any{map[string]any{"name": "user", "type": 6, "value": w.Users["bob"].ID}}}}
+	if r := e.Do("POST", "/api/v10/interactions", alice.ClientToken, invoke); r.Status != 200 {
+		t.Fatalf("alice runs /ban: %d %s", r.Status, r.Body)
+	}
+	mu.Lock()
+	i := last
+	mu.Unlock()
+	if i == nil {
+		t.Fatal("the app received no interaction")
+	}
+	hook := "/api/v10/webhooks/" + modbot.ID + "/" + i.Token
+	if r := e.Do("POST", hook, "", map[string]any{"content": "and one more"}); r.Status != 200 {
+		t.Fatalf("a fresh token's follow-up: %d %s", r.Status, r.Body)
+	}
+	if r := e.Do("POST", "/admin/v1/worlds/ban-tests/clock", e.AdminAuth(), map[string]any{"advance": "15m1s"}); r.Status != 200 {
+		t.Fatalf("advance: %d %s", r.Status, r.Body)
+	}
+	if r := e.Do("POST", hook, "", map[string]any{"content": "too late"}); r.Status != 401 ||
+		!strings.Contains(string(r.Body), "50027") {
+		t.Errorf("a follow-up after the world's 15 minutes: %d %s, want 401 50027", r.Status, r.Body)
 	}
 }
