@@ -48,6 +48,10 @@ type Deps struct {
 	// AppSessions); nil: applications are shown without them.
 	GatewaySessions func(appID snowflake.ID) GatewaySessions
 
+	// Local is the public API, served in this process: a world's member
+	// acts through it (act.go) with their own client token.
+	Local http.Handler
+
 	// The server's request plumbing, shared with the public API.
 
 	// RefuseFailingAddress answers 429 and reports true when the

@@ -19,7 +19,7 @@ import (
 func (s *Server) adminRoutes() {
 	adminapi.New(adminapi.Deps{
 		Store: s.store, IDs: s.ids, Now: s.now, Rand: s.rand, Logger: s.log,
-		VerifyEndpoint: s.webhooks.VerifyEndpointPing,
+		VerifyEndpoint: s.webhooks.VerifyEndpointPing, Local: s,
 		GatewaySessions: func(app snowflake.ID) adminapi.GatewaySessions {
 			n := s.gateway.AppSessions(app)
 			return adminapi.GatewaySessions{Connected: n.Connected, Resumable: n.Resumable}
