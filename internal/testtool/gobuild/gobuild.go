@@ -35,6 +35,16 @@ const Bound = 15 * time.Minute
 
 // Binary is one main package of the module, built at most once. Declare
 // it in a test package's variables and call Build from TestMain (and
+// File is the built binary's path (building it first), for a TestMain,
+// which has no testing.TB to fail.
+func (b *Binary) File() (string, error) {
+	if err := b.Build(); err != nil {
+		return "", err
+	}
+	b.statSources()
+	return b.path, nil
+}
+
 // Remove once m.Run returned); tests call Path.
 type Binary struct {
 	Pkg     string // import path, e.g. github.com/slashd/slashd/cmd/slashd
