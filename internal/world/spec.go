@@ -308,8 +308,18 @@ func (d *decoder) spec() {
 	for i, e := range guilds {
 		d.s.Guilds[i] = d.guild(e)
 	}
+	pairs := map[[2]string]bool{}
 	for _, e := range entries(f, "dms", nil) {
-		d.s.DMs = append(d.s.DMs, d.dm(e))
+		dm := d.dm(e)
+		pair := dm.Between
+		if pair[0] > pair[1] {
+			pair[0], pair[1] = pair[1], pair[0]
+		}
+		if pair[0] != "" && pairs[pair] {
+			e.f.At("between").Add(CodeDuplicate, "Two parties have one DM")
+		}
+		pairs[pair] = true
+		d.s.DMs = append(d.s.DMs, dm)
 	}
 	for _, e := range entries(f, "group_dms", nil) {
 		d.s.GroupDMs = append(d.s.GroupDMs, d.groupDM(e))
