@@ -224,6 +224,24 @@ type decoder struct {
 	guilds      map[string]*Guild
 }
 
+// fieldsOf are the fields each object of a spec may have, by its
+// definition's name in docs/world.schema.json (a test keeps the two
+// equal).
+var fieldsOf = map[string][]string{
+	"spec":      {"$schema", "name", "users", "apps", "guilds", "dms", "group_dms"},
+	"user":      {"username", "global_name", "locale", "adult", "installs", "grants"},
+	"app":       {"name", "flags", "integration_types_config", "interactions_endpoint_url", "commands", "guild_commands"},
+	"guild":     {"name", "owner", "roles", "channels", "members", "install"},
+	"role":      {"name", "permissions", "position"},
+	"everyone":  {"permissions"},
+	"channel":   {"name", "type", "parent", "nsfw", "position", "overwrites"},
+	"overwrite": {"allow", "deny"},
+	"member":    {"nick", "roles"},
+	"install":   {"scopes", "permissions"},
+	"dm":        {"between"},
+	"group_dm":  {"name", "owner", "recipients"},
+}
+
 // known checks that an object has only the keys it may have.
 func known(f admin.Form, m map[string]any, keys ...string) {
 	for k := range m {
@@ -324,12 +342,12 @@ func (d *decoder) spec() {
 	for _, e := range entries(f, "group_dms", nil) {
 		d.s.GroupDMs = append(d.s.GroupDMs, d.groupDM(e))
 	}
-	known(f, d.rootMap, "$schema", "name", "users", "apps", "guilds", "dms", "group_dms")
+	known(f, d.rootMap, fieldsOf["spec"]...)
 }
 
 func (d *decoder) user(e entry) User {
 	f := e.f
-	known(f, e.m, "username", "global_name", "locale", "adult", "installs", "grants")
+	known(f, e.m, fieldsOf["user"]...)
 	su := store.User{Username: e.handle, Locale: admin.DefaultLocale}
 	if !f.Present("username") && len(e.handle) > admin.MaxUsername {
 		f.At().Add(form.CodeBadLength, "A user's handle is its username unless it has one: "+form.MsgBadLength(1, admin.MaxUsername))
@@ -386,7 +404,7 @@ func sortedKeys(m map[string]any) []string {
 
 func (d *decoder) app(e entry) App {
 	f := e.f
-	known(f, e.m, "name", "flags", "integration_types_config", "interactions_endpoint_url", "commands", "guild_commands")
+	known(f, e.m, fieldsOf["app"]...)
 	a := App{Handle: e.handle, Name: e.handle, IntegrationTypes: []int{command.GuildInstall, command.UserInstall}}
 	if name, ok := f.StrLen("name", 1, admin.MaxUsername); ok {
 		a.Name = name
@@ -452,7 +470,7 @@ func commands(f admin.Form, key string, app command.App, scope command.Scope) []
 
 func (d *decoder) guild(e entry) Guild {
 	f := e.f
-	known(f, e.m, "name", "owner", "roles", "channels", "members", "install")
+	known(f, e.m, fieldsOf["guild"]...)
 	g := Guild{Handle: e.handle, Name: e.handle}
 	if name, ok := admin.GuildName(f, false); ok {
 		g.Name = name
@@ -471,14 +489,14 @@ func (d *decoder) guild(e entry) Guild {
 	roles := map[string]bool{}
 	for _, re := range entries(f, "roles", func(h string) bool { return h == Everyone }) {
 		rf := re.f
-		known(rf, re.m, "name", "permissions", "position")
 		if re.handle == Everyone {
-			known(rf, re.m, "permissions")
+			known(rf, re.m, fieldsOf["everyone"]...)
 			if p, ok := perms(rf, "permissions"); ok {
 				g.Everyone = &p
 			}
 			continue
 		}
+		known(rf, re.m, fieldsOf["role"]...)
 		roles[re.handle] = true
 		r := Role{Handle: re.handle, Name: re.handle}
 		if name, ok := rf.StrLen("name", 1, admin.MaxRoleName); ok {
@@ -498,7 +516,7 @@ func (d *decoder) guild(e entry) Guild {
 	}
 	for _, ce := range chans {
 		cf := ce.f
-		known(cf, ce.m, "name", "type", "parent", "nsfw", "position", "overwrites")
+		known(cf, ce.m, fieldsOf["channel"]...)
 		c := Channel{Handle: ce.handle, Name: ce.handle, Type: types[ce.handle]}
 		if name, ok := cf.StrLen("name", 1, 100); ok {
 			c.Name = name
@@ -519,7 +537,7 @@ func (d *decoder) guild(e entry) Guild {
 			c.Position = int(pos)
 		}
 		for _, oe := range entries(cf, "overwrites", func(h string) bool { return h == Everyone }) {
-			known(oe.f, oe.m, "allow", "deny")
+			known(oe.f, oe.m, fieldsOf["overwrite"]...)
 			if oe.handle != Everyone && !roles[oe.handle] && !d.users[oe.handle] && !d.apps[oe.handle] {
 				oe.f.At().Add(CodeUnknownHandle, msgUnknownTarget)
 				continue
@@ -532,7 +550,7 @@ func (d *decoder) guild(e entry) Guild {
 		g.Channels = append(g.Channels, c)
 	}
 	for _, me := range entries(f, "members", nil) {
-		known(me.f, me.m, "nick", "roles")
+		known(me.f, me.m, fieldsOf["member"]...)
 		if !d.users[me.handle] {
 			me.f.At().Add(admin.CodeUnknownUser, msgUnknownUser)
 			continue
@@ -543,7 +561,7 @@ func (d *decoder) guild(e entry) Guild {
 		g.Members = append(g.Members, m)
 	}
 	for _, ie := range entries(f, "install", nil) {
-		known(ie.f, ie.m, "scopes", "permissions")
+		known(ie.f, ie.m, fieldsOf["install"]...)
 		if !d.apps[ie.handle] {
 			ie.f.At().Add(admin.CodeUnknownApp, msgUnknownApp)
 			continue
@@ -640,7 +658,7 @@ func (d *decoder) party(f admin.Form, at *apierr.Fields, v any) string {
 
 func (d *decoder) dm(e entry) DM {
 	f := e.f
-	known(f, e.m, "between")
+	known(f, e.m, fieldsOf["dm"]...)
 	dm := DM{Handle: e.handle}
 	if !f.Require("between") {
 		return dm
@@ -670,7 +688,7 @@ const maxGroupDM = 10
 
 func (d *decoder) groupDM(e entry) GroupDM {
 	f := e.f
-	known(f, e.m, "name", "owner", "recipients")
+	known(f, e.m, fieldsOf["group_dm"]...)
 	g := GroupDM{Handle: e.handle}
 	g.Name, _ = f.StrLen("name", 1, 100)
 	g.Recipients = d.handleList(f, "recipients", d.users, admin.CodeUnknownUser, msgUnknownUser)

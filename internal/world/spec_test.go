@@ -221,8 +221,8 @@ func TestDecodeErrors(t *testing.T) {
 	}
 }
 
-func TestDecodeWider(t *testing.T) {
-	spec := `{"name": "wide", "users": {"alice": {"adult": true, "global_name": "Alice",
+// wideSpec uses every part of the format.
+const wideSpec = `{"name": "wide", "users": {"alice": {"adult": true, "global_name": "Alice",
 	    "installs": ["modbot"], "grants": {"modbot": "identify applications.commands.permissions.update"}}, "bob": null},
 	  "apps": {"modbot": {"name": "Mod Bot", "flags": 0, "interactions_endpoint_url": "https://example.com/i",
 	    "integration_types_config": {"1": {}}, "guild_commands": {"club": [{"name": "Report", "type": 2}]}}},
@@ -233,6 +233,9 @@ func TestDecodeWider(t *testing.T) {
 	    "install": {"modbot": {"scopes": ["applications.commands"]}}}},
 	  "dms": {"a-b": {"between": ["alice", "modbot"]}},
 	  "group_dms": {"pair": {"recipients": ["alice", "bob"], "owner": "bob"}}}`
+
+func TestDecodeWider(t *testing.T) {
+	spec := wideSpec
 	s, err := decodeJSON(t, spec)
 	if err != nil {
 		body, _ := err.(*apierr.Error).Fields.MarshalJSON()
