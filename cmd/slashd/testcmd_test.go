@@ -15,7 +15,7 @@ import (
 func TestSlashdTestRunsTheCommandAgainstAThrowAwayServer(t *testing.T) {
 	bin := slashdBinary(t)
 	tmp := t.TempDir()
-	script := `"$0" healthcheck --addr "${SLASHD_URL#http://}" || exit 9
+	script := `"$0" healthcheck --addr "${SLASHD_URL#http://}" >/dev/null || exit 9
 printf '%s\n' "$SLASHD_DATA" "$SLASHD_APPLICATION_ID" "$SLASHD_BOT_TOKEN" "$SLASHD_PUBLIC_KEY" "$SLASHD_ADMIN_TOKEN"
 cat "$SLASHD_WORLDS"
 exit 3`
@@ -77,5 +77,38 @@ func TestSlashdTestStatuses(t *testing.T) {
 	}
 	if dirs, _ := filepath.Glob(filepath.Join(tmp, "slashd-test-*")); len(dirs) != 1 {
 		t.Errorf("the runs without --keep left directories: %v", dirs)
+	}
+}
+
+// TestSlashdTestWithAWorld: --world applies the file before the command
+// runs; SLASHD_WORLDS holds it by name and, with one app, SLASHD_BOT_TOKEN
+// is that app's (and works on the API).
+func TestSlashdTestWithAWorld(t *testing.T) {
+	bin := slashdBinary(t)
+	tmp := t.TempDir()
+	spec := filepath.Join(tmp, "world.yaml")
+	if err := os.WriteFile(spec, []byte("name: ci\nusers:\n  alice: {}\napps:\n  modbot: {}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := `"$0" healthcheck --addr "${SLASHD_URL#http://}" >/dev/null || exit 9
+printf '%s\n' "$SLASHD_BOT_TOKEN" "$SLASHD_APPLICATION_ID"
+cat "$SLASHD_WORLDS"`
+	stdout, stderr, code := runBinary(t, []string{"TMPDIR=" + tmp}, "test", "--world", spec, "--", "sh", "-c", script, bin)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	lines := strings.SplitN(stdout, "\n", 3)
+	var worlds map[string]struct {
+		Apps map[string]struct {
+			ID       string `json:"id"`
+			BotToken string `json:"bot_token"`
+		} `json:"apps"`
+	}
+	if len(lines) < 3 || json.Unmarshal([]byte(lines[2]), &worlds) != nil {
+		t.Fatalf("stdout:\n%s", stdout)
+	}
+	app := worlds["ci"].Apps["modbot"]
+	if app.BotToken == "" || lines[0] != app.BotToken || lines[1] != app.ID {
+		t.Errorf("SLASHD_BOT_TOKEN %q, SLASHD_APPLICATION_ID %q; the world's app: %+v", lines[0], lines[1], app)
 	}
 }
