@@ -113,7 +113,7 @@ func (s *Server) guildView(r *http.Request) (memberView, error) {
 	}
 	view, err := s.loadMemberView(r.Context(), id, principalFrom(r.Context()).Token.UserID)
 	switch {
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, errOtherWorld):
 		return memberView{}, errUnknownGuild
 	case errors.Is(err, errNotMember):
 		return memberView{}, errMissingAccess
