@@ -129,6 +129,35 @@ var isolationRoutes = []isolationRoute{
 		func(own, o testenv.WorldObjects) (string, string, any) {
 			return "GET", "/applications/" + own.AppID + "/guilds/" + o.GuildID + "/commands/permissions", nil
 		}},
+	{"GET app command (singular path)", map[string]int{asBot: 200, asBearer: 200},
+		func(_, o testenv.WorldObjects) (string, string, any) {
+			return "GET", "/applications/" + o.AppID + "/command/" + o.GlobalCommandID, nil
+		}},
+	{"POST app command", map[string]int{asBot: 201, asBearer: 401}, func(_, o testenv.WorldObjects) (string, string, any) {
+		return "POST", "/applications/" + o.AppID + "/commands", map[string]any{"name": "extra", "description": "Extra"}
+	}},
+	{"PATCH app command", map[string]int{asBot: 200, asBearer: 401}, func(_, o testenv.WorldObjects) (string, string, any) {
+		return "PATCH", "/applications/" + o.AppID + "/commands/" + o.GlobalCommandID, map[string]any{"description": "Pong"}
+	}},
+	{"GET guild command", map[string]int{asBot: 200, asBearer: 200}, func(own, o testenv.WorldObjects) (string, string, any) {
+		return "GET", "/applications/" + own.AppID + "/guilds/" + o.GuildID + "/commands/" + o.GuildCommandID, nil
+	}},
+	{"POST guild command", map[string]int{asBot: 201, asBearer: 401}, func(own, o testenv.WorldObjects) (string, string, any) {
+		return "POST", "/applications/" + own.AppID + "/guilds/" + o.GuildID + "/commands",
+			map[string]any{"name": "extra", "description": "Extra"}
+	}},
+	{"GET command permissions", map[string]int{asBot: 404, asBearer: 404},
+		func(own, o testenv.WorldObjects) (string, string, any) {
+			return "GET", "/applications/" + own.AppID + "/guilds/" + o.GuildID + "/commands/" + own.GuildCommandID + "/permissions", nil
+		}},
+	{"PUT command permissions", map[string]int{asBearer: 200}, // a bot is refused before any id is read
+		func(own, o testenv.WorldObjects) (string, string, any) {
+			return "PUT", "/applications/" + own.AppID + "/guilds/" + o.GuildID + "/commands/" + own.GuildCommandID + "/permissions",
+				map[string]any{"permissions": []any{}}
+		}},
+	{"DELETE member role", map[string]int{asBot: 403, asClient: 403}, func(_, o testenv.WorldObjects) (string, string, any) {
+		return "DELETE", "/guilds/" + o.GuildID + "/members/" + o.UserID + "/roles/" + o.GuildID, nil
+	}},
 	{"DELETE message", map[string]int{asClient: 403, asBot: 204}, func(_, o testenv.WorldObjects) (string, string, any) {
 		return "DELETE", "/channels/" + o.ChannelID + "/messages/" + o.MessageID, nil
 	}},
