@@ -92,6 +92,9 @@ func (s *Server) loadMemberView(ctx context.Context, guildID, userID snowflake.I
 		return v, fmt.Errorf("snapshot of guild %d: %w", guildID, err)
 	}
 	u, err := s.store.User(ctx, userID)
+	if errors.Is(err, store.ErrNotFound) {
+		return v, errNotMember // no such user: no such member
+	}
 	if err != nil {
 		return v, err
 	}
