@@ -112,6 +112,12 @@ var isolationRoutes = []isolationRoute{
 		func(own, o testenv.WorldObjects) (string, string, any) {
 			return "POST", "/interactions", invocationOf(own, o)
 		}},
+	{"invoke naming another world's user", map[string]int{asClient: 200},
+		func(own, o testenv.WorldObjects) (string, string, any) {
+			inv := invocationOf(own, own)
+			inv["data"].(map[string]any)["options"] = []map[string]any{{"type": 6, "name": "who", "value": o.UserID}}
+			return "POST", "/interactions", inv
+		}},
 	{"GET app commands", map[string]int{asBot: 200, asBearer: 200}, func(_, o testenv.WorldObjects) (string, string, any) {
 		return "GET", "/applications/" + o.AppID + "/commands", nil
 	}},

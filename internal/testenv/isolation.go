@@ -12,7 +12,7 @@ import (
 // owner's Bearer token and its guild (the bot installed there); a person
 // with a client token, a member of the guild; a text channel with a
 // message the bot posted; a DM between the person and the bot; a global
-// and a guild command of the app. Every id is a snowflake string.
+// and a guild command of the app (with an optional user option "who"). Every id is a snowflake string.
 type WorldObjects struct {
 	World snowflake.ID // 0: no world
 
@@ -89,7 +89,8 @@ func (e *Env) NewWorldObjects(t testing.TB, world snowflake.ID, label string) Wo
 		map[string]any{"name": "ping", "description": "Ping"}, 201, &obj)
 	w.GlobalCommandID, w.GlobalCommandVersion = obj.ID, obj.Version
 	step("POST", api+"/applications/"+w.AppID+"/guilds/"+w.GuildID+"/commands", w.Bot(),
-		map[string]any{"name": "local", "description": "Local"}, 201, &obj)
+		map[string]any{"name": "local", "description": "Local", "options": []map[string]any{
+			{"type": 6, "name": "who", "description": "Who"}}}, 201, &obj)
 	w.GuildCommandID, w.GuildCommandVersion = obj.ID, obj.Version
 	return w
 }
