@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/slashd/slashd/internal/testenv"
@@ -92,4 +93,113 @@ func TestWorldIsolationGateway(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestManyWorldsConcurrently: 50 test worlds made at once, each with its
+// bot connected on the gateway and its people active at once: no bot is
+// told of another world's guild, and none gets a dispatch naming another
+// world's object before the last message of its own world, posted after
+// every world's activity.
+func TestManyWorldsConcurrently(t *testing.T) {
+	t.Parallel()
+	const n = 50
+	e := testenv.New(t)
+	worlds := make([]testenv.WorldObjects, n)
+	t.Run("create", func(t *testing.T) {
+		for i := range worlds {
+			t.Run(fmt.Sprint(i), func(t *testing.T) {
+				t.Parallel()
+				worlds[i] = e.NewWorldObjects(t, e.IDs.Next(), fmt.Sprintf("w%d", i))
+			})
+		}
+	})
+	if t.Failed() {
+		t.FailNow()
+	}
+	const intents = 1 | 1<<9 | 1<<12 // GUILDS, GUILD_MESSAGES, DIRECT_MESSAGES
+	bots := make([]*client, n)
+	for i, w := range worlds {
+		bots[i] = dial(t, e)
+		bots[i].hello()
+		bots[i].send(2, identifyData(w.Bot(), intents))
+		if ready := bots[i].ready(); len(ready.Guilds) != 1 || ready.Guilds[0].ID != w.GuildID {
+			t.Fatalf("READY of world %d's bot lists %+v, want only %s", i, ready.Guilds, w.GuildID)
+		}
+		bots[i].dispatch("GUILD_CREATE")
+	}
+	post := func(t *testing.T, channel, auth, content string) string {
+		t.Helper()
+		r := e.DoAs(t, "POST", "/api/v10/channels/"+channel+"/messages", auth, map[string]any{"content": content})
+		if r.Status != 200 {
+			t.Fatalf("POST message: %d %s", r.Status, r.Body)
+		}
+		var m struct {
+			ID string `json:"id"`
+		}
+		r.JSON(t, &m)
+		return m.ID
+	}
+	t.Run("activity", func(t *testing.T) {
+		for i, w := range worlds {
+			t.Run(fmt.Sprint(i), func(t *testing.T) {
+				t.Parallel()
+				post(t, w.ChannelID, w.Client(), "in the guild")
+				post(t, w.DMID, w.Client(), "in the DM")
+				post(t, w.ChannelID, w.Bot(), "the bot")
+			})
+		}
+	})
+	owner := map[string]int{} // every world's ids, by world
+	for i, w := range worlds {
+		for _, id := range []string{w.GuildID, w.ChannelID, w.DMID, w.UserID, w.AppID, w.OwnerID} {
+			owner[id] = i
+		}
+	}
+	for i, w := range worlds {
+		marker := post(t, w.ChannelID, w.Client(), "marker")
+		for {
+			f := bots[i].read()
+			if f.Op != 0 {
+				continue
+			}
+			var named []string
+			collectIDs(f.D, &named)
+			for _, id := range named {
+				if j, ok := owner[id]; ok && j != i {
+					t.Fatalf("world %d's bot got a dispatch naming %s of world %d: %s", i, id, j, f)
+				}
+			}
+			var m struct {
+				ID string `json:"id"`
+			}
+			if f.name() == "MESSAGE_CREATE" && json.Unmarshal(f.D, &m) == nil && m.ID == marker {
+				break
+			}
+		}
+	}
+}
+
+// collectIDs gathers every string value of a JSON document (ids among
+// them).
+func collectIDs(raw json.RawMessage, out *[]string) {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return
+	}
+	var walk func(any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case string:
+			*out = append(*out, v)
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		case map[string]any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	walk(v)
 }

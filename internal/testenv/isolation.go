@@ -45,7 +45,7 @@ func (e *Env) NewWorldObjects(t testing.TB, world snowflake.ID, label string) Wo
 	}
 	step := func(method, path, auth string, body any, status int, out any) {
 		t.Helper()
-		r := e.Do(method, path, auth, body)
+		r := e.DoAs(t, method, path, auth, body)
 		if r.Status != status {
 			t.Fatalf("%s %s: %d %s, want %d", method, path, r.Status, r.Body, status)
 		}
