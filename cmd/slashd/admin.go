@@ -347,6 +347,10 @@ func guildCreate(ctx context.Context, env bootstrap.Env, name string, appID snow
 		if err != nil {
 			return nil, "", fmt.Errorf("--install %s: %w", appID, err)
 		}
+		// The guild is of no world: a test world's app is not linked to it.
+		if err := admin.SameWorld("application", app.WorldID, "guild", 0, "install"); err != nil {
+			return nil, "", refusedOr("guild create", err, nil)
+		}
 		owner = app.OwnerID
 	} else {
 		owner = env.IDs.Next()

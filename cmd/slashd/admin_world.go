@@ -202,6 +202,9 @@ func defineMemberAdd(fs *flagSet) func() (worldStep, error) {
 			if err != nil {
 				return nil, "", err
 			}
+			if err := admin.SameWorld("user", u.WorldID, "guild", g.WorldID, "user_id"); err != nil {
+				return nil, "", refusedOr(fs.Name(), err, map[string]string{"user_id": "user"})
+			}
 			m := guild.Member{GuildID: g.ID, UserID: u.ID, Roles: []snowflake.ID{}, JoinedAt: env.Now().UTC()}
 			if err := admin.MemberFields(ctx, env.Store, req.form(), &m); err != nil {
 				return nil, "", req.refused(err)
@@ -285,7 +288,7 @@ func defineTokenMint(fs *flagSet) func() (worldStep, error) {
 			if u.Bot {
 				return nil, "", refusedOr(fs.Name(), admin.ErrBotToken, flagOf)
 			}
-			if err := admin.CheckTokenApp(ctx, env.Store, t); err != nil {
+			if err := admin.CheckTokenApp(ctx, env.Store, u, t); err != nil {
 				return nil, "", refusedOr(fs.Name(), err, flagOf)
 			}
 			return mintToken(ctx, env, u.ID, t)

@@ -42,6 +42,7 @@ func GroupDMFields(ctx context.Context, st store.Store, f Form, c *store.Private
 	if err := f.Err(); err != nil {
 		return err
 	}
+	var world *snowflake.ID // the owner's: every participant's must be it
 	check := func(id snowflake.ID, at ...any) error {
 		u, err := st.User(ctx, id)
 		switch {
@@ -51,6 +52,10 @@ func GroupDMFields(ctx context.Context, st store.Store, f Form, c *store.Private
 			return err
 		case u.Bot:
 			f.At(at...).Add(CodeUserBot, "Bot users cannot be in group DMs")
+		case world == nil:
+			world = &u.WorldID
+		case u.WorldID != *world:
+			f.At(at...).Add(CodeWorldMismatch, WorldMismatchMessage("user", u.WorldID, "group DM's owner", *world))
 		}
 		return nil
 	}

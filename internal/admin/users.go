@@ -141,19 +141,20 @@ func TokenFields(f Form) TokenRequest {
 	return t
 }
 
-// CheckTokenApp checks that a Bearer token's application exists: the
-// request's form is valid, and this is the one check that needs the
-// world.
-func CheckTokenApp(ctx context.Context, st store.Store, t TokenRequest) error {
+// CheckTokenApp checks that a Bearer token's application exists and is
+// of the user's test world: the request's form is valid, and this is the
+// one check that needs the world.
+func CheckTokenApp(ctx context.Context, st store.Store, user store.User, t TokenRequest) error {
 	if t.Type != TokenBearer {
 		return nil
 	}
-	if _, err := st.Application(ctx, t.ApplicationID); errors.Is(err, store.ErrNotFound) {
+	app, err := st.Application(ctx, t.ApplicationID)
+	if errors.Is(err, store.ErrNotFound) {
 		return apierr.Invalid(CodeUnknownApp, "Unknown Application", "application_id")
 	} else if err != nil {
 		return err
 	}
-	return nil
+	return SameWorld("application", app.WorldID, "user", user.WorldID, "application_id")
 }
 
 // scopes reads "scopes": space-separated, as OAuth2 writes them (a list

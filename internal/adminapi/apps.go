@@ -63,6 +63,7 @@ func appOf(a store.Application) app {
 // is the credentials object of bootstrap.json, base_url included.
 func (a *API) createApp(ctx context.Context, req *Request) (Response, error) {
 	fields := admin.AppFields(req.Form)
+	world := admin.WorldField(req.Form)
 	if err := req.Form.Err(); err != nil {
 		return Response{}, err
 	}
@@ -72,7 +73,7 @@ func (a *API) createApp(ctx context.Context, req *Request) (Response, error) {
 	}
 	// bootstrap.CreateApp installs the app with its bot member and role.
 	creds, err := bootstrap.CreateApp(ctx, a.env(), bootstrap.AppOptions{
-		Name: fields.Name, BaseURL: scheme + "://" + req.HTTP.Host, Embedded: fields.Embedded,
+		Name: fields.Name, BaseURL: scheme + "://" + req.HTTP.Host, Embedded: fields.Embedded, WorldID: world,
 	})
 	return created(creds), err
 }

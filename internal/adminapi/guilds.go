@@ -32,10 +32,10 @@ type guildDetail struct {
 	Installations []installation  `json:"installations"`
 }
 
-// owner reads owner_id, which must name a user who is not a bot. ok is
-// false when the body has none; err is the form's errors (the other
-// fields' read before included) or the store's.
-func (a *API) owner(ctx context.Context, f admin.Form) (id snowflake.ID, ok bool, err error) {
+// owner reads owner_id, which must name a user who is not a bot, of the
+// guild's test world. ok is false when the body has none; err is the
+// form's errors (the other fields' read before included) or the store's.
+func (a *API) owner(ctx context.Context, f admin.Form, world snowflake.ID) (id snowflake.ID, ok bool, err error) {
 	id, ok = f.ID("owner_id")
 	if err := f.Err(); err != nil || !ok {
 		return id, ok, err
@@ -48,6 +48,8 @@ func (a *API) owner(ctx context.Context, f admin.Form) (id snowflake.ID, ok bool
 		return id, ok, err
 	case u.Bot:
 		f.At("owner_id").Add(admin.CodeGuildOwner, "A bot user cannot own a guild")
+	case u.WorldID != world:
+		f.At("owner_id").Add(admin.CodeWorldMismatch, admin.WorldMismatchMessage("user", u.WorldID, "guild", world))
 	}
 	return id, ok, f.Err()
 }
@@ -55,11 +57,12 @@ func (a *API) owner(ctx context.Context, f admin.Form) (id snowflake.ID, ok bool
 func (a *API) createGuild(ctx context.Context, req *Request) (Response, error) {
 	name, _ := admin.GuildName(req.Form, true)
 	req.Form.Require("owner_id")
-	owner, _, err := a.owner(ctx, req.Form)
+	world := admin.WorldField(req.Form)
+	owner, _, err := a.owner(ctx, req.Form, world)
 	if err != nil {
 		return Response{}, err
 	}
-	g := store.Guild{ID: a.nextID(), Name: name, OwnerID: owner, CreatedAt: a.Now().UTC()}
+	g := store.Guild{ID: a.nextID(), Name: name, OwnerID: owner, CreatedAt: a.Now().UTC(), WorldID: world}
 	return created(g), a.Store.CreateGuild(ctx, g)
 }
 
@@ -85,7 +88,7 @@ func (a *API) editGuild(ctx context.Context, req *Request) (Response, error) {
 	if name, ok := admin.GuildName(f, false); ok {
 		g.Name = name
 	}
-	owner, hasOwner, err := a.owner(ctx, f)
+	owner, hasOwner, err := a.owner(ctx, f, g.WorldID)
 	if err != nil {
 		return Response{}, err
 	}
@@ -163,6 +166,9 @@ func (a *API) deleteRole(ctx context.Context, req *Request) (Response, error) {
 // roles and nick (200; joined_at is kept). The body may be left out.
 func (a *API) putMember(ctx context.Context, req *Request) (Response, error) {
 	g, u := req.Guild, req.User
+	if err := admin.SameWorld("user", u.WorldID, "guild", g.WorldID, "user_id"); err != nil {
+		return Response{}, err
+	}
 	m := guild.Member{GuildID: g.ID, UserID: u.ID, Roles: []snowflake.ID{}, JoinedAt: a.Now().UTC()}
 	if err := admin.MemberFields(ctx, a.Store, req.Form, &m); err != nil {
 		return Response{}, err

@@ -94,6 +94,9 @@ func (a *API) install(ctx context.Context, req *Request) (Response, error) {
 	if err := f.Err(); err != nil {
 		return Response{}, err
 	}
+	if err := admin.SameWorld("application", app.WorldID, "guild", g.WorldID, "application_id"); err != nil {
+		return Response{}, err
+	}
 	if len(app.IntegrationTypes) > 0 && !slices.Contains(app.IntegrationTypes, command.GuildInstall) {
 		return Response{}, errNoGuildInstall
 	}

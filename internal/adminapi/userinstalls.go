@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/slashd/slashd/internal/admin"
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/auth"
 	"github.com/slashd/slashd/internal/command"
@@ -57,6 +58,9 @@ func (a *API) userInstall(ctx context.Context, req *Request) (Response, error) {
 	u, app := req.User, req.App
 	if u.Bot {
 		return Response{}, errBotInstall
+	}
+	if err := admin.SameWorld("application", app.WorldID, "user", u.WorldID, "application_id"); err != nil {
+		return Response{}, err
 	}
 	if !slices.Contains(app.IntegrationTypes, command.UserInstall) {
 		return Response{}, errNoUserInstall

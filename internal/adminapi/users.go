@@ -22,7 +22,7 @@ var (
 )
 
 func (a *API) createUser(ctx context.Context, req *Request) (Response, error) {
-	u := store.User{Locale: admin.DefaultLocale, CreatedAt: a.Now().UTC()}
+	u := store.User{Locale: admin.DefaultLocale, CreatedAt: a.Now().UTC(), WorldID: admin.WorldField(req.Form)}
 	admin.UserFields(req.Form, &u, true)
 	if err := req.Form.Err(); err != nil {
 		return Response{}, err
@@ -81,7 +81,7 @@ func (a *API) mintToken(ctx context.Context, req *Request) (Response, error) {
 		}
 		return created(map[string]string{"token": tok}), a.Store.CreateClientToken(ctx, auth.Hash(tok), u.ID, now)
 	}
-	if err := admin.CheckTokenApp(ctx, a.Store, t); err != nil {
+	if err := admin.CheckTokenApp(ctx, a.Store, u, t); err != nil {
 		return Response{}, err
 	}
 	access, err := auth.NewAccessToken(a.Rand)

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/slashd/slashd/internal/admin"
 	"github.com/slashd/slashd/internal/adminapi"
 	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/snowflake"
@@ -90,6 +91,13 @@ func (s *Server) openDMFor(ctx context.Context, from store.User, body form.Objec
 	to, err := recipientOf(body)
 	if err != nil {
 		return nil, false, err
+	}
+	// The admin API names a link across test worlds for what it is
+	// (POST /users/@me/channels answers as for an unknown user).
+	if other, err := s.store.User(ctx, to); err == nil {
+		if err := admin.SameWorld("user", other.WorldID, "user opening the DM", from.WorldID, "recipient_id"); err != nil {
+			return nil, false, err
+		}
 	}
 	c, created, err := s.openDM(ctx, from, to)
 	if err != nil {

@@ -113,7 +113,7 @@ func (s *Server) guildView(r *http.Request) (memberView, error) {
 	}
 	view, err := s.loadMemberView(r.Context(), id, principalFrom(r.Context()).Token.UserID)
 	switch {
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, errOtherWorld):
 		return memberView{}, errUnknownGuild
 	case errors.Is(err, errNotMember):
 		return memberView{}, errMissingAccess
@@ -171,8 +171,12 @@ func (s *Server) getGuildMember(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if len(found) == 0 {
-		if _, err := s.store.User(r.Context(), userID); err != nil {
+		u, err := s.store.User(r.Context(), userID)
+		if err != nil {
 			return store.NotFoundAs(err, errUnknownUser)
+		}
+		if u.WorldID != view.user.WorldID {
+			return errUnknownUser // another world's user is unknown
 		}
 		return errUnknownMember
 	}

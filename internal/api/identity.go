@@ -59,6 +59,13 @@ func (s *Server) getUser(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return store.NotFoundAs(err, errUnknownUser)
 	}
+	world, err := s.principalWorld(r.Context())
+	if err != nil {
+		return err
+	}
+	if u.WorldID != world {
+		return errUnknownUser // another world's user is unknown here
+	}
 	writeJSON(w, http.StatusOK, wireUser(u))
 	return nil
 }

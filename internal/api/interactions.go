@@ -177,8 +177,9 @@ func (s *Server) prepareInvocation(ctx context.Context, user snowflake.ID, inv i
 // run by its own id; outside guilds, global commands only).
 func (s *Server) invokedCommand(ctx context.Context, view memberView, inv interaction.Invocation) (command.Command, appCommands, error) {
 	if !view.installed(inv.ApplicationID) && !view.userApps[inv.ApplicationID] {
-		if _, err := s.store.Application(ctx, inv.ApplicationID); errors.Is(err, store.ErrNotFound) {
-			return command.Command{}, appCommands{}, errUnknownApp
+		app, err := s.store.Application(ctx, inv.ApplicationID)
+		if errors.Is(err, store.ErrNotFound) || (err == nil && app.WorldID != view.user.WorldID) {
+			return command.Command{}, appCommands{}, errUnknownApp // another world's app is unknown
 		}
 		return command.Command{}, appCommands{}, errUnknownCommand
 	}
@@ -568,8 +569,8 @@ func (rs *entityResolver) ref(ctx context.Context, ref interaction.Ref) error {
 // user resolves a user and, when in the guild, their membership.
 func (rs *entityResolver) user(ctx context.Context, id snowflake.ID) (bool, error) {
 	u, err := rs.s.store.User(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
-		return false, nil
+	if errors.Is(err, store.ErrNotFound) || (err == nil && u.WorldID != rs.view.user.WorldID) {
+		return false, nil // another world's user is unknown
 	}
 	if err != nil {
 		return false, err

@@ -59,8 +59,8 @@ func recipientOf(o form.Object) (snowflake.ID, error) {
 // between from and to, where from opens it.
 func (s *Server) openDM(ctx context.Context, from store.User, to snowflake.ID) (store.PrivateChannel, bool, error) {
 	other, err := s.store.User(ctx, to)
-	if errors.Is(err, store.ErrNotFound) {
-		return store.PrivateChannel{}, false, errInvalidRecipients
+	if errors.Is(err, store.ErrNotFound) || (err == nil && other.WorldID != from.WorldID) {
+		return store.PrivateChannel{}, false, errInvalidRecipients // another world's user is unknown
 	}
 	if err != nil {
 		return store.PrivateChannel{}, false, err

@@ -48,8 +48,19 @@ func (s *Server) resolveApp(r *http.Request) (store.Application, error) {
 	}
 	p := principalFrom(r.Context())
 	if p.Token.ApplicationID != appID {
-		if _, err := s.store.Application(r.Context(), appID); errors.Is(err, store.ErrNotFound) {
+		other, err := s.store.Application(r.Context(), appID)
+		if errors.Is(err, store.ErrNotFound) {
 			return store.Application{}, errUnknownApp
+		}
+		if err != nil {
+			return store.Application{}, err
+		}
+		world, err := s.principalWorld(r.Context())
+		if err != nil {
+			return store.Application{}, err
+		}
+		if other.WorldID != world {
+			return store.Application{}, errUnknownApp // another world's app is unknown
 		}
 		return store.Application{}, errNotYourApp
 	}
@@ -80,8 +91,8 @@ func (s *Server) resolveGuild(r *http.Request) (target, error) {
 	if err != nil {
 		return target{}, err
 	}
-	if _, err := s.store.Guild(r.Context(), guildID); errors.Is(err, store.ErrNotFound) {
-		return target{}, errUnknownGuild
+	if g, err := s.store.Guild(r.Context(), guildID); errors.Is(err, store.ErrNotFound) || (err == nil && g.WorldID != app.WorldID) {
+		return target{}, errUnknownGuild // another world's guild is unknown
 	} else if err != nil {
 		return target{}, err
 	}

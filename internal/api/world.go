@@ -91,14 +91,20 @@ func (s *Server) loadMemberView(ctx context.Context, guildID, userID snowflake.I
 	if err != nil {
 		return v, fmt.Errorf("snapshot of guild %d: %w", guildID, err)
 	}
-	m, err := s.store.Member(ctx, guildID, userID)
+	u, err := s.store.User(ctx, userID)
 	if errors.Is(err, store.ErrNotFound) {
-		return v, errNotMember
+		return v, errNotMember // no such user: no such member
 	}
 	if err != nil {
 		return v, err
 	}
-	u, err := s.store.User(ctx, userID)
+	if u.WorldID != snap.Guild.WorldID {
+		return v, errOtherWorld // before the membership: nothing of it shows
+	}
+	m, err := s.store.Member(ctx, guildID, userID)
+	if errors.Is(err, store.ErrNotFound) {
+		return v, errNotMember
+	}
 	if err != nil {
 		return v, err
 	}
@@ -245,6 +251,9 @@ func (s *Server) invokerChannel(ctx context.Context, user, channelID, guildID sn
 		return guild.Channel{}, memberView{}, errUnknownChannel
 	}
 	view, err := s.loadMemberView(ctx, ch.GuildID, user)
+	if errors.Is(err, errOtherWorld) {
+		return guild.Channel{}, memberView{}, errUnknownChannel
+	}
 	if errors.Is(err, errNotMember) {
 		return guild.Channel{}, memberView{}, errMissingAccess
 	}
@@ -273,7 +282,7 @@ func (s *Server) privateView(ctx context.Context, user, channelID, guildID snowf
 		return guild.Channel{}, memberView{}, errUnknownChannel
 	}
 	if !pc.HasRecipient(user) {
-		return guild.Channel{}, memberView{}, errMissingAccess
+		return guild.Channel{}, memberView{}, s.notRecipient(ctx, user, pc)
 	}
 	ch := guild.Channel{ID: pc.ID, Type: pc.Type, Name: pc.Name}
 	view := memberView{private: &privateChannel{channel: ch, ownerID: pc.OwnerID},

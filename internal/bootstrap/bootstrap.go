@@ -69,6 +69,9 @@ type AppOptions struct {
 	// Embedded gives the app an Activity: the EMBEDDED flag and the
 	// automatically created "Launch" entry point command.
 	Embedded bool
+	// WorldID is the test world the app, its owner, its bot and its guild
+	// join (0: none).
+	WorldID snowflake.ID
 }
 
 // OwnerTokenScopes are the scopes of the owner's Bearer token in the
@@ -81,7 +84,7 @@ func CreateApp(ctx context.Context, env Env, opt AppOptions) (Credentials, error
 	now := env.Now().UTC()
 	// The owner is an adult, so age-restricted commands can be tried.
 	owner := store.User{ID: env.IDs.Next(), Username: "owner", GlobalName: opt.Name + " owner", Locale: "en-US",
-		Adult: true, CreatedAt: now}
+		Adult: true, CreatedAt: now, WorldID: opt.WorldID}
 	if err := env.Store.CreateUser(ctx, owner); err != nil {
 		return Credentials{}, fmt.Errorf("create owner: %w", err)
 	}
@@ -97,11 +100,12 @@ func CreateApp(ctx context.Context, env Env, opt AppOptions) (Credentials, error
 	app := store.Application{
 		ID: appID, Name: opt.Name, OwnerID: owner.ID, IntegrationTypes: []int{command.GuildInstall, command.UserInstall},
 		ClientSecretHash: auth.Hash(secret), PublicKey: hex.EncodeToString(pub), PrivateKey: priv, CreatedAt: now,
+		WorldID: opt.WorldID,
 	}
 	if opt.Embedded {
 		app.Flags |= command.ApplicationFlagEmbedded
 	}
-	bot := store.User{ID: appID, Username: opt.Name, Bot: true, CreatedAt: now}
+	bot := store.User{ID: appID, Username: opt.Name, Bot: true, CreatedAt: now, WorldID: opt.WorldID}
 	if err := env.Store.CreateApplication(ctx, app, bot); err != nil {
 		return Credentials{}, fmt.Errorf("create application: %w", err)
 	}
@@ -125,7 +129,7 @@ func CreateApp(ctx context.Context, env Env, opt AppOptions) (Credentials, error
 	if guildName == "" {
 		guildName = opt.Name + " test guild"
 	}
-	guildID, err := CreateGuild(ctx, env, guildName, owner.ID, appID)
+	guildID, err := createGuild(ctx, env, store.Guild{Name: guildName, OwnerID: owner.ID, WorldID: opt.WorldID}, appID)
 	if err != nil {
 		return Credentials{}, err
 	}
@@ -144,8 +148,13 @@ func CreateApp(ctx context.Context, env Env, opt AppOptions) (Credentials, error
 // CreateGuild creates a guild owned by owner and, if install is not zero,
 // installs that app there with the applications.commands and bot scopes.
 func CreateGuild(ctx context.Context, env Env, name string, owner, install snowflake.ID) (snowflake.ID, error) {
+	return createGuild(ctx, env, store.Guild{Name: name, OwnerID: owner}, install)
+}
+
+// createGuild is CreateGuild of g (its name, owner and world).
+func createGuild(ctx context.Context, env Env, g store.Guild, install snowflake.ID) (snowflake.ID, error) {
 	now := env.Now().UTC()
-	g := store.Guild{ID: env.IDs.Next(), Name: name, OwnerID: owner, CreatedAt: now}
+	g.ID, g.CreatedAt = env.IDs.Next(), now
 	if err := env.Store.CreateGuild(ctx, g); err != nil {
 		return 0, fmt.Errorf("create guild: %w", err)
 	}

@@ -274,6 +274,10 @@ func (s *Server) showAuthorize(w http.ResponseWriter, r *http.Request, action st
 		s.showLogin(w, r, a, action, r.URL.RequestURI(), "", "", http.StatusOK)
 		return
 	}
+	if other, err := s.ofAnotherWorld(ctx, a, sess.UserID); err != nil || other {
+		s.refuseOtherWorld(w, r, a, err)
+		return
+	}
 	granted, err := s.alreadyGranted(r.Context(), a, sess.UserID)
 	if err != nil {
 		s.internalError(w, err)
@@ -424,6 +428,10 @@ func (s *Server) decideAuthorize(w http.ResponseWriter, r *http.Request, action 
 		s.fail(w, r, a, aerr)
 		return
 	}
+	if other, err := s.ofAnotherWorld(ctx, a, sess.UserID); err != nil || other {
+		s.refuseOtherWorld(w, r, a, err)
+		return
+	}
 	if r.PostForm.Get("action") != "approve" {
 		sendBack(w, r, a, url.Values{"error": {"access_denied"}, "error_description": {"The resource owner denied the request"}})
 		return
@@ -524,8 +532,8 @@ func (s *Server) alreadyGranted(ctx context.Context, a authRequest, userID snowf
 // when that is refused.
 func (s *Server) installFromConsent(ctx context.Context, a authRequest, userID, guildID snowflake.ID) (string, error) {
 	g, err := s.store.Guild(ctx, guildID)
-	if errors.Is(err, store.ErrNotFound) {
-		return "That server does not exist.", nil
+	if errors.Is(err, store.ErrNotFound) || (err == nil && g.WorldID != a.app.WorldID) {
+		return "That server does not exist.", nil // another test world's is unknown
 	}
 	if err != nil {
 		return "", err
@@ -713,4 +721,26 @@ func renderPage(w http.ResponseWriter, status int, name string, d pageData) {
 func (s *Server) internalError(w http.ResponseWriter, err error) {
 	s.log.Error("oauth2 authorize", "err", err)
 	renderPage(w, http.StatusInternalServerError, "error", pageData{Title: "Error", Error: "Internal error; try again."})
+}
+
+// ofAnotherWorld reports whether the signed-in user is of another test
+// world than the app asked for. Objects of two worlds never see each
+// other (docs/design.md, "Test worlds: isolation"): to such a user the
+// app is unknown, so the consent page answers as for an unknown client_id
+// and nothing is granted or installed.
+func (s *Server) ofAnotherWorld(ctx context.Context, a authRequest, userID snowflake.ID) (bool, error) {
+	u, err := s.store.User(ctx, userID)
+	if err != nil {
+		return false, fmt.Errorf("user %d of the session: %w", userID, err)
+	}
+	return u.WorldID != a.app.WorldID, nil
+}
+
+// refuseOtherWorld answers ofAnotherWorld's refusal (or its error).
+func (s *Server) refuseOtherWorld(w http.ResponseWriter, r *http.Request, a authRequest, err error) {
+	if err != nil {
+		s.internalError(w, err)
+		return
+	}
+	s.fail(w, r, a, pageError("Unknown application"))
 }

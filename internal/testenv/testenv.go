@@ -297,6 +297,13 @@ func (r Response) JSON(t testing.TB, v any) {
 // which are sent as they are with Content-Type application/json.
 func (e *Env) Do(method, path, auth string, body any) Response {
 	e.T.Helper()
+	return e.DoAs(e.T, method, path, auth, body)
+}
+
+// DoAs is Do failing t rather than the Env's test: for a subtest or a
+// parallel one.
+func (e *Env) DoAs(t testing.TB, method, path, auth string, body any) Response {
+	t.Helper()
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -307,13 +314,13 @@ func (e *Env) Do(method, path, auth string, body any) Response {
 	default:
 		enc, err := json.Marshal(b)
 		if err != nil {
-			e.T.Fatalf("marshal body: %v", err)
+			t.Fatalf("marshal body: %v", err)
 		}
 		rd = bytes.NewReader(enc)
 	}
 	req, err := http.NewRequest(method, e.URL+path, rd)
 	if err != nil {
-		e.T.Fatalf("new request: %v", err)
+		t.Fatalf("new request: %v", err)
 	}
 	if rd != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -323,12 +330,12 @@ func (e *Env) Do(method, path, auth string, body any) Response {
 	}
 	resp, err := e.Server.Client().Do(req)
 	if err != nil {
-		e.T.Fatalf("%s %s: %v", method, path, err)
+		t.Fatalf("%s %s: %v", method, path, err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		e.T.Fatalf("read body: %v", err)
+		t.Fatalf("read body: %v", err)
 	}
 	return Response{Status: resp.StatusCode, Header: resp.Header, Body: b}
 }
