@@ -33,7 +33,11 @@ var errOtherWorld = fmt.Errorf("guild of another world: %w", errNotMember)
 // a bot or Bearer token (a Bearer token's user is of the same world), else
 // its user's. Both reads are the cache's hottest.
 func (s *Server) principalWorld(ctx context.Context) (snowflake.ID, error) {
-	tok := principalFrom(ctx).Token
+	return s.tokenWorld(ctx, principalFrom(ctx).Token)
+}
+
+// tokenWorld is the world a credential acts in (see principalWorld).
+func (s *Server) tokenWorld(ctx context.Context, tok store.Token) (snowflake.ID, error) {
 	if tok.ApplicationID != 0 {
 		app, err := s.store.Application(ctx, tok.ApplicationID)
 		if err != nil {

@@ -29,7 +29,7 @@ func (s *Server) withWorldClock(ctx context.Context, p auth.Principal) context.C
 // world of the app a bot or Bearer token acts for, or of the user a
 // client token is. A failed read is logged and counts as no offset.
 func (s *Server) principalClock(ctx context.Context, p auth.Principal) time.Duration {
-	world, err := s.principalWorld(ctx, p)
+	world, err := s.tokenWorld(ctx, p.Token)
 	if err == nil && world != 0 {
 		var w store.TestWorld
 		if w, err = s.store.TestWorld(ctx, world); err == nil {
@@ -40,19 +40,6 @@ func (s *Server) principalClock(ctx context.Context, p auth.Principal) time.Dura
 		s.log.Warn("world clock unavailable: real time is used", "err", err)
 	}
 	return 0
-}
-
-// principalWorld is the test world p acts in (0: none).
-func (s *Server) principalWorld(ctx context.Context, p auth.Principal) (snowflake.ID, error) {
-	if p.Token.ApplicationID != 0 {
-		app, err := s.store.Application(ctx, p.Token.ApplicationID)
-		return app.WorldID, err
-	}
-	if p.Token.UserID != 0 {
-		u, err := s.store.User(ctx, p.Token.UserID)
-		return u.WorldID, err
-	}
-	return 0, nil
 }
 
 // expiredInWorld reports whether p's token has expired on its world's
