@@ -24,6 +24,7 @@ import (
 	"github.com/slashd/slashd/internal/buildinfo"
 	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/event"
+	"github.com/slashd/slashd/internal/fault"
 	"github.com/slashd/slashd/internal/gateway"
 	"github.com/slashd/slashd/internal/oauth"
 	"github.com/slashd/slashd/internal/ratelimit"
@@ -193,6 +194,8 @@ type Server struct {
 	deliveryHook atomic.Pointer[func(Delivery)]
 	// registered lists the mux's patterns (Routes).
 	registered []string
+	// faults are the test worlds' faults this node applies (faults.go).
+	faults *fault.Engine
 }
 
 // New builds the server and its routes.
@@ -269,6 +272,7 @@ func New(cfg Config, d Deps) *Server {
 	// Both listen to the bus from now on: a node started beside others
 	// must not miss a session started there a moment later.
 	s.gateway.Start(ctx)
+	s.startFaults(ctx, d.Store)
 	go s.wakeOnAnswers(s.events.Subscribe(ctx, 1024))
 	go s.tailWorld(ctx)
 	s.routes()
