@@ -2,12 +2,18 @@ package api
 
 import (
 	"context"
+	"crypto/ed25519"
+	"encoding/json"
 	"math"
 	"net/http"
 	"strconv"
 	"time"
 
+	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/fault"
+	"github.com/slashd/slashd/internal/form"
+	"github.com/slashd/slashd/internal/gateway"
+	"github.com/slashd/slashd/internal/interaction"
 	"github.com/slashd/slashd/internal/ratelimit"
 	"github.com/slashd/slashd/internal/snowflake"
 )
@@ -118,12 +124,140 @@ func writeFaultRateLimited(w http.ResponseWriter, p fault.Params, bucket string,
 	writeRateLimited(w, retry, false)
 }
 
-// startFaults makes the fault engine over st, loads the live faults and
-// follows the other nodes' changes until ctx ends.
+// startFaults makes the fault engine over st and loads the live faults.
 func (s *Server) startFaults(ctx context.Context, st fault.Store) {
 	s.faults = fault.NewEngine(st, s.events, s.log, s.metrics.registry)
 	if err := s.faults.Reload(ctx); err != nil {
 		s.log.Warn("faults: load", "err", err)
 	}
+}
+
+// watchFaults follows the faults' changes (this node's and the others')
+// until ctx ends, applying new ones to the gateway's sessions at once.
+func (s *Server) watchFaults(ctx context.Context) {
+	s.faults.OnReload(func(ctx context.Context) { s.gateway.ApplyFaults(ctx) })
 	s.faults.Watch(ctx)
+}
+
+// worldOfApp is the test world of an app (0: none, or unknown).
+func (s *Server) worldOfApp(ctx context.Context, appID snowflake.ID) snowflake.ID {
+	app, err := s.store.Application(ctx, appID)
+	if err != nil {
+		return 0
+	}
+	return app.WorldID
+}
+
+// deliverWithFaults is the delivery edge of the faults: a decorator of
+// deliver, which hands the invocation to the app late, never, or after
+// answering it itself, when a delivery fault of the app's world fires.
+func (s *Server) deliverWithFaults(ctx context.Context, in invocation, d *delivery) (answered, error) {
+	if !s.faults.InWorld(in.app.WorldID) || serviceAnswers(in.cmd) {
+		return s.deliver(ctx, in, d)
+	}
+	t := fault.Target{World: in.app.WorldID, App: in.app.ID}
+	f, ok := s.faults.Fire(ctx, t, "interaction "+in.record.ID.String(),
+		fault.DeliveryLate, fault.DeliveryDrop, fault.DeliveryAnswered)
+	if !ok {
+		return s.deliver(ctx, in, d)
+	}
+	if in.app.InteractionsEndpointURL != "" {
+		d.target, d.endpoint = targetEndpoint, endpointForLog(in.app.InteractionsEndpointURL)
+	}
+	deadline := in.record.CreatedAt.Add(answerWindow)
+	switch f.Kind {
+	case fault.DeliveryDrop:
+		// Nothing reaches the app: the member waits out the deadline.
+		return s.awaitAnswer(ctx, in.record.ID, deadline, d)
+	case fault.DeliveryLate:
+		// The member's invocation fails at the deadline, as it does when
+		// nothing comes; the app gets the interaction after it, and its
+		// answer is refused as a late answer is (10062).
+		at := deadline.Add(time.Duration(f.Params.DelayMS) * time.Millisecond)
+		s.afterFunc(max(at.Sub(s.now()), 0), func() { s.handOver(context.WithoutCancel(ctx), in) })
+		return s.awaitAnswer(ctx, in.record.ID, deadline, d)
+	case fault.DeliveryAnswered:
+		// slashd answers first; the app then gets the interaction, and
+		// its answer is refused as a second answer is (40060).
+		v, err := form.DecodeJSON(f.Params.Response)
+		if err != nil {
+			return answered{}, err
+		}
+		cb, err := interaction.ParseCallback(v, in.payload.Type)
+		if err != nil {
+			s.log.Warn("faults: a delivery.answered response the interaction cannot take: delivered as usual",
+				"fault", f.ID, "err", err)
+			return s.deliver(ctx, in, d)
+		}
+		rec, err := s.answerRecord(ctx, in.record, &in.meta, cb, answerLaunch)
+		if err != nil {
+			return answered{}, err
+		}
+		go s.handOver(context.WithoutCancel(ctx), in)
+		return rec, nil
+	}
+	return s.deliver(ctx, in, d)
+}
+
+// handOver gives an invocation to its app without waiting for an
+// answer (a late or answered-for delivery): INTERACTION_CREATE on the
+// gateway, or a signed POST to its endpoint, whose answer is applied as
+// any other (and refused as the interaction's state says).
+func (s *Server) handOver(ctx context.Context, in invocation) {
+	if in.app.InteractionsEndpointURL == "" {
+		s.events.Publish(ctx, event.Event{Type: event.InteractionCreate,
+			ApplicationID: in.app.ID, GuildID: in.record.GuildID, Data: json.RawMessage(in.body)})
+		return
+	}
+	resp, err := s.webhooks.Deliver(ctx, in.app.InteractionsEndpointURL, ed25519.PrivateKey(in.app.PrivateKey), in.body)
+	if err != nil {
+		s.log.Info("faults: a late or answered-for delivery failed", "interaction", in.record.ID, "err", err)
+		return
+	}
+	if resp.ViaCallback {
+		return
+	}
+	// An inline answer comes after the deadline or after slashd's own:
+	// refused, as the real service drops it.
+	s.log.Info("faults: the app's inline answer to a late or answered-for delivery was refused",
+		"interaction", in.record.ID)
+}
+
+// gatewayFaults are the faults as the gateway asks them (gateway.Faults).
+type gatewayFaults struct{ s *Server }
+
+func (g gatewayFaults) Active() bool { return g.s.faults != nil && g.s.faults.Any() }
+
+func (g gatewayFaults) Act(ctx context.Context, app snowflake.ID, session string, point gateway.FaultPoint, ev string) gateway.FaultAction {
+	world := g.s.worldOfApp(ctx, app)
+	if !g.s.faults.InWorld(world) {
+		return gateway.FaultAction{}
+	}
+	t := fault.Target{World: world, App: app, Session: session, Event: ev}
+	var kinds []string
+	switch point {
+	case gateway.FaultAtHeartbeat:
+		kinds = []string{fault.GatewayWithholdAck, fault.GatewayReconnect, fault.GatewayInvalidSession, fault.GatewayClose}
+	case gateway.FaultAtAttach, gateway.FaultAtPoke:
+		kinds = []string{fault.GatewayReconnect, fault.GatewayInvalidSession, fault.GatewayClose}
+	case gateway.FaultAtDispatch:
+		kinds = []string{fault.GatewayDelayDispatch}
+	}
+	f, ok := g.s.faults.Fire(ctx, t, "session "+session, kinds...)
+	if !ok {
+		return gateway.FaultAction{}
+	}
+	switch f.Kind {
+	case fault.GatewayWithholdAck:
+		return gateway.FaultAction{WithholdAck: true}
+	case fault.GatewayReconnect:
+		return gateway.FaultAction{Reconnect: true}
+	case fault.GatewayInvalidSession:
+		return gateway.FaultAction{InvalidSession: true, Resumable: f.Params.Resumable}
+	case fault.GatewayClose:
+		return gateway.FaultAction{Close: f.Params.Code}
+	case fault.GatewayDelayDispatch:
+		return gateway.FaultAction{Delay: time.Duration(f.Params.DelayMS) * time.Millisecond}
+	}
+	return gateway.FaultAction{}
 }

@@ -265,14 +265,16 @@ func New(cfg Config, d Deps) *Server {
 	s.oauth = oauth.New(oauth.Deps{Store: d.Store, IDs: d.IDs, Now: d.Now, Rand: d.Rand, Logger: d.Logger,
 		Wrap: s.wrapPublic, Guard: s.guardCredential, Limiter: s.limiter,
 		Logins: oauth.LoginLimits{Account: cfg.LoginAccountLimit, Address: cfg.LoginAddressLimit}})
+	s.startFaults(ctx, d.Store)
 	gcfg := cfg.Gateway
+	gcfg.Faults = gatewayFaults{s}
 	gcfg.Now, gcfg.AfterFunc, gcfg.Logger, gcfg.Limiter = d.Now, d.AfterFunc, d.Logger, s.limiter
 	gcfg.OnBusGap = s.metrics.busGap(gapGateway)
 	s.gateway = gateway.New(gcfg, gatewayDirectory{s}, s.events)
 	// Both listen to the bus from now on: a node started beside others
 	// must not miss a session started there a moment later.
 	s.gateway.Start(ctx)
-	s.startFaults(ctx, d.Store)
+	s.watchFaults(ctx)
 	go s.wakeOnAnswers(s.events.Subscribe(ctx, 1024))
 	go s.tailWorld(ctx)
 	s.routes()

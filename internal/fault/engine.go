@@ -44,7 +44,13 @@ type Engine struct {
 	hook  atomic.Pointer[FiredFunc]
 	// live is the snapshot: world → its live faults, by id.
 	live atomic.Pointer[map[snowflake.ID][]compiled]
+	// reloaded is called after each reload (the gateway applies new
+	// faults to the sessions it holds).
+	reloaded atomic.Pointer[func(context.Context)]
 }
+
+// OnReload sets what runs after each reload.
+func (e *Engine) OnReload(f func(ctx context.Context)) { e.reloaded.Store(&f) }
 
 type compiled struct {
 	store.Fault
@@ -91,6 +97,9 @@ func (e *Engine) Reload(ctx context.Context) error {
 		m[f.WorldID] = append(m[f.WorldID], compiled{Fault: f, params: DecodeParams(f)})
 	}
 	e.live.Store(&m)
+	if f := e.reloaded.Load(); f != nil && len(m) > 0 {
+		(*f)(ctx)
+	}
 	return nil
 }
 
