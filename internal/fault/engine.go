@@ -118,7 +118,7 @@ func (e *Engine) Watch(ctx context.Context) {
 	if e.bus == nil {
 		return
 	}
-	ch := e.bus.Subscribe(ctx, 64)
+	ch := e.bus.Subscribe(ctx, 256)
 	go func() {
 		for ev := range ch {
 			if ev.Type != EventChanged && !ev.AfterGap {
