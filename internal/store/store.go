@@ -207,6 +207,7 @@ type Store interface {
 	Messages
 	RateLimits
 	PlaygroundSessions
+	TestWorlds
 	Faults
 
 	Close() error
