@@ -36,7 +36,7 @@ func (a *API) routes() []route {
 		groupDM = "/group-dms/{channel_id}"
 		world   = "/worlds/{world}"
 	)
-	return []route{
+	return append([]route{
 		{"POST", "/users", nil, withBody, a.createUser},
 		{"GET", "/users", nil, noBody, a.listUsers},
 		{"GET", user, on(theUser), noBody, a.getUser},
@@ -104,5 +104,5 @@ func (a *API) routes() []route {
 		{"GET", world, on(theWorld), noBody, a.getWorld},
 		{"DELETE", world, on(theWorld), noBody, a.deleteWorld},
 		{"POST", world + "/reset", on(theWorld), noBody, a.resetWorld},
-	}
+	}, a.faultRoutes(world)...)
 }
