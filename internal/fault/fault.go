@@ -236,7 +236,9 @@ func NormalizeRoute(route string) (string, error) {
 	if !ok || !slices.Contains([]string{"GET", "POST", "PUT", "PATCH", "DELETE"}, method) || !strings.HasPrefix(path, "/") {
 		return "", fmt.Errorf("must be a method and a route pattern, as in POST /api/v10/interactions/{interaction_id}/{interaction_token}/callback")
 	}
-	path = stripAPIPrefix(path)
+	if path = stripAPIPrefix(path); path == "" {
+		path = "/"
+	}
 	segs := strings.Split(path, "/")
 	for i, s := range segs {
 		if strings.HasPrefix(s, "{") && strings.HasSuffix(s, "}") {
@@ -252,11 +254,12 @@ func stripAPIPrefix(path string) string {
 		return path
 	}
 	if v, ok := strings.CutPrefix(rest, "/v"); ok {
-		digits := strings.IndexFunc(v, func(r rune) bool { return r < '0' || r > '9' })
-		if digits > 0 {
-			if _, err := strconv.Atoi(v[:digits]); err == nil {
-				return v[digits:]
-			}
+		end := strings.IndexByte(v, '/')
+		if end < 0 {
+			end = len(v)
+		}
+		if _, err := strconv.ParseUint(v[:end], 10, 16); err == nil {
+			return v[end:]
 		}
 	}
 	return rest
