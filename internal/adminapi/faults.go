@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/slashd/slashd/internal/admin"
@@ -58,16 +59,15 @@ func (a *API) createFault(ctx context.Context, req *Request) (Response, error) {
 	return created(fault.Render(f)), a.faultsChanged(ctx)
 }
 
-// worldApp finds an app of world w by handle (apps.HANDLE of its
-// handles) or id.
+// worldApp finds an app of world w by handle (apps.HANDLE of its ids by
+// handle path, world.State) or id.
 func (a *API) worldApp(ctx context.Context, w store.TestWorld, ref string) (snowflake.ID, error) {
-	var handles struct {
-		IDs map[string]snowflake.ID `json:"ids"`
+	var ids map[string]snowflake.ID
+	if err := json.Unmarshal(w.Handles, &ids); err != nil {
+		return 0, fmt.Errorf("world %v: stored ids: %w", w.ID, err)
 	}
-	if err := json.Unmarshal(w.Handles, &handles); err == nil {
-		if id, ok := handles.IDs["apps."+ref]; ok {
-			return id, nil
-		}
+	if id, ok := ids["apps."+ref]; ok {
+		return id, nil
 	}
 	id, err := snowflake.Parse(ref)
 	if err != nil || id == 0 {
