@@ -42,8 +42,7 @@ func (s *Server) restFaults(w http.ResponseWriter, r *http.Request, route, bucke
 		return false
 	}
 	t := fault.Target{World: app.WorldID, App: appID, Route: route}
-	f, ok := s.faults.Fire(ctx, t, r.Method+" "+r.URL.Path,
-		fault.REST429, fault.REST500, fault.REST502, fault.RESTDelay)
+	f, ok := s.faults.Fire(ctx, t, func() string { return r.Method + " " + r.URL.Path }, fault.RESTKinds)
 	if !ok {
 		return false
 	}
@@ -156,8 +155,7 @@ func (s *Server) deliverWithFaults(ctx context.Context, in invocation, d *delive
 		return s.deliver(ctx, in, d)
 	}
 	t := fault.Target{World: in.app.WorldID, App: in.app.ID}
-	f, ok := s.faults.Fire(ctx, t, "interaction "+in.record.ID.String(),
-		fault.DeliveryLate, fault.DeliveryDrop, fault.DeliveryAnswered)
+	f, ok := s.faults.Fire(ctx, t, func() string { return "interaction " + in.record.ID.String() }, fault.DeliveryKinds)
 	if !ok {
 		return s.deliver(ctx, in, d)
 	}
@@ -234,16 +232,14 @@ func (g gatewayFaults) Act(ctx context.Context, app snowflake.ID, session string
 		return gateway.FaultAction{}
 	}
 	t := fault.Target{World: world, App: app, Session: session, Event: ev}
-	var kinds []string
+	kinds := fault.SessionKinds
 	switch point {
 	case gateway.FaultAtHeartbeat:
-		kinds = []string{fault.GatewayWithholdAck, fault.GatewayReconnect, fault.GatewayInvalidSession, fault.GatewayClose}
-	case gateway.FaultAtAttach, gateway.FaultAtPoke:
-		kinds = []string{fault.GatewayReconnect, fault.GatewayInvalidSession, fault.GatewayClose}
+		kinds = fault.HeartbeatKinds
 	case gateway.FaultAtDispatch:
-		kinds = []string{fault.GatewayDelayDispatch}
+		kinds = fault.DispatchKinds
 	}
-	f, ok := g.s.faults.Fire(ctx, t, "session "+session, kinds...)
+	f, ok := g.s.faults.Fire(ctx, t, func() string { return "session " + session + " " + ev }, kinds)
 	if !ok {
 		return gateway.FaultAction{}
 	}

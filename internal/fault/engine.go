@@ -139,8 +139,9 @@ type Fired struct {
 
 // Fire finds the first live fault of t's world of one of kinds that
 // matches t and fires (see store.Faults.MatchFault), counts and logs the
-// firing and calls the hook with detail. ok is false when none fired.
-func (e *Engine) Fire(ctx context.Context, t Target, detail string, kinds ...string) (Fired, bool) {
+// firing and calls the hook with detail's word on what was hit (made
+// only then). ok is false when none fired.
+func (e *Engine) Fire(ctx context.Context, t Target, detail func() string, kinds []string) (Fired, bool) {
 	if t.World == 0 {
 		return Fired{}, false
 	}
@@ -163,13 +164,14 @@ func (e *Engine) Fire(ctx context.Context, t Target, detail string, kinds ...str
 		if !fired {
 			continue
 		}
+		what := detail()
 		e.log.Info("fault fired", "world", t.World, "fault", f.ID, "kind", f.Kind, "app", t.App,
-			"route", t.Route, "session", t.Session, "detail", detail)
+			"route", t.Route, "session", t.Session, "detail", what)
 		if e.fired != nil {
 			e.fired.With(f.Kind).Inc()
 		}
 		if h := e.hook.Load(); h != nil {
-			(*h)(ctx, t.World, f, detail)
+			(*h)(ctx, t.World, f, what)
 		}
 		return Fired{Fault: f, Params: c.params}, true
 	}

@@ -45,6 +45,17 @@ const (
 var Kinds = []string{REST429, REST500, REST502, RESTDelay, DeliveryLate, DeliveryDrop, DeliveryAnswered,
 	GatewayReconnect, GatewayInvalidSession, GatewayClose, GatewayWithholdAck, GatewayDelayDispatch}
 
+// The kinds each edge asks about (read only).
+var (
+	RESTKinds     = []string{REST429, REST500, REST502, RESTDelay}
+	DeliveryKinds = []string{DeliveryLate, DeliveryDrop, DeliveryAnswered}
+	// SessionKinds act on a session when it is attached or the faults
+	// change; HeartbeatKinds when a heartbeat comes in.
+	SessionKinds   = []string{GatewayReconnect, GatewayInvalidSession, GatewayClose}
+	HeartbeatKinds = []string{GatewayWithholdAck, GatewayReconnect, GatewayInvalidSession, GatewayClose}
+	DispatchKinds  = []string{GatewayDelayDispatch}
+)
+
 // Edge is the part of slashd that applies a kind.
 func Edge(kind string) string {
 	edge, _, _ := strings.Cut(kind, ".")

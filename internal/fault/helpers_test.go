@@ -40,7 +40,7 @@ type testWorld struct {
 func (w testWorld) bot() string   { return "Bot " + w.Apps["modbot"].BotToken }
 func (w testWorld) appID() string { return w.Apps["modbot"].ID }
 
-func newWorld(t *testing.T, e *testenv.Env, name string) testWorld {
+func newWorld(t testing.TB, e *testenv.Env, name string) testWorld {
 	t.Helper()
 	spec := []byte(sprintf(worldSpec, name))
 	res := e.Do("POST", "/admin/v1/worlds", e.AdminAuth(), json.RawMessage(spec))
@@ -68,7 +68,7 @@ type faultView struct {
 	Params      json.RawMessage `json:"params"`
 }
 
-func addFault(t *testing.T, e *testenv.Env, w testWorld, body map[string]any) faultView {
+func addFault(t testing.TB, e *testenv.Env, w testWorld, body map[string]any) faultView {
 	t.Helper()
 	res := e.Do("POST", "/admin/v1/worlds/"+w.Name+"/faults", e.AdminAuth(), body)
 	if res.Status != http.StatusCreated {
