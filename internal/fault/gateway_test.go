@@ -3,6 +3,7 @@ package fault_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -33,6 +34,7 @@ func recv[T any](t *testing.T, c <-chan T, what string) T {
 // /api/v9/gateway tells it where the websocket is).
 type dgoBot struct {
 	s            *discordgo.Session
+	rt           *rewriteTransport
 	ready        chan *discordgo.Ready
 	resumed      chan *discordgo.Resumed
 	interactions chan *discordgo.InteractionCreate
@@ -43,8 +45,8 @@ type dgoBot struct {
 // content (and reports InteractionRespond's result).
 func startBot(t *testing.T, e *testenv.Env, w testWorld, content string) *dgoBot {
 	t.Helper()
-	s, _ := newDiscordgo(t, e, w.bot())
-	b := &dgoBot{s: s, ready: make(chan *discordgo.Ready, 8), resumed: make(chan *discordgo.Resumed, 8),
+	s, rt := newDiscordgo(t, e, w.bot())
+	b := &dgoBot{s: s, rt: rt, ready: make(chan *discordgo.Ready, 8), resumed: make(chan *discordgo.Resumed, 8),
 		interactions: make(chan *discordgo.InteractionCreate, 8), answered: make(chan error, 8)}
 	s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) { b.ready <- r })
 	s.AddHandler(func(_ *discordgo.Session, r *discordgo.Resumed) { b.resumed <- r })
@@ -257,5 +259,31 @@ func TestGatewayDelayedDispatch(t *testing.T) {
 	}
 	if r := recv(t, done, "the invocation"); r.status != 200 {
 		t.Errorf("invocation: %d %s", r.status, r.body)
+	}
+}
+
+// TestCallback429 is the example: a route 429 on modbot's next
+// interaction callback. discordgo waits retry_after out and answers
+// again, within the deadline: the member sees the answer.
+func TestCallback429(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	w := newWorld(t, e, "callback-429")
+	b := startBot(t, e, w, "pong after a 429")
+	recv(t, b.ready, "READY")
+	addFault(t, e, w, map[string]any{"kind": "rest.429", "app": "modbot", "retry_after": 0.5, "count": 1,
+		"route": "POST /api/v10/interactions/{interaction_id}/{interaction_token}/callback"})
+	m := newMember(t, e, w)
+	before := len(b.rt.seen())
+	done := m.invoke()
+	recv(t, b.interactions, "INTERACTION_CREATE")
+	if err := recv(t, b.answered, "InteractionRespond"); err != nil {
+		t.Errorf("InteractionRespond: %v", err)
+	}
+	if r := recv(t, done, "the invocation"); r.status != 200 || !strings.Contains(string(r.body), "pong after a 429") {
+		t.Errorf("invocation: %d %s", r.status, r.body)
+	}
+	if got := fmt.Sprint(b.rt.seen()[before:]); got != "[429 204]" {
+		t.Errorf("the callback's exchanges: %s, want a 429 then the 204", got)
 	}
 }
