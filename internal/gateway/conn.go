@@ -511,7 +511,7 @@ func (c *conn) flush() {
 			return
 		}
 		for _, e := range frames {
-			if d := c.dispatchDelay(s, e.typ); d > 0 && !c.pause(d) {
+			if d := c.dispatchDelay(s, e.frame); d > 0 && !c.pause(d) {
 				return
 			}
 			if !c.write(e.frame) {

@@ -40,7 +40,6 @@ type session struct {
 type entry struct {
 	seq   int64
 	frame []byte
-	typ   string // the dispatch's type (a fault may delay it)
 }
 
 func newSession(id string, appID snowflake.ID, shardID, shards int, intents uint64, limit int) *session {
@@ -113,7 +112,7 @@ func (s *session) holds(guildID snowflake.ID) bool {
 func (s *session) dispatch(t string, data []byte) {
 	s.mu.Lock()
 	s.seq++
-	s.buf = append(s.buf, entry{seq: s.seq, frame: dispatchFrame(t, s.seq, data), typ: t})
+	s.buf = append(s.buf, entry{seq: s.seq, frame: dispatchFrame(t, s.seq, data)})
 	if s.shadow {
 		s.sent = s.seq // nothing to write here: keep only what a resume may ask for
 	}
