@@ -139,3 +139,89 @@ func wantFormError(t *testing.T, res testenv.Response, path, code string) {
 	}
 	t.Fatalf("no %s at %s in %s", code, path, res.Body)
 }
+
+func TestWorldResetAndDelete(t *testing.T) {
+	e := testenv.New(t)
+	w := createWorld(t, e, issueExample)
+	bot := "Bot " + w.Apps["modbot"].BotToken
+	club := w.Guilds["club"]
+
+	// The world gains a role and a channel.
+	res := e.Do("POST", "/admin/v1/guilds/"+club.ID+"/roles", e.AdminAuth(), `{"name": "later"}`)
+	if res.Status != 201 {
+		t.Fatalf("add role: %d %s", res.Status, res.Body)
+	}
+	var role struct{ ID string }
+	res.JSON(t, &role)
+
+	res = e.Do("POST", "/admin/v1/worlds/ban-tests/reset", e.AdminAuth(), nil)
+	if res.Status != 200 {
+		t.Fatalf("reset: %d %s", res.Status, res.Body)
+	}
+	var after worldAnswer
+	res.JSON(t, &after)
+	if after.ID != w.ID || after.Apps["modbot"].BotToken != w.Apps["modbot"].BotToken ||
+		after.Guilds["club"].Roles["mods"] != club.Roles["mods"] || after.Apps["modbot"].Commands["ban"] != w.Apps["modbot"].Commands["ban"] {
+		t.Fatalf("reset changed ids or credentials:\n%+v\n%+v", after, w)
+	}
+	res = e.Do("GET", "/admin/v1/guilds/"+club.ID+"/roles/"+role.ID, e.AdminAuth(), nil)
+	if res.Status != 404 {
+		t.Fatalf("a role added after creation survived the reset: %d %s", res.Status, res.Body)
+	}
+	// The same bot token still works.
+	if res := e.Do("GET", "/api/v10/guilds/"+club.ID+"/roles", bot, nil); res.Status != 200 {
+		t.Fatalf("bot after reset: %d %s", res.Status, res.Body)
+	}
+
+	res = e.Do("DELETE", "/admin/v1/worlds/"+w.ID, e.AdminAuth(), nil)
+	if res.Status != 204 {
+		t.Fatalf("delete: %d %s", res.Status, res.Body)
+	}
+	for _, ref := range []string{w.ID, "ban-tests", "Not-A-Name", "0"} {
+		res := e.Do("GET", "/admin/v1/worlds/"+ref, e.AdminAuth(), nil)
+		if res.Status != 404 || !strings.Contains(string(res.Body), `"code":10000`) {
+			t.Fatalf("GET %s after delete: %d %s", ref, res.Status, res.Body)
+		}
+	}
+	if res := e.Do("GET", "/api/v10/guilds/"+club.ID+"/roles", bot, nil); res.Status != 401 {
+		t.Fatalf("bot token after delete: %d %s", res.Status, res.Body)
+	}
+	if res := e.Do("GET", "/admin/v1/guilds/"+club.ID, e.AdminAuth(), nil); res.Status != 404 {
+		t.Fatalf("guild after delete: %d %s", res.Status, res.Body)
+	}
+	// The name is free again.
+	createWorld(t, e, issueExample)
+}
+
+func TestWorldYAMLAndErrors(t *testing.T) {
+	e := testenv.New(t)
+	yaml := "name: from-yaml\nusers: {alice: {}}\nguilds:\n  club: {owner: alice, roles: {mods: {permissions: [BAN_MEMBERS]}}}\n"
+	req, _ := http.NewRequest("POST", e.URL+"/admin/v1/worlds", strings.NewReader(yaml))
+	req.Header.Set("Authorization", e.AdminAuth())
+	req.Header.Set("Content-Type", "application/yaml")
+	resp, err := e.Server.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 201 {
+		t.Fatalf("YAML create: %d", resp.StatusCode)
+	}
+	res := e.Do("POST", "/admin/v1/worlds", e.AdminAuth(),
+		strings.Replace(issueExample, `"allow": ["VIEW_CHANNEL"]`, `"allow": ["VIEW_CHANNELS"]`, 1))
+	wantFormError(t, res, "guilds.club.channels.staff.overwrites.mods.allow.0", "PERMISSION_INVALID")
+	res = e.Do("POST", "/admin/v1/worlds", e.AdminAuth(), `[]`)
+	if res.Status != 400 || !strings.Contains(string(res.Body), "MODEL_TYPE_CONVERT") {
+		t.Fatalf("a list: %d %s", res.Status, res.Body)
+	}
+	if res := e.Do("GET", "/admin/v1/worlds", "", nil); res.Status != 401 {
+		t.Fatalf("no admin token: %d", res.Status)
+	}
+	// Nothing of the refused specs was written.
+	res = e.Do("GET", "/admin/v1/worlds", e.AdminAuth(), nil)
+	var all []worldAnswer
+	res.JSON(t, &all)
+	if len(all) != 1 || all[0].Name != "from-yaml" {
+		t.Fatalf("worlds = %s", res.Body)
+	}
+}

@@ -224,6 +224,24 @@ type decoder struct {
 	guilds      map[string]*Guild
 }
 
+// fieldsOf are the fields each object of a spec may have, by its
+// definition's name in docs/world.schema.json (a test keeps the two
+// equal).
+var fieldsOf = map[string][]string{
+	"spec":      {"$schema", "name", "users", "apps", "guilds", "dms", "group_dms"},
+	"user":      {"username", "global_name", "locale", "adult", "installs", "grants"},
+	"app":       {"name", "flags", "integration_types_config", "interactions_endpoint_url", "commands", "guild_commands"},
+	"guild":     {"name", "owner", "roles", "channels", "members", "install"},
+	"role":      {"name", "permissions", "position"},
+	"everyone":  {"permissions"},
+	"channel":   {"name", "type", "parent", "nsfw", "position", "overwrites"},
+	"overwrite": {"allow", "deny"},
+	"member":    {"nick", "roles"},
+	"install":   {"scopes", "permissions"},
+	"dm":        {"between"},
+	"group_dm":  {"name", "owner", "recipients"},
+}
+
 // known checks that an object has only the keys it may have.
 func known(f admin.Form, m map[string]any, keys ...string) {
 	for k := range m {
@@ -308,18 +326,28 @@ func (d *decoder) spec() {
 	for i, e := range guilds {
 		d.s.Guilds[i] = d.guild(e)
 	}
+	pairs := map[[2]string]bool{}
 	for _, e := range entries(f, "dms", nil) {
-		d.s.DMs = append(d.s.DMs, d.dm(e))
+		dm := d.dm(e)
+		pair := dm.Between
+		if pair[0] > pair[1] {
+			pair[0], pair[1] = pair[1], pair[0]
+		}
+		if pair[0] != "" && pairs[pair] {
+			e.f.At("between").Add(CodeDuplicate, "Two parties have one DM")
+		}
+		pairs[pair] = true
+		d.s.DMs = append(d.s.DMs, dm)
 	}
 	for _, e := range entries(f, "group_dms", nil) {
 		d.s.GroupDMs = append(d.s.GroupDMs, d.groupDM(e))
 	}
-	known(f, d.rootMap, "$schema", "name", "users", "apps", "guilds", "dms", "group_dms")
+	known(f, d.rootMap, fieldsOf["spec"]...)
 }
 
 func (d *decoder) user(e entry) User {
 	f := e.f
-	known(f, e.m, "username", "global_name", "locale", "adult", "installs", "grants")
+	known(f, e.m, fieldsOf["user"]...)
 	su := store.User{Username: e.handle, Locale: admin.DefaultLocale}
 	if !f.Present("username") && len(e.handle) > admin.MaxUsername {
 		f.At().Add(form.CodeBadLength, "A user's handle is its username unless it has one: "+form.MsgBadLength(1, admin.MaxUsername))
@@ -376,7 +404,7 @@ func sortedKeys(m map[string]any) []string {
 
 func (d *decoder) app(e entry) App {
 	f := e.f
-	known(f, e.m, "name", "flags", "integration_types_config", "interactions_endpoint_url", "commands", "guild_commands")
+	known(f, e.m, fieldsOf["app"]...)
 	a := App{Handle: e.handle, Name: e.handle, IntegrationTypes: []int{command.GuildInstall, command.UserInstall}}
 	if name, ok := f.StrLen("name", 1, admin.MaxUsername); ok {
 		a.Name = name
@@ -442,7 +470,7 @@ func commands(f admin.Form, key string, app command.App, scope command.Scope) []
 
 func (d *decoder) guild(e entry) Guild {
 	f := e.f
-	known(f, e.m, "name", "owner", "roles", "channels", "members", "install")
+	known(f, e.m, fieldsOf["guild"]...)
 	g := Guild{Handle: e.handle, Name: e.handle}
 	if name, ok := admin.GuildName(f, false); ok {
 		g.Name = name
@@ -461,14 +489,14 @@ func (d *decoder) guild(e entry) Guild {
 	roles := map[string]bool{}
 	for _, re := range entries(f, "roles", func(h string) bool { return h == Everyone }) {
 		rf := re.f
-		known(rf, re.m, "name", "permissions", "position")
 		if re.handle == Everyone {
-			known(rf, re.m, "permissions")
+			known(rf, re.m, fieldsOf["everyone"]...)
 			if p, ok := perms(rf, "permissions"); ok {
 				g.Everyone = &p
 			}
 			continue
 		}
+		known(rf, re.m, fieldsOf["role"]...)
 		roles[re.handle] = true
 		r := Role{Handle: re.handle, Name: re.handle}
 		if name, ok := rf.StrLen("name", 1, admin.MaxRoleName); ok {
@@ -488,7 +516,7 @@ func (d *decoder) guild(e entry) Guild {
 	}
 	for _, ce := range chans {
 		cf := ce.f
-		known(cf, ce.m, "name", "type", "parent", "nsfw", "position", "overwrites")
+		known(cf, ce.m, fieldsOf["channel"]...)
 		c := Channel{Handle: ce.handle, Name: ce.handle, Type: types[ce.handle]}
 		if name, ok := cf.StrLen("name", 1, 100); ok {
 			c.Name = name
@@ -509,7 +537,7 @@ func (d *decoder) guild(e entry) Guild {
 			c.Position = int(pos)
 		}
 		for _, oe := range entries(cf, "overwrites", func(h string) bool { return h == Everyone }) {
-			known(oe.f, oe.m, "allow", "deny")
+			known(oe.f, oe.m, fieldsOf["overwrite"]...)
 			if oe.handle != Everyone && !roles[oe.handle] && !d.users[oe.handle] && !d.apps[oe.handle] {
 				oe.f.At().Add(CodeUnknownHandle, msgUnknownTarget)
 				continue
@@ -522,7 +550,7 @@ func (d *decoder) guild(e entry) Guild {
 		g.Channels = append(g.Channels, c)
 	}
 	for _, me := range entries(f, "members", nil) {
-		known(me.f, me.m, "nick", "roles")
+		known(me.f, me.m, fieldsOf["member"]...)
 		if !d.users[me.handle] {
 			me.f.At().Add(admin.CodeUnknownUser, msgUnknownUser)
 			continue
@@ -533,7 +561,7 @@ func (d *decoder) guild(e entry) Guild {
 		g.Members = append(g.Members, m)
 	}
 	for _, ie := range entries(f, "install", nil) {
-		known(ie.f, ie.m, "scopes", "permissions")
+		known(ie.f, ie.m, fieldsOf["install"]...)
 		if !d.apps[ie.handle] {
 			ie.f.At().Add(admin.CodeUnknownApp, msgUnknownApp)
 			continue
@@ -630,7 +658,7 @@ func (d *decoder) party(f admin.Form, at *apierr.Fields, v any) string {
 
 func (d *decoder) dm(e entry) DM {
 	f := e.f
-	known(f, e.m, "between")
+	known(f, e.m, fieldsOf["dm"]...)
 	dm := DM{Handle: e.handle}
 	if !f.Require("between") {
 		return dm
@@ -660,7 +688,7 @@ const maxGroupDM = 10
 
 func (d *decoder) groupDM(e entry) GroupDM {
 	f := e.f
-	known(f, e.m, "name", "owner", "recipients")
+	known(f, e.m, fieldsOf["group_dm"]...)
 	g := GroupDM{Handle: e.handle}
 	g.Name, _ = f.StrLen("name", 1, 100)
 	g.Recipients = d.handleList(f, "recipients", d.users, admin.CodeUnknownUser, msgUnknownUser)
