@@ -47,6 +47,9 @@ type Deps struct {
 	// GatewaySessions counts an app's gateway sessions (the gateway's
 	// AppSessions); nil: applications are shown without them.
 	GatewaySessions func(appID snowflake.ID) GatewaySessions
+	// FaultsChanged reloads the faults after a write to them, on this
+	// node and (through the bus) the others; nil: nothing to tell.
+	FaultsChanged func(ctx context.Context) error
 
 	// Local is the public API, served in this process: a world's member
 	// acts through it (act.go) with their own client token.

@@ -36,7 +36,7 @@ func (a *API) routes() []route {
 		groupDM = "/group-dms/{channel_id}"
 		world   = "/worlds/{world}"
 	)
-	return []route{
+	return append([]route{
 		{"POST", "/users", nil, withBody, a.createUser},
 		{"GET", "/users", nil, noBody, a.listUsers},
 		{"GET", user, on(theUser), noBody, a.getUser},
@@ -106,5 +106,5 @@ func (a *API) routes() []route {
 		{"POST", world + "/reset", on(theWorld), noBody, a.resetWorld},
 		{"POST", world + "/clock", on(theWorld), withBody, a.advanceClock},
 		{"POST", world + "/act", on(theWorld), withBody, a.act},
-	}
+	}, a.faultRoutes(world)...)
 }

@@ -58,13 +58,13 @@ func (a *API) specBody(w http.ResponseWriter, r *http.Request) (admin.Form, map[
 		raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxSpecBytes))
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return admin.Form{}, nil, apierr.New(http.StatusRequestEntityTooLarge, 40005, "Request entity too large")
+			return admin.Form{}, nil, apierr.New(http.StatusRequestEntityTooLarge, apierr.CodeRequestTooLarge, "Request entity too large")
 		}
 		if err != nil {
 			return admin.Form{}, nil, err
 		}
 		if v, err = world.FromYAML(raw); err != nil {
-			return admin.Form{}, nil, apierr.New(http.StatusBadRequest, 50109, "The request body contains invalid YAML.")
+			return admin.Form{}, nil, apierr.New(http.StatusBadRequest, apierr.CodeInvalidJSON, "The request body contains invalid YAML.")
 		}
 	} else {
 		var err error

@@ -25,6 +25,7 @@ func (s *Server) adminRoutes() {
 			n := s.gateway.AppSessions(app)
 			return adminapi.GatewaySessions{Connected: n.Connected, Resumable: n.Resumable}
 		},
+		FaultsChanged:        s.faults.Changed,
 		RefuseFailingAddress: s.refuseFailingAddress,
 		ReadBody:             s.readBody,
 		WriteJSON:            writeJSON,

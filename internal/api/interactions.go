@@ -385,7 +385,7 @@ func (s *Server) newInteractionToken(id snowflake.ID) (string, error) {
 func (s *Server) dispatch(ctx context.Context, in invocation) (answered, error) {
 	start := time.Now()
 	d := delivery{target: targetGateway}
-	rec, err := s.deliver(ctx, in, &d)
+	rec, err := s.deliverWithFaults(ctx, in, &d)
 	switch {
 	case err == nil && (rec.ResponseType == interaction.CallbackDeferredChannelMessage ||
 		rec.ResponseType == interaction.CallbackDeferredUpdateMessage):

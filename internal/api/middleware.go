@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/slashd/slashd/internal/auth"
+	"github.com/slashd/slashd/internal/fault"
 	"github.com/slashd/slashd/internal/ratelimit"
 	"github.com/slashd/slashd/internal/store"
 )
@@ -28,6 +29,7 @@ func principalFrom(ctx context.Context) auth.Principal {
 // and error rendering.
 func (s *Server) wrap(template string, kind routeKind, h handlerFunc) http.Handler {
 	bucket := ratelimit.BucketHash(template)
+	faultRoute, _ := fault.NormalizeRoute(template)
 	routeLimit := s.cfg.ReadLimit
 	if kind == writeRoute {
 		routeLimit = s.cfg.WriteLimit
@@ -82,6 +84,9 @@ func (s *Server) wrap(template string, kind routeKind, h handlerFunc) http.Handl
 			r = r.WithContext(s.withPathClock(r))
 		}
 		if s.cfg.RateLimit && !s.allow(w, r, who, bucket, routeLimit) {
+			return
+		}
+		if s.restFaults(w, r, faultRoute, bucket) {
 			return
 		}
 		if err := h(w, r); err != nil {

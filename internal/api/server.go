@@ -24,6 +24,7 @@ import (
 	"github.com/slashd/slashd/internal/buildinfo"
 	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/event"
+	"github.com/slashd/slashd/internal/fault"
 	"github.com/slashd/slashd/internal/gateway"
 	"github.com/slashd/slashd/internal/oauth"
 	"github.com/slashd/slashd/internal/ratelimit"
@@ -193,6 +194,8 @@ type Server struct {
 	deliveryHook atomic.Pointer[func(Delivery)]
 	// registered lists the mux's patterns (Routes).
 	registered []string
+	// faults are the test worlds' faults this node applies (faults.go).
+	faults *fault.Engine
 }
 
 // New builds the server and its routes.
@@ -262,13 +265,16 @@ func New(cfg Config, d Deps) *Server {
 	s.oauth = oauth.New(oauth.Deps{Store: d.Store, IDs: d.IDs, Now: d.Now, Rand: d.Rand, Logger: d.Logger,
 		Wrap: s.wrapPublic, Guard: s.guardCredential, Limiter: s.limiter,
 		Logins: oauth.LoginLimits{Account: cfg.LoginAccountLimit, Address: cfg.LoginAddressLimit}})
+	s.startFaults(ctx, d.Store)
 	gcfg := cfg.Gateway
+	gcfg.Faults = gatewayFaults{s}
 	gcfg.Now, gcfg.AfterFunc, gcfg.Logger, gcfg.Limiter = d.Now, d.AfterFunc, d.Logger, s.limiter
 	gcfg.OnBusGap = s.metrics.busGap(gapGateway)
 	s.gateway = gateway.New(gcfg, gatewayDirectory{s}, s.events)
 	// Both listen to the bus from now on: a node started beside others
 	// must not miss a session started there a moment later.
 	s.gateway.Start(ctx)
+	s.watchFaults(ctx)
 	go s.wakeOnAnswers(s.events.Subscribe(ctx, 1024))
 	go s.tailWorld(ctx)
 	s.routes()

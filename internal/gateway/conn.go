@@ -197,7 +197,9 @@ func (c *conn) handle(op int, d json.RawMessage) (websocket.StatusCode, string) 
 			return CloseDecodeError, ""
 		}
 		c.resetWatch()
-		c.send(frame(opHeartbeatACK, nil))
+		if !c.applyFault(c.ctx, FaultAtHeartbeat) {
+			c.send(frame(opHeartbeatACK, nil))
+		}
 		return 0, ""
 	case opIdentify:
 		c.startIdentifying()
@@ -327,6 +329,7 @@ func (c *conn) identify(d json.RawMessage) (websocket.StatusCode, string) {
 	c.ctrl = append(c.ctrl, readyFrame)
 	c.mu.Unlock()
 	c.attach(s, readySeq)
+	go c.applyFault(c.ctx, FaultAtAttach)
 	return 0, ""
 }
 
@@ -418,9 +421,10 @@ func (c *conn) resume(d json.RawMessage) (websocket.StatusCode, string) {
 	// node to let go).
 	if c.g.bus == nil {
 		s.dispatch("RESUMED", resumedData)
-		return 0, ""
+	} else {
+		c.g.publish(eventSessionResumed, sessionEvent{Session: s.id, Node: c.g.cfg.Node})
 	}
-	c.g.publish(eventSessionResumed, sessionEvent{Session: s.id, Node: c.g.cfg.Node})
+	go c.applyFault(c.ctx, FaultAtAttach)
 	return 0, ""
 }
 
@@ -507,6 +511,9 @@ func (c *conn) flush() {
 			return
 		}
 		for _, e := range frames {
+			if d := c.dispatchDelay(s, e.frame); d > 0 && !c.pause(d) {
+				return
+			}
 			if !c.write(e.frame) {
 				return
 			}

@@ -129,6 +129,9 @@ type Config struct {
 	// events to its full buffer (sessions may have missed dispatches);
 	// nil: only logged.
 	OnBusGap func()
+	// Faults are test worlds' faults on the send path (faults.go); nil:
+	// none.
+	Faults Faults
 }
 
 // Timer is a timer AfterFunc started (*time.Timer is one).

@@ -208,8 +208,31 @@ type Store interface {
 	RateLimits
 	PlaygroundSessions
 	TestWorlds
+	Faults
 
 	Close() error
+}
+
+// Faults are test worlds' faults (docs/faults.md), kept in the store so
+// that every node applies them and a counted one fires exactly its count
+// between them. Deleting a world deletes its faults.
+type Faults interface {
+	CreateFault(ctx context.Context, f Fault) error // ErrConflict: the id is taken
+	// WorldFaults lists a world's faults, spent ones included, by id.
+	WorldFaults(ctx context.Context, worldID snowflake.ID) ([]Fault, error)
+	// LiveFaults lists every world's faults that may still fire, by id.
+	LiveFaults(ctx context.Context) ([]Fault, error)
+	// DeleteFault deletes one of a world's faults (ErrNotFound: none);
+	// DeleteWorldFaults all of them, returning how many.
+	DeleteFault(ctx context.Context, worldID, id snowflake.ID) error
+	DeleteWorldFaults(ctx context.Context, worldID snowflake.ID) (int64, error)
+	// MatchFault counts one match of a live fault and decides, in one
+	// transaction, whether it fires: a counted fault while it has
+	// firings left, a probable one when fires(match number, from 1)
+	// says so (and, with a count, while it has firings left). It returns
+	// the fault as the match left it. ErrNotFound: deleted; a spent
+	// fault does not fire.
+	MatchFault(ctx context.Context, id snowflake.ID, fires func(match int64) bool) (Fault, bool, error)
 }
 
 // PlaygroundSessions are the playground's logins (internal/ui), kept in

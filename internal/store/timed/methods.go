@@ -560,3 +560,33 @@ func (w *wrapper) SetWorldClock(a0 context.Context, a1 snowflake.ID, a2 time.Dur
 	defer w.observe("SetWorldClock", time.Now())
 	return w.Store.SetWorldClock(a0, a1, a2)
 }
+
+func (w *wrapper) CreateFault(a0 context.Context, a1 store.Fault) error {
+	defer w.observe("CreateFault", time.Now())
+	return w.Store.CreateFault(a0, a1)
+}
+
+func (w *wrapper) WorldFaults(a0 context.Context, a1 snowflake.ID) ([]store.Fault, error) {
+	defer w.observe("WorldFaults", time.Now())
+	return w.Store.WorldFaults(a0, a1)
+}
+
+func (w *wrapper) LiveFaults(a0 context.Context) ([]store.Fault, error) {
+	defer w.observe("LiveFaults", time.Now())
+	return w.Store.LiveFaults(a0)
+}
+
+func (w *wrapper) DeleteFault(a0 context.Context, a1 snowflake.ID, a2 snowflake.ID) error {
+	defer w.observe("DeleteFault", time.Now())
+	return w.Store.DeleteFault(a0, a1, a2)
+}
+
+func (w *wrapper) DeleteWorldFaults(a0 context.Context, a1 snowflake.ID) (int64, error) {
+	defer w.observe("DeleteWorldFaults", time.Now())
+	return w.Store.DeleteWorldFaults(a0, a1)
+}
+
+func (w *wrapper) MatchFault(a0 context.Context, a1 snowflake.ID, a2 func(match int64) bool) (store.Fault, bool, error) {
+	defer w.observe("MatchFault", time.Now())
+	return w.Store.MatchFault(a0, a1, a2)
+}
