@@ -62,11 +62,11 @@ export function routeNotes(a, id, switchControl) {
 }
 
 export async function loadWorld() {
-  const [apps, guilds, users] = await Promise.all([admin("GET", "/applications"), admin("GET", "/guilds"),
-    admin("GET", "/users")]);
+  const [apps, guilds, users, worlds] = await Promise.all([admin("GET", "/applications"), admin("GET", "/guilds"),
+    admin("GET", "/users"), admin("GET", "/worlds")]);
   const userByID = new Map(users.map((u) => [u.id, u]));
   const appByID = new Map(apps.map((a) => [a.id, a]));
-  return { apps, guilds, users, userByID, appByID };
+  return { apps, guilds, users, worlds, userByID, appByID };
 }
 
 export async function worldView(root, select) {
@@ -93,6 +93,8 @@ export async function worldView(root, select) {
     return b;
   };
   clear(side,
+    world.worlds.length ? el("h3", {}, "Test worlds") : null,
+    world.worlds.map((tw) => item(tw.name, "world-" + tw.id, (p, w) => showTestWorld(p, w, tw.id))),
     el("h3", {}, "Applications"), world.apps.map((a) => item(a.name, a.id, (p, w) => showApp(p, w, a.id))),
     el("h3", {}, "Guilds"), world.guilds.map((g) => item(g.name, g.id, (p, w) => showGuild(p, w, g.id))),
     el("h3", {}, "Users"), world.users.map((u) => item(userLabel(u) + (u.bot ? " · bot" : ""), u.id,
@@ -104,6 +106,66 @@ export async function worldView(root, select) {
   root.append(el("div", { class: "layout" }, side, pane));
   const first = items.find((i) => i.dataset.id === select) || items[0];
   if (first) first.click();
+}
+
+// handleRows lists a test world's objects by handle.
+function handleRows(tw) {
+  const rows = [];
+  for (const [h, u] of Object.entries(tw.users || {})) rows.push([h, "user", u.id]);
+  for (const [h, a] of Object.entries(tw.apps || {})) rows.push([h, "app", a.id]);
+  for (const [h, g] of Object.entries(tw.guilds || {})) {
+    rows.push([h, "guild", g.id]);
+    for (const [r, id] of Object.entries(g.roles || {})) rows.push([`${h} › ${r}`, "role", id]);
+    for (const [c, id] of Object.entries(g.channels || {})) rows.push([`${h} › #${c}`, "channel", id]);
+  }
+  return rows;
+}
+
+// showTestWorld shows a test world (docs/worlds.md): its objects by
+// handle and its clock, with the buttons that reset it to its spec, move
+// its clock and delete it.
+async function showTestWorld(pane, world, id) {
+  const tw = await admin("GET", `/worlds/${id}`);
+  const status = el("div", { class: "status", id: "test-world-status", role: "status" });
+  const button = (label, bid, cls, work) => {
+    const b = el("button", { type: "button", class: cls, id: bid, onclick: async () => {
+      b.disabled = true;
+      try {
+        await work();
+      } catch (e) {
+        b.disabled = false;
+        clear(status, errorBox(e));
+      }
+    } }, label);
+    return b;
+  };
+  const offset = tw.clock?.offset_ms || 0;
+  clear(pane,
+    el("h2", {}, tw.name),
+    el("p", { class: "sub" }, "A test world: its objects see no other world's. Reset puts it back to its spec, "
+      + "keeping every id and credential, so a connected bot stays connected."),
+    dl([
+      ["World ID", tw.id],
+      ["Made", new Date(tw.created_at).toLocaleString()],
+      ["Clock", offset ? `${Math.round(offset / 60000)} min ahead: ${new Date(tw.clock.now).toLocaleString()}`
+        : el("span", { class: "muted" }, "real time")],
+    ]),
+    el("div", { class: "actions" },
+      button("Reset to its spec", "test-world-reset", "", async () => {
+        const r = await admin("POST", `/worlds/${id}/reset`);
+        world.reload("world-" + r.id);
+      }),
+      button("Clock +15 min", "test-world-clock", "secondary", async () => {
+        await admin("POST", `/worlds/${id}/clock`, { advance: "15m" });
+        world.reload("world-" + id);
+      }),
+      button("Delete", "test-world-delete", "secondary", async () => {
+        await admin("DELETE", `/worlds/${id}`);
+        world.reload();
+      })),
+    status,
+    el("h3", {}, "Objects by handle"),
+    table(["Handle", "Kind", "ID"], handleRows(tw), { id: "test-world-objects" }));
 }
 
 function showCreate(pane, world) {
