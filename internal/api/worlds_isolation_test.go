@@ -45,6 +45,14 @@ func invocationOf(channelOf, appOf testenv.WorldObjects) map[string]any {
 			"type": 1, "version": appOf.GuildCommandVersion}}
 }
 
+// clickOf is a click on the button "go" of message, in channelOf's
+// channel, for appOf's app.
+func clickOf(channelOf, appOf testenv.WorldObjects, message string) map[string]any {
+	return map[string]any{"type": 3, "application_id": appOf.AppID, "guild_id": channelOf.GuildID,
+		"channel_id": channelOf.ChannelID, "message_id": message,
+		"data": map[string]any{"component_type": 2, "custom_id": "go"}}
+}
+
 // isolationRoutes are every /api route that takes a user, guild,
 // channel, message, application or command id, with what each principal
 // gets on its own world. The DELETEs come last: their own checks delete.
@@ -119,6 +127,18 @@ var isolationRoutes = []isolationRoute{
 			inv := invocationOf(own, own)
 			inv["data"].(map[string]any)["options"] = []map[string]any{{"type": 6, "name": "who", "value": o.UserID}}
 			return "POST", "/interactions", inv
+		}},
+	{"click a button in another world", "POST /interactions", map[string]int{asClient: 200},
+		func(_, o testenv.WorldObjects) (string, string, any) {
+			return "POST", "/interactions", clickOf(o, o, o.MessageID)
+		}},
+	{"click another world's app's button in own channel", "POST /interactions", map[string]int{asClient: 200},
+		func(own, o testenv.WorldObjects) (string, string, any) {
+			return "POST", "/interactions", clickOf(own, o, own.MessageID)
+		}},
+	{"click another world's message in own channel", "POST /interactions", map[string]int{asClient: 200},
+		func(own, o testenv.WorldObjects) (string, string, any) {
+			return "POST", "/interactions", clickOf(own, own, o.MessageID)
 		}},
 	{"GET app commands", "GET /applications/{application_id}/commands", map[string]int{asBot: 200, asBearer: 200}, func(_, o testenv.WorldObjects) (string, string, any) {
 		return "GET", "/applications/" + o.AppID + "/commands", nil
