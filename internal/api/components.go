@@ -27,6 +27,9 @@ func (s *Server) prepareComponentInvocation(ctx context.Context, user snowflake.
 	if err != nil {
 		return invocation{}, store.NotFoundAs(err, errUnknownApp)
 	}
+	if app.WorldID != view.user.WorldID {
+		return invocation{}, errUnknownApp // another world's app is unknown
+	}
 	stored, err := s.store.Message(ctx, inv.MessageID)
 	if errors.Is(err, store.ErrNotFound) || (err == nil && (!visibleIn(stored, ch.ID, user) || stored.AuthorID != app.ID)) {
 		return invocation{}, errUnknownMessage

@@ -11,7 +11,7 @@ import (
 // act only through the real interfaces): an app with its bot, its
 // owner's Bearer token and its guild (the bot installed there); a person
 // with a client token, a member of the guild; a text channel with a
-// message the bot posted; a DM between the person and the bot; a global
+// message the bot posted (with a button, custom_id "go"); a DM between the person and the bot; a global
 // and a guild command of the app (with an optional user option "who"). Every id is a snowflake string.
 type WorldObjects struct {
 	World snowflake.ID // 0: no world
@@ -83,7 +83,9 @@ func (e *Env) NewWorldObjects(t testing.TB, world snowflake.ID, label string) Wo
 	w.DMID = obj.ID
 
 	api := "/api/v10"
-	step("POST", api+"/channels/"+w.ChannelID+"/messages", w.Bot(), map[string]any{"content": "hello from " + label}, 200, &obj)
+	step("POST", api+"/channels/"+w.ChannelID+"/messages", w.Bot(), map[string]any{"content": "hello from " + label,
+		"components": []map[string]any{{"type": 1, "components": []map[string]any{
+			{"type": 2, "style": 1, "label": "Go", "custom_id": "go"}}}}}, 200, &obj)
 	w.MessageID = obj.ID
 	step("POST", api+"/applications/"+w.AppID+"/commands", w.Bot(),
 		map[string]any{"name": "ping", "description": "Ping"}, 201, &obj)
