@@ -63,7 +63,10 @@ func appOf(a store.Application) app {
 // is the credentials object of bootstrap.json, base_url included.
 func (a *API) createApp(ctx context.Context, req *Request) (Response, error) {
 	fields := admin.AppFields(req.Form)
-	world := admin.WorldField(req.Form)
+	world, err := a.worldField(ctx, req.Form)
+	if err != nil {
+		return Response{}, err
+	}
 	if err := req.Form.Err(); err != nil {
 		return Response{}, err
 	}

@@ -57,7 +57,10 @@ func (a *API) owner(ctx context.Context, f admin.Form, world snowflake.ID) (id s
 func (a *API) createGuild(ctx context.Context, req *Request) (Response, error) {
 	name, _ := admin.GuildName(req.Form, true)
 	req.Form.Require("owner_id")
-	world := admin.WorldField(req.Form)
+	world, err := a.worldField(ctx, req.Form)
+	if err != nil {
+		return Response{}, err
+	}
 	owner, _, err := a.owner(ctx, req.Form, world)
 	if err != nil {
 		return Response{}, err

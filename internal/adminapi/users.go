@@ -22,7 +22,11 @@ var (
 )
 
 func (a *API) createUser(ctx context.Context, req *Request) (Response, error) {
-	u := store.User{Locale: admin.DefaultLocale, CreatedAt: a.Now().UTC(), WorldID: admin.WorldField(req.Form)}
+	world, err := a.worldField(ctx, req.Form)
+	if err != nil {
+		return Response{}, err
+	}
+	u := store.User{Locale: admin.DefaultLocale, CreatedAt: a.Now().UTC(), WorldID: world}
 	admin.UserFields(req.Form, &u, true)
 	if err := req.Form.Err(); err != nil {
 		return Response{}, err

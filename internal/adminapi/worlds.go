@@ -135,3 +135,18 @@ func (a *API) resetWorld(ctx context.Context, req *Request) (Response, error) {
 	obj, err := a.worldObject(w)
 	return ok(obj), err
 }
+
+// worldField reads a create request's optional "world_id" (see
+// admin.WorldField): a world that does not exist is UNKNOWN_WORLD there.
+func (a *API) worldField(ctx context.Context, f admin.Form) (snowflake.ID, error) {
+	id := admin.WorldField(f)
+	if id == 0 {
+		return 0, nil
+	}
+	_, err := a.Store.TestWorld(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		f.At("world_id").Add("UNKNOWN_WORLD", "Unknown World")
+		return id, nil
+	}
+	return id, err
+}

@@ -15,12 +15,16 @@ import (
 func TestAdminWorldMismatch(t *testing.T) {
 	t.Parallel()
 	e := testenv.New(t)
-	a := e.NewWorldObjects(t, e.IDs.Next(), "world-a")
-	b := e.NewWorldObjects(t, e.IDs.Next(), "world-b")
+	a := e.NewWorldObjects(t, e.NewTestWorld(t, "world-a"), "world-a")
+	b := e.NewWorldObjects(t, e.NewTestWorld(t, "world-b"), "world-b")
 	zero := e.NewWorldObjects(t, 0, "world-0")
 	for _, path := range []string{"/users", "/guilds", "/applications"} {
 		r := adminDo(t, e, "POST", path, jsonObj{"username": "u", "name": "named", "owner_id": a.UserID, "world_id": "abc"}, 400)
 		wantError(t, r, 400, formError(leaf{"world_id", "NUMBER_TYPE_COERCE", notSnowflake("abc")}))
+		// A world that does not exist (a deleted one, a typo).
+		r = adminDo(t, e, "POST", path, jsonObj{"username": "u", "name": "named", "owner_id": a.UserID,
+			"world_id": e.IDs.Next().String()}, 400)
+		wantError(t, r, 400, formError(leaf{"world_id", "UNKNOWN_WORLD", "Unknown World"}))
 	}
 	worldOf := func(w testenv.WorldObjects) snowflake.ID { return w.World }
 

@@ -229,8 +229,8 @@ var isolationRoutes = []isolationRoute{
 func TestWorldIsolationHTTP(t *testing.T) {
 	t.Parallel()
 	e := testenv.New(t)
-	a := e.NewWorldObjects(t, e.IDs.Next(), "world-a")
-	b := e.NewWorldObjects(t, e.IDs.Next(), "world-b")
+	a := e.NewWorldObjects(t, e.NewTestWorld(t, "world-a"), "world-a")
+	b := e.NewWorldObjects(t, e.NewTestWorld(t, "world-b"), "world-b")
 	zero := e.NewWorldObjects(t, 0, "world-0")
 	// The principals' apps answer their invocations at once.
 	for _, w := range []testenv.WorldObjects{a, zero} {

@@ -17,8 +17,8 @@ import (
 func TestWorldIsolationGateway(t *testing.T) {
 	t.Parallel()
 	e := testenv.New(t)
-	a := e.NewWorldObjects(t, e.IDs.Next(), "world-a")
-	b := e.NewWorldObjects(t, e.IDs.Next(), "world-b")
+	a := e.NewWorldObjects(t, e.NewTestWorld(t, "world-a"), "world-a")
+	b := e.NewWorldObjects(t, e.NewTestWorld(t, "world-b"), "world-b")
 	zero := e.NewWorldObjects(t, 0, "world-0")
 
 	const intents = 1 | 1<<9 | 1<<12 // GUILDS, GUILD_MESSAGES, DIRECT_MESSAGES
@@ -109,7 +109,7 @@ func TestManyWorldsConcurrently(t *testing.T) {
 		for i := range worlds {
 			t.Run(fmt.Sprint(i), func(t *testing.T) {
 				t.Parallel()
-				worlds[i] = e.NewWorldObjects(t, e.IDs.Next(), fmt.Sprintf("w%d", i))
+				worlds[i] = e.NewWorldObjects(t, e.NewTestWorld(t, fmt.Sprintf("w%d", i)), fmt.Sprintf("w%d", i))
 			})
 		}
 	})

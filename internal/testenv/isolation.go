@@ -96,3 +96,19 @@ func (e *Env) NewWorldObjects(t testing.TB, world snowflake.ID, label string) Wo
 	w.GuildCommandID, w.GuildCommandVersion = obj.ID, obj.Version
 	return w
 }
+
+// NewTestWorld makes an empty test world named name (POST
+// /admin/v1/worlds) and returns its id, for objects to join with
+// world_id.
+func (e *Env) NewTestWorld(t testing.TB, name string) snowflake.ID {
+	t.Helper()
+	r := e.DoAs(t, "POST", "/admin/v1/worlds", e.AdminAuth(), map[string]any{"name": name})
+	if r.Status != 201 {
+		t.Fatalf("POST /admin/v1/worlds %q: %d %s", name, r.Status, r.Body)
+	}
+	var w struct {
+		ID snowflake.ID `json:"id"`
+	}
+	r.JSON(t, &w)
+	return w.ID
+}
