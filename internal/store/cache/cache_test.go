@@ -57,7 +57,7 @@ func TestEveryMethodClassified(t *testing.T) {
 		"SetApplicationFlags", "SetIntegrationTypes", "SetDiscoverable", "DeleteUser", "RevokeGrant",
 		"SetCommandPermissions", "CreateGuild", "UpdateUser", "CreateRole", "UpdateRole", "DeleteRole",
 		"PutMember", "DeleteMember", "CreateChannel", "UpdateChannel", "DeleteChannel", "InstallForUser",
-		"UninstallForUser",
+		"UninstallForUser", "CreateWorld", "DeleteWorld", "ResetWorld",
 	}
 	untouched := []string{
 		// creations: the cache never holds a not-found
@@ -78,6 +78,8 @@ func TestEveryMethodClassified(t *testing.T) {
 		"CreatePlaygroundSession", "PlaygroundSession", "DeletePlaygroundSession",
 		// test worlds' faults (each node's fault engine keeps its own copy)
 		"CreateFault", "WorldFaults", "LiveFaults", "DeleteFault", "DeleteWorldFaults", "MatchFault",
+		// test worlds' own rows (their users, apps and guilds are written by the wrapped ones)
+		"TestWorld", "TestWorldByName", "TestWorldList", "SetWorldClock",
 	}
 	known := slices.Concat(wrapped, untouched)
 	typ := reflect.TypeFor[store.Store]()
