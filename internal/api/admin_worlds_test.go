@@ -3,9 +3,13 @@ package api_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/coder/websocket"
 
 	"github.com/slashd/slashd/internal/auth"
 	"github.com/slashd/slashd/internal/testenv"
@@ -223,5 +227,50 @@ func TestWorldYAMLAndErrors(t *testing.T) {
 	res.JSON(t, &all)
 	if len(all) != 1 || all[0].Name != "from-yaml" {
 		t.Fatalf("worlds = %s", res.Body)
+	}
+}
+
+// A bot connected to the gateway stays connected through its world's
+// reset (same token, same ids) and is told of the guild made again.
+func TestWorldResetKeepsTheBotConnected(t *testing.T) {
+	e := testenv.New(t)
+	w := createWorld(t, e, issueExample)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, strings.Replace(e.URL, "http", "ws", 1)+"/gateway?v=10&encoding=json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	identify := fmt.Sprintf(`{"op":2,"d":{"token":"Bot %s","intents":1,"properties":{"os":"linux","browser":"t","device":"t"}}}`,
+		w.Apps["modbot"].BotToken)
+	if err := ws.Write(ctx, websocket.MessageText, []byte(identify)); err != nil {
+		t.Fatal(err)
+	}
+	waitDispatch(t, ws, "READY")
+	club := w.Guilds["club"].ID
+	if g := waitDispatch(t, ws, "GUILD_CREATE"); !strings.Contains(string(g), `"id":"`+club+`"`) {
+		t.Fatalf("GUILD_CREATE of another guild: %s", g)
+	}
+
+	if res := e.Do("POST", "/admin/v1/worlds/ban-tests/reset", e.AdminAuth(), nil); res.Status != 200 {
+		t.Fatalf("reset: %d %s", res.Status, res.Body)
+	}
+	// Told of the guild made again, on the same connection.
+	if g := waitDispatch(t, ws, "GUILD_CREATE"); !strings.Contains(string(g), `"id":"`+club+`"`) {
+		t.Fatalf("GUILD_CREATE after the reset: %s", g)
+	}
+	// And still served: a heartbeat is acknowledged.
+	if err := ws.Write(ctx, websocket.MessageText, []byte(`{"op":1,"d":null}`)); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		_, data, err := ws.Read(ctx)
+		if err != nil {
+			t.Fatalf("the connection after the reset: %v", err)
+		}
+		if strings.Contains(string(data), `"op":11`) {
+			break
+		}
 	}
 }
