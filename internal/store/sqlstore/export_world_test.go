@@ -1,0 +1,2 @@
+package sqlstore
+func WorldRowsDeletes() []string { return worldRowsDeletes }
