@@ -121,7 +121,11 @@ func (a *API) getWorld(_ context.Context, req *Request) (Response, error) {
 }
 
 func (a *API) deleteWorld(ctx context.Context, req *Request) (Response, error) {
-	return noContent, a.Store.DeleteWorld(ctx, req.World.ID)
+	if err := a.Store.DeleteWorld(ctx, req.World.ID); err != nil {
+		return Response{}, err
+	}
+	// Its faults went with it: the nodes stop looking for them.
+	return noContent, a.faultsChanged(ctx)
 }
 
 // resetWorld is POST /admin/v1/worlds/{world}/reset: the world as its

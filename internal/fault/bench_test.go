@@ -1,10 +1,15 @@
 package fault_test
 
 import (
+	"context"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store"
 	"github.com/slashd/slashd/internal/testenv"
 )
 
@@ -42,4 +47,74 @@ func BenchmarkRESTRequest(b *testing.B) {
 			}
 		})
 	}
+}
+
+// countingStore counts the store calls the fault edges could make.
+type countingStore struct {
+	store.Store
+	mu    sync.Mutex
+	calls map[string]int
+}
+
+func (c *countingStore) count(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls[name]++
+}
+
+func (c *countingStore) snapshot() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.calls)
+}
+
+func (c *countingStore) Application(ctx context.Context, id snowflake.ID) (store.Application, error) {
+	c.count("Application")
+	return c.Store.Application(ctx, id)
+}
+
+func (c *countingStore) Interaction(ctx context.Context, id snowflake.ID) (store.Interaction, error) {
+	c.count("Interaction")
+	return c.Store.Interaction(ctx, id)
+}
+
+func (c *countingStore) MatchFault(ctx context.Context, id snowflake.ID, fires func(int64) bool) (store.Fault, bool, error) {
+	c.count("MatchFault")
+	return c.Store.MatchFault(ctx, id, fires)
+}
+
+func (c *countingStore) LiveFaults(ctx context.Context) ([]store.Fault, error) {
+	c.count("LiveFaults")
+	return c.Store.LiveFaults(ctx)
+}
+
+// TestNoStoreReadWithoutFaults: a world without faults costs its
+// requests no store read, whether other worlds have faults or not; a
+// fault of its world that does not match costs none either.
+func TestNoStoreReadWithoutFaults(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	counted := &countingStore{Store: e.Store, calls: map[string]int{}}
+	n := e.NodeOn(counted)
+	w, other := newWorld(t, n, "quiet"), newWorld(t, n, "noisy")
+	path := "/api/v10/applications/" + w.appID() + "/commands"
+	requests := func(what string) {
+		t.Helper()
+		n.Do("GET", path, w.bot(), nil) // warms the cache
+		before := counted.snapshot()
+		for range 20 {
+			if r := n.Do("GET", path, w.bot(), nil); r.Status != 200 {
+				t.Fatalf("%s: %d %s", what, r.Status, r.Body)
+			}
+		}
+		if after := counted.snapshot(); !maps.Equal(before, after) {
+			t.Errorf("%s: store calls went from %v to %v", what, before, after)
+		}
+	}
+	requests("no faults anywhere")
+	addFault(t, n, other, map[string]any{"kind": "rest.500"})
+	testenv.WaitFor(t, "the node has the fault", func() bool { return n.API.Faults().Any() })
+	requests("a fault in another world")
+	addFault(t, n, w, map[string]any{"kind": "rest.500", "route": "GET /api/v10/gateway/bot"})
+	requests("a fault of its world on another route")
 }

@@ -146,11 +146,13 @@ func (e *Engine) Fire(ctx context.Context, t Target, detail func() string, kinds
 		return Fired{}, false
 	}
 	faults := (*e.live.Load())[t.World]
-	for _, c := range faults {
+	for i := range faults {
+		c := &faults[i] // not a copy: the snapshot is read only
 		if !c.matches(t, kinds) {
 			continue
 		}
-		f, fired, err := e.store.MatchFault(ctx, c.ID, func(n int64) bool { return Fires(c.Seed, c.Probability, n) })
+		seed, p := c.Seed, c.Probability
+		f, fired, err := e.store.MatchFault(ctx, c.ID, func(n int64) bool { return Fires(seed, p, n) })
 		if errors.Is(err, store.ErrNotFound) || (err == nil && !f.Live()) {
 			// Deleted or spent (here or on another node): forget it now.
 			e.forget(ctx)
@@ -188,7 +190,7 @@ func (e *Engine) forget(ctx context.Context) {
 	}()
 }
 
-func (c compiled) matches(t Target, kinds []string) bool {
+func (c *compiled) matches(t Target, kinds []string) bool {
 	match := false
 	for _, k := range kinds {
 		if c.Kind == k {

@@ -201,6 +201,9 @@ func TestFaultRoutes(t *testing.T) {
 	if left, err := e.Store.WorldFaults(t.Context(), mustID(t, w.ID)); err != nil || len(left) != 0 {
 		t.Errorf("the deleted world's faults: %v, %v", left, err)
 	}
+	if e.API.Faults().Any() {
+		t.Error("the node still holds the deleted world's faults")
+	}
 }
 
 // TestDiscordgoSurvivesRESTFaults: discordgo with its defaults waits out a
