@@ -51,10 +51,6 @@ type Deps struct {
 	// node and (through the bus) the others; nil: nothing to tell.
 	FaultsChanged func(ctx context.Context) error
 
-	// Local is the public API, served in this process: a world's member
-	// acts through it (act.go) with their own client token.
-	Local http.Handler
-
 	// The server's request plumbing, shared with the public API.
 
 	// RefuseFailingAddress answers 429 and reports true when the

@@ -20,7 +20,7 @@ import (
 func (s *Server) adminRoutes() {
 	adminapi.New(adminapi.Deps{
 		Store: s.store, IDs: s.ids, Now: s.now, Rand: s.rand, Logger: s.log,
-		VerifyEndpoint: s.webhooks.VerifyEndpointPing, Local: s,
+		VerifyEndpoint: s.webhooks.VerifyEndpointPing,
 		GatewaySessions: func(app snowflake.ID) adminapi.GatewaySessions {
 			n := s.gateway.AppSessions(app)
 			return adminapi.GatewaySessions{Connected: n.Connected, Resumable: n.Resumable}
