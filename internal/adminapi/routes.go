@@ -104,5 +104,6 @@ func (a *API) routes() []route {
 		{"GET", world, on(theWorld), noBody, a.getWorld},
 		{"DELETE", world, on(theWorld), noBody, a.deleteWorld},
 		{"POST", world + "/reset", on(theWorld), noBody, a.resetWorld},
+		{"POST", world + "/act", on(theWorld), withBody, a.act},
 	}
 }

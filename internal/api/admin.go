@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/slashd/slashd/internal/act"
 	"github.com/slashd/slashd/internal/adminapi"
 	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/snowflake"
@@ -33,6 +34,7 @@ func (s *Server) adminRoutes() {
 		OpenDM:               s.openDMFor,
 		ExplainAccess:        s.explainAccess,
 		ExplainPrivateAccess: s.explainPrivateAccess,
+		Act:                  act.NewRunner(s, s.openedModal),
 	}).Register(adminRecorder{s})
 }
 
