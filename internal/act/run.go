@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -153,6 +152,11 @@ func (r *Runner) Do(ctx context.Context, worldID snowflake.ID, v world.View, a A
 
 // call is a request to the member API as the member, in process.
 func (m *member) call(ctx context.Context, method, path string, body, out any) error {
+	return m.callAs(ctx, m.token, method, path, body, out)
+}
+
+// callAs is a request to the public API with auth, in process.
+func (m *member) callAs(ctx context.Context, auth, method, path string, body, out any) error {
 	var rd *bytes.Reader
 	if body != nil {
 		raw, err := json.Marshal(body)
@@ -165,7 +169,7 @@ func (m *member) call(ctx context.Context, method, path string, body, out any) e
 	}
 	req := httptest.NewRequestWithContext(ctx, method, "/api/v10"+path, rd)
 	req.RemoteAddr = "127.0.0.1:0" // the admin's own act, from this host
-	req.Header.Set("Authorization", m.token)
+	req.Header.Set("Authorization", auth)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -206,39 +210,35 @@ func (m *member) appFilter(a Action) (snowflake.ID, error) {
 	return 0, apierr.Invalid(CodeUnknownHandle, fmt.Sprintf("No application %q in this world.", a.App), "app")
 }
 
-// hidden are the world's commands the member's picker does not show
-// (those they may not use, among others), so that running one gets the
-// service's own refusal, as a client that sends it anyway gets.
-func (m *member) hidden(app snowflake.ID) []command.ListItem {
+// hidden are the world's apps' commands here, as their bots list them:
+// those the member's picker does not show (they may not use them, among
+// others) are run all the same, so that the service refuses them as it
+// refuses a client that sends one anyway.
+func (m *member) hidden(ctx context.Context, app snowflake.ID) ([]command.ListItem, error) {
 	var out []command.ListItem
 	for _, av := range m.view.Apps {
-		if app != 0 && av.ID != app {
+		if (app != 0 && av.ID != app) || av.BotToken == "" {
 			continue
 		}
-		for name, id := range av.GuildCommands[m.place.Guild] {
-			out = append(out, listItem(av.ID, id, name))
+		paths := []string{"/applications/" + av.ID.String() + "/commands"}
+		if m.place.GuildID != 0 {
+			paths = append([]string{"/applications/" + av.ID.String() + "/guilds/" + m.place.GuildID.String() + "/commands"}, paths...)
 		}
-		for name, id := range av.Commands {
-			out = append(out, listItem(av.ID, id, name))
+		for _, p := range paths {
+			var list []command.ListItem
+			if err := m.callAs(ctx, "Bot "+av.BotToken, "GET", p, nil, &list); err != nil {
+				return nil, err
+			}
+			out = append(out, list...)
 		}
 	}
-	return out
-}
-
-// listItem is a command known by id and name only (options untyped).
-func listItem(app, id snowflake.ID, name string) command.ListItem {
-	t := command.Type(1)
-	if base, typ, ok := strings.Cut(name, "#"); ok {
-		n, _ := strconv.Atoi(typ)
-		name, t = base, command.Type(n)
-	}
-	return command.ListItem{ID: id, ApplicationID: app, Name: name, Type: t}
+	return out, nil
 }
 
 // errUnknownCommand is the service's own answer to a command it does not
 // know.
 func errUnknownCommand() error {
-	return &Refused{Status: http.StatusNotFound, Body: json.RawMessage(`{"message": "Unknown application command", "code": ` +
+	return &Refused{Status: http.StatusNotFound, Body: json.RawMessage(`{"message":"Unknown application command","code":` +
 		strconv.Itoa(apierr.CodeUnknownCommand) + `}`)}
 }
 
@@ -260,8 +260,11 @@ func (m *member) run(ctx context.Context, a Action) (Answer, error) {
 	if err != nil {
 		// Not in the picker: one of the world's commands the member may
 		// not use gets the service's refusal; anything else is unknown.
-		inv, err = resolveHidden(line, cmds, m.hidden(app), err)
-		if err != nil {
+		hidden, herr := m.hidden(ctx, app)
+		if herr != nil {
+			return Answer{}, herr
+		}
+		if inv, err = resolveHidden(line, cmds, hidden, app, err); err != nil {
 			return Answer{}, err
 		}
 	}
@@ -274,11 +277,11 @@ func (m *member) run(ctx context.Context, a Action) (Answer, error) {
 	return m.interact(ctx, map[string]any{"type": typ, "application_id": inv.ApplicationID, "data": data}, a.Wait, nil)
 }
 
-// resolveHidden resolves a line against commands the picker hid. A line
-// whose command the picker shows keeps the picker's error (a bad
+// resolveHidden resolves a line against the commands the picker hid. A
+// line whose command the picker shows keeps the picker's error (a bad
 // option…); one naming no command of the world is unknown, as the
 // service says it.
-func resolveHidden(line slashline.Line, shown, hidden []command.ListItem, pickerErr error) (slashline.Invocation, error) {
+func resolveHidden(line slashline.Line, shown, hidden []command.ListItem, app snowflake.ID, pickerErr error) (slashline.Invocation, error) {
 	name := ""
 	if len(line.Words) > 0 {
 		name = line.Words[0]
@@ -289,11 +292,12 @@ func resolveHidden(line slashline.Line, shown, hidden []command.ListItem, picker
 		}
 	}
 	for _, c := range hidden {
-		if c.Type == 1 && c.Name == name {
-			// Options untyped: the service refuses the command before it
-			// reads them.
-			return slashline.Invocation{ApplicationID: c.ApplicationID,
-				Data: slashline.Data{ID: c.ID, Name: c.Name, Type: c.Type}}, nil
+		if c.Name == name && c.Type == 1 {
+			inv, err := slashline.Resolve(line, hidden, slashline.Filter{App: app})
+			if err != nil {
+				return inv, apierr.Invalid(CodeBadValue, err.Error(), KindRun)
+			}
+			return inv, nil
 		}
 	}
 	return slashline.Invocation{}, errUnknownCommand()
@@ -344,11 +348,15 @@ func (m *member) contextCommand(ctx context.Context, a Action) (Answer, error) {
 	if err != nil {
 		return Answer{}, err
 	}
-	cmds = append(cmds, m.hidden(app)...)
+	hidden, err := m.hidden(ctx, app)
+	if err != nil {
+		return Answer{}, err
+	}
+	cmds = append(cmds, hidden...)
 	for _, c := range cmds {
 		if c.Type == typ && c.Name == a.Text && (app == 0 || c.ApplicationID == app) {
 			return m.interact(ctx, map[string]any{"type": 2, "application_id": c.ApplicationID,
-				"data": map[string]any{"id": c.ID, "name": c.Name, "type": c.Type, "target_id": target}}, a.Wait, nil)
+				"data": map[string]any{"id": c.ID, "name": c.Name, "type": c.Type, "version": c.Version, "target_id": target}}, a.Wait, nil)
 		}
 	}
 	return Answer{}, errUnknownCommand()
@@ -411,7 +419,7 @@ func (m *member) component(ctx context.Context, a Action) (Answer, error) {
 			return Answer{}, err
 		}
 		if !ok {
-			return Answer{}, &Refused{Status: http.StatusNotFound, Body: json.RawMessage(`{"message": "Unknown Message", "code": 10008}`)}
+			return Answer{}, &Refused{Status: http.StatusNotFound, Body: json.RawMessage(`{"message":"Unknown Message","code":10008}`)}
 		}
 		candidates = []message{msg}
 	} else {
@@ -565,7 +573,7 @@ func (m *member) waitFor(ctx context.Context, id snowflake.ID, wait time.Duratio
 			return message{}, false, err
 		}
 		if !found {
-			return message{}, false, &Refused{Status: http.StatusNotFound, Body: json.RawMessage(`{"message": "Unknown Message", "code": 10008}`)}
+			return message{}, false, &Refused{Status: http.StatusNotFound, Body: json.RawMessage(`{"message":"Unknown Message","code":10008}`)}
 		}
 		if done(msg) {
 			return msg, true, nil
