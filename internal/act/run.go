@@ -42,7 +42,8 @@ type Answer struct {
 
 // Outcome is the interaction an action made and how it went.
 type Outcome struct {
-	ID      snowflake.ID `json:"id"`
+	// ID is absent when the service refused the app's answer.
+	ID      snowflake.ID `json:"id,omitempty"`
 	Type    int          `json:"type"`
 	Outcome string       `json:"outcome"`
 	// Error is what the member was told when it failed (the API's error

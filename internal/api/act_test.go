@@ -31,7 +31,9 @@ const actSpec = `{"name": "act-tests",
    {"name": "pick", "description": "Picks a fruit",
     "options": [{"type": 3, "name": "fruit", "description": "Which", "autocomplete": true}]},
    {"name": "mute", "description": "Mods only", "default_member_permissions": "8"},
-   {"type": 2, "name": "Report"}]}},
+   {"name": "menu", "description": "A select"},
+   {"name": "broken", "description": "Answers nonsense"},
+   {"type": 2, "name": "Report"}, {"type": 3, "name": "Quote"}]}},
  "guilds": {"club": {"owner": "alice",
    "roles": {"mods": {"permissions": ["BAN_MEMBERS"]}},
    "channels": {"general": {}, "staff": {"overwrites": {"@everyone": {"deny": ["VIEW_CHANNEL"]},
@@ -82,10 +84,21 @@ func actApp(t *testing.T, e *testenv.Env, i *interactions.Interaction) (interact
 		case "form":
 			return interactions.Modal("feedback", "Feedback",
 				interactions.TextInputRow("opinion", "Your opinion", interactions.TextInputShort)), nil
+		case "menu":
+			return interactions.Message("menu", interactions.WithComponents(interactions.Row(map[string]any{
+				"type": 3, "custom_id": "fruit", "placeholder": "A fruit", "max_values": 2,
+				"options": []map[string]any{{"label": "Apple", "value": "apple"}, {"label": "Pear", "value": "pear"}}}))), nil
+		case "broken":
+			return interactions.Message(""), nil
+		case "Quote":
+			return interactions.Message("quoted " + d.TargetID), nil
 		case "Report":
 			return interactions.Message("reported <@" + d.TargetID + ">"), nil
 		}
 	case interactions.InteractionMessageComponent:
+		if len(d.SelectValues) > 0 {
+			return interactions.UpdateMessage("chose " + strings.Join(d.SelectValues, ",")), nil
+		}
 		return interactions.UpdateMessage("clicked " + d.CustomID), nil
 	case interactions.InteractionModalSubmit:
 		in, _ := d.ModalInput("opinion")
@@ -134,7 +147,9 @@ func TestAct(t *testing.T) {
 	t.Cleanup(srv.Close)
 	w := createWorld(t, e, fmt.Sprintf(actSpec, srv.URL))
 	h := interactions.Handler(w.Apps["modbot"].PublicKey,
-		func(_ context.Context, i *interactions.Interaction) (interactions.Response, error) { return actApp(t, e, i) })
+		func(_ context.Context, i *interactions.Interaction) (interactions.Response, error) {
+			return actApp(t, e, i)
+		})
 	app.Store(&h)
 	path := "/admin/v1/worlds/act-tests/act"
 	act := func(t *testing.T, body string, status int) actAnswer {
@@ -223,6 +238,28 @@ func TestAct(t *testing.T) {
 		a := act(t, `{"as": "bob", "in": "general", "say": "hello"}`, 200)
 		if a.Message == nil || a.Message.Content != "hello" || a.Interaction != nil {
 			t.Fatalf("answer: %+v", a)
+		}
+	})
+	t.Run("choose in a select by placeholder", func(t *testing.T) {
+		menu := act(t, `{"as": "alice", "in": "general", "run": "/menu"}`, 200)
+		a := act(t, `{"as": "alice", "in": "general", "choose": "A fruit", "values": ["pear", "apple"]}`, 200)
+		if a.Message == nil || a.Message.ID != menu.Message.ID || a.Message.Content != "chose pear,apple" {
+			t.Fatalf("answer: %+v", a.Message)
+		}
+		res := e.Do("POST", path, e.AdminAuth(), `{"as": "alice", "in": "general", "choose": "fruit", "values": ["plum"]}`)
+		wantFormError(t, res, "data.values.0", "INTERACTION_COMPONENT_INVALID")
+	})
+	t.Run("message command on a message said", func(t *testing.T) {
+		said := act(t, `{"as": "bob", "in": "general", "say": "quote me"}`, 200)
+		a := act(t, `{"as": "alice", "in": "general", "message_command": "Quote", "target": "`+said.Message.ID+`"}`, 200)
+		if a.Message == nil || a.Message.Content != "quoted "+said.Message.ID {
+			t.Fatalf("answer: %+v", a.Message)
+		}
+	})
+	t.Run("an answer the service refuses fails", func(t *testing.T) {
+		a := act(t, `{"as": "alice", "in": "general", "run": "/broken"}`, 200)
+		if a.Interaction == nil || a.Interaction.Outcome != "failed" || len(a.Interaction.Error) == 0 || a.Message != nil {
+			t.Fatalf("answer: %+v", a.Interaction)
 		}
 	})
 	t.Run("refusals are the API's", func(t *testing.T) {
