@@ -28,13 +28,16 @@ const (
 	KindSay            = "say"
 )
 
-// kinds in the order they are looked for.
-var kinds = [...]string{KindRun, KindUserCommand, KindMessageCommand, KindAutocomplete, KindClick, KindChoose, KindSubmit, KindSay}
+// allKinds are the kinds in the order they are looked for (a function:
+// no package-level mutable state).
+func allKinds() []string {
+	return []string{KindRun, KindUserCommand, KindMessageCommand, KindAutocomplete, KindClick, KindChoose, KindSubmit, KindSay}
+}
 
 // Wait bounds.
 const (
 	DefaultWait = 10 * time.Second
-	MaxWait     = 60 * time.Second
+	MaxWait     = 30 * time.Second
 )
 
 // Error codes of a refused action (inner codes of 50035).
@@ -77,6 +80,7 @@ type Action struct {
 // Decode reads an act request's body.
 func Decode(body map[string]any) (Action, error) {
 	var a Action
+	kinds := allKinds()
 	f := &apierr.Fields{}
 	str := func(k string) string {
 		v, ok := body[k]
@@ -102,7 +106,7 @@ func Decode(body map[string]any) (Action, error) {
 	}
 	for k := range body {
 		if !known(k) {
-			f.At(k).Add(CodeBadValue, "Unknown field: an action has as, in, one of "+strings.Join(kinds[:], ", ")+", and their options.")
+			f.At(k).Add(CodeBadValue, "Unknown field: an action has as, in, one of "+strings.Join(kinds, ", ")+", and their options.")
 		}
 	}
 	a.As, a.In = str("as"), str("in")
@@ -120,7 +124,7 @@ func Decode(body map[string]any) (Action, error) {
 	}
 	switch len(given) {
 	case 0:
-		f.Add(CodeBadValue, "An action needs one of: "+strings.Join(kinds[:], ", ")+".")
+		f.Add(CodeBadValue, "An action needs one of: "+strings.Join(kinds, ", ")+".")
 	case 1:
 		a.Kind = given[0]
 	default:
@@ -178,7 +182,7 @@ func known(k string) bool {
 	case "as", "in", "target", "message", "values", "modal", "app", "wait":
 		return true
 	}
-	for _, kk := range kinds {
+	for _, kk := range allKinds() {
 		if k == kk {
 			return true
 		}

@@ -275,6 +275,10 @@ func TestAct(t *testing.T) {
 		if res.Status != 400 {
 			t.Fatalf("two actions: %d %s", res.Status, res.Body)
 		}
+		res = e.Do("POST", path, "Bot "+w.Apps["modbot"].BotToken, `{"as": "alice", "in": "general", "say": "hi"}`)
+		if res.Status != 401 {
+			t.Fatalf("without the admin token: %d %s", res.Status, res.Body)
+		}
 		res = e.Do("POST", "/admin/v1/worlds/nope/act", e.AdminAuth(), `{"as": "alice", "in": "general", "say": "hi"}`)
 		if res.Status != 404 {
 			t.Fatalf("unknown world: %d %s", res.Status, res.Body)
