@@ -68,12 +68,16 @@ type Runner struct {
 	// record of the MODAL answer); an unknown one is an error for the
 	// member (the service's own).
 	Modal func(ctx context.Context, interaction snowflake.ID) (app snowflake.ID, modal json.RawMessage, err error)
-	memo  memo
+	// Commands are an app's guild commands (guild 0: none) and global
+	// commands, as the picker lists them, whoever may use them.
+	Commands func(ctx context.Context, app, guild snowflake.ID) ([]command.ListItem, error)
+	memo     memo
 }
 
-// NewRunner runs actions through api.
-func NewRunner(api http.Handler, modal func(context.Context, snowflake.ID) (snowflake.ID, json.RawMessage, error)) *Runner {
-	return &Runner{API: api, Modal: modal, memo: memo{last: map[memoKey]snowflake.ID{}}}
+// NewRunner runs actions through api; modal and commands read the store.
+func NewRunner(api http.Handler, modal func(context.Context, snowflake.ID) (snowflake.ID, json.RawMessage, error),
+	commands func(context.Context, snowflake.ID, snowflake.ID) ([]command.ListItem, error)) *Runner {
+	return &Runner{API: api, Modal: modal, Commands: commands, memo: memo{last: map[memoKey]snowflake.ID{}}}
 }
 
 // memo remembers, per world and member, the last modal an action opened,
@@ -211,27 +215,22 @@ func (m *member) appFilter(a Action) (snowflake.ID, error) {
 	return 0, apierr.Invalid(CodeUnknownHandle, fmt.Sprintf("No application %q in this world.", a.App), "app")
 }
 
-// hidden are the world's apps' commands here, as their bots list them:
-// those the member's picker does not show (they may not use them, among
-// others) are run all the same, so that the service refuses them as it
-// refuses a client that sends one anyway.
+// hidden are the world's apps' commands here (guild commands first),
+// whether the member may use them or not: those the picker does not show
+// are run all the same, so that the service refuses them as it refuses a
+// client that sends one anyway. They are read from the store, not through
+// the bot's token, so the journal does not show the bot asking.
 func (m *member) hidden(ctx context.Context, app snowflake.ID) ([]command.ListItem, error) {
 	var out []command.ListItem
 	for _, av := range m.view.Apps {
-		if (app != 0 && av.ID != app) || av.BotToken == "" {
+		if app != 0 && av.ID != app {
 			continue
 		}
-		paths := []string{"/applications/" + av.ID.String() + "/commands"}
-		if m.place.GuildID != 0 {
-			paths = append([]string{"/applications/" + av.ID.String() + "/guilds/" + m.place.GuildID.String() + "/commands"}, paths...)
+		list, err := m.runner.Commands(ctx, av.ID, m.place.GuildID)
+		if err != nil {
+			return nil, err
 		}
-		for _, p := range paths {
-			var list []command.ListItem
-			if err := m.callAs(ctx, "Bot "+av.BotToken, "GET", p, nil, &list); err != nil {
-				return nil, err
-			}
-			out = append(out, list...)
-		}
+		out = append(out, list...)
 	}
 	return out, nil
 }

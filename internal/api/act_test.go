@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/slashd/slashd/internal/testenv"
 	"github.com/slashd/slashd/sdk/interactions"
@@ -48,7 +49,9 @@ func actApp(t *testing.T, e *testenv.Env, i *interactions.Interaction) (interact
 	// is refused until the initial answer is in).
 	fill := func(content string) {
 		go func() {
-			for {
+			retry := time.NewTicker(5 * time.Millisecond) // a retry interval, not a wait for the event
+			defer retry.Stop()
+			for ; ; <-retry.C {
 				_, err := client.EditOriginal(context.Background(), i.ApplicationID, i.Token,
 					interactions.EditData{Content: &content})
 				var apiErr *interactions.APIError
@@ -80,7 +83,9 @@ func actApp(t *testing.T, e *testenv.Env, i *interactions.Interaction) (interact
 			return interactions.Defer(false), nil
 		case "panel":
 			return interactions.Message("panel", interactions.WithComponents(
-				interactions.Row(interactions.Button("go", "Go", interactions.ButtonPrimary)))), nil
+				interactions.Row(interactions.Button("go", "Go", interactions.ButtonPrimary),
+					interactions.Button("later", "Later", interactions.ButtonSecondary),
+					interactions.Button("ask", "Ask", interactions.ButtonSecondary)))), nil
 		case "form":
 			return interactions.Modal("feedback", "Feedback",
 				interactions.TextInputRow("opinion", "Your opinion", interactions.TextInputShort)), nil
@@ -96,6 +101,14 @@ func actApp(t *testing.T, e *testenv.Env, i *interactions.Interaction) (interact
 			return interactions.Message("reported <@" + d.TargetID + ">"), nil
 		}
 	case interactions.InteractionMessageComponent:
+		switch d.CustomID {
+		case "later":
+			fill("edited later")
+			return interactions.DeferUpdate(), nil
+		case "ask":
+			return interactions.Modal("feedback", "Feedback",
+				interactions.TextInputRow("opinion", "Your opinion", interactions.TextInputShort)), nil
+		}
 		if len(d.SelectValues) > 0 {
 			return interactions.UpdateMessage("chose " + strings.Join(d.SelectValues, ",")), nil
 		}
@@ -209,6 +222,19 @@ func TestAct(t *testing.T) {
 		if a.Message == nil || a.Message.ID != panel.Message.ID {
 			t.Fatalf("by custom_id on a given message: %+v", a.Message)
 		}
+		a = act(t, `{"as": "alice", "in": "general", "click": "Later"}`, 200)
+		if a.Message == nil || a.Message.ID != panel.Message.ID || a.Message.Content != "edited later" ||
+			a.Interaction.Outcome != "deferred-then-filled" {
+			t.Fatalf("a deferred update: %+v %+v", a.Message, a.Interaction)
+		}
+		a = act(t, `{"as": "bob", "in": "general", "click": "Ask"}`, 200)
+		if !strings.Contains(string(a.Modal), `"feedback"`) {
+			t.Fatalf("a modal from a button: %s", a.Modal)
+		}
+		a = act(t, `{"as": "bob", "in": "general", "submit": {"opinion": "fine"}}`, 200)
+		if a.Message == nil || a.Message.Content != "thanks for: fine" {
+			t.Fatalf("its submit: %+v", a.Message)
+		}
 		res := e.Do("POST", path, e.AdminAuth(), `{"as": "alice", "in": "general", "click": "Stop"}`)
 		wantFormError(t, res, "click", "ACT_INVALID")
 	})
@@ -217,10 +243,19 @@ func TestAct(t *testing.T) {
 		if !strings.Contains(string(a.Modal), `"feedback"`) {
 			t.Fatalf("modal: %s", a.Modal)
 		}
+		opener := a.Interaction.ID
 		a = act(t, `{"as": "bob", "in": "general", "submit": {"opinion": "great"}}`, 200)
 		if a.Message == nil || a.Message.Content != "thanks for: great" || a.Interaction.Type != 5 {
 			t.Fatalf("answer: %+v %+v", a.Message, a.Interaction)
 		}
+		a = act(t, `{"as": "bob", "in": "general", "submit": {"opinion": "again"}, "modal": "`+opener+`"}`, 200)
+		if a.Message == nil || a.Message.Content != "thanks for: again" {
+			t.Fatalf("the modal named: %+v", a.Message)
+		}
+		res := e.Do("POST", path, e.AdminAuth(), `{"as": "bob", "in": "general", "submit": {"nope": "x"}}`)
+		wantFormError(t, res, "submit.nope", "ACT_INVALID")
+		res = e.Do("POST", path, e.AdminAuth(), `{"as": "alice", "in": "general", "submit": {}, "modal": "`+opener+`"}`)
+		wantFormError(t, res, "data.id", "INTERACTION_MODAL_INVALID")
 	})
 	t.Run("autocomplete", func(t *testing.T) {
 		a := act(t, `{"as": "alice", "in": "general", "autocomplete": "/pick fruit:man"}`, 200)

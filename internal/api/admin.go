@@ -34,7 +34,7 @@ func (s *Server) adminRoutes() {
 		OpenDM:               s.openDMFor,
 		ExplainAccess:        s.explainAccess,
 		ExplainPrivateAccess: s.explainPrivateAccess,
-		Act:                  act.NewRunner(s, s.openedModal),
+		Act:                  act.NewRunner(s, s.openedModal, s.appCommandList),
 	}).Register(adminRecorder{s})
 }
 
