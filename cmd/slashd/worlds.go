@@ -155,6 +155,11 @@ func applyWorlds(ctx context.Context, env worlds.Env, files []worldFile, log *sl
 			continue
 		}
 		w, err := worlds.Create(ctx, env, f.body)
+		if worlds.IsNameTaken(err) {
+			// Another node of the cluster made it meanwhile.
+			log.Info("world kept", "world", f.spec.Name, "file", f.path)
+			continue
+		}
 		if err != nil {
 			if e, ok := apierr.As(err); ok && e.Fields != nil {
 				return fmt.Errorf("--world %s: %s", f.path, describeSpecError(err))

@@ -54,16 +54,17 @@ func BenchmarkWorlds(b *testing.B) {
 	e := testenv.New(b)
 	b.Run("Create", func(b *testing.B) {
 		ds := make([]time.Duration, 0, b.N)
-		for i := 0; b.Loop(); i++ {
-			ds = append(ds, do(b, e, "POST", "/admin/v1/worlds", fmt.Sprintf(benchWorld, fmt.Sprintf("c-%d", i)), http.StatusCreated))
+		// Names unique across runs (-count) of the one server.
+		for b.Loop() {
+			ds = append(ds, do(b, e, "POST", "/admin/v1/worlds", fmt.Sprintf(benchWorld, fmt.Sprintf("c-%d", e.IDs.Next())), http.StatusCreated))
 		}
 		p50(b, ds, "create")
 	})
 	b.Run("Delete", func(b *testing.B) {
 		ds := make([]time.Duration, 0, b.N)
-		for i := 0; b.Loop(); i++ {
+		for b.Loop() {
 			b.StopTimer()
-			name := fmt.Sprintf("d-%d", i)
+			name := fmt.Sprintf("d-%d", e.IDs.Next())
 			do(b, e, "POST", "/admin/v1/worlds", fmt.Sprintf(benchWorld, name), http.StatusCreated)
 			b.StartTimer()
 			ds = append(ds, do(b, e, "DELETE", "/admin/v1/worlds/"+name, "", http.StatusNoContent))
@@ -71,10 +72,11 @@ func BenchmarkWorlds(b *testing.B) {
 		p50(b, ds, "delete")
 	})
 	b.Run("Reset", func(b *testing.B) {
-		do(b, e, "POST", "/admin/v1/worlds", fmt.Sprintf(benchWorld, "reset"), http.StatusCreated)
+		name := fmt.Sprintf("r-%d", e.IDs.Next())
+		do(b, e, "POST", "/admin/v1/worlds", fmt.Sprintf(benchWorld, name), http.StatusCreated)
 		ds := make([]time.Duration, 0, b.N)
 		for b.Loop() {
-			ds = append(ds, do(b, e, "POST", "/admin/v1/worlds/reset/reset", "", http.StatusOK))
+			ds = append(ds, do(b, e, "POST", "/admin/v1/worlds/"+name+"/reset", "", http.StatusOK))
 		}
 		p50(b, ds, "reset")
 	})
@@ -82,9 +84,9 @@ func BenchmarkWorlds(b *testing.B) {
 		ctx := context.Background()
 		db := e.Store.DB()
 		ds := make([]time.Duration, 0, b.N)
-		for i := 0; b.Loop(); i++ {
+		for b.Loop() {
 			b.StopTimer()
-			body, _ := form.DecodeJSON(fmt.Appendf(nil, benchWorld, fmt.Sprintf("b-%d", i)))
+			body, _ := form.DecodeJSON(fmt.Appendf(nil, benchWorld, fmt.Sprintf("b-%d", e.IDs.Next())))
 			spec, err := worldspec.Decode(body)
 			if err != nil {
 				b.Fatal(err)

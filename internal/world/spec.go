@@ -34,6 +34,9 @@ const (
 	CodeUnknownKey    = "UNKNOWN_FIELD"
 	CodePermission    = "PERMISSION_INVALID"
 	CodeDuplicate     = "DUPLICATE_INVALID"
+	// CodeContext: an app installed where its integration_types_config
+	// does not allow (a guild without "0", a user without "1").
+	CodeContext = "APPLICATION_INTEGRATION_TYPE_INVALID"
 	// CodeCommands carries a rule of a whole list of commands (a name
 	// used twice, too many of a type) with the API's message.
 	CodeCommands = "APPLICATION_COMMANDS_INVALID"
@@ -326,6 +329,7 @@ func (d *decoder) spec() {
 	for i, e := range guilds {
 		d.s.Guilds[i] = d.guild(e)
 	}
+	d.checkContexts(users, guilds)
 	pairs := map[[2]string]bool{}
 	for _, e := range entries(f, "dms", nil) {
 		dm := d.dm(e)
@@ -712,4 +716,30 @@ func (g GroupDM) Recipients0() string {
 		return ""
 	}
 	return g.Recipients[0]
+}
+
+// checkContexts refuses installations an app does not support, as the
+// admin API does: in a guild without GUILD_INSTALL ("0"), to a user's
+// account without USER_INSTALL ("1").
+func (d *decoder) checkContexts(users, guilds []entry) {
+	types := map[string][]int{}
+	for _, a := range d.s.Apps {
+		types[a.Handle] = a.IntegrationTypes
+	}
+	for i, u := range d.s.Users {
+		for j, app := range u.Installs {
+			if ts, ok := types[app]; ok && !slices.Contains(ts, command.UserInstall) {
+				users[i].f.At("installs", j).Add(CodeContext,
+					"The application does not support user installs: its integration_types_config has no \"1\" (USER_INSTALL)")
+			}
+		}
+	}
+	for i, g := range d.s.Guilds {
+		for _, in := range g.Installs {
+			if ts, ok := types[in.App]; ok && !slices.Contains(ts, command.GuildInstall) {
+				guilds[i].f.At("install", in.App).Add(CodeContext,
+					"The application does not support guild installs: its integration_types_config has no \"0\" (GUILD_INSTALL)")
+			}
+		}
+	}
 }

@@ -225,7 +225,7 @@ func TestDecodeErrors(t *testing.T) {
 const wideSpec = `{"name": "wide", "users": {"alice": {"adult": true, "global_name": "Alice",
 	    "installs": ["modbot"], "grants": {"modbot": "identify applications.commands.permissions.update"}}, "bob": null},
 	  "apps": {"modbot": {"name": "Mod Bot", "flags": 0, "interactions_endpoint_url": "https://example.com/i",
-	    "integration_types_config": {"1": {}}, "guild_commands": {"club": [{"name": "Report", "type": 2}]}}},
+	    "integration_types_config": {"0": null, "1": {}}, "guild_commands": {"club": [{"name": "Report", "type": 2}]}}},
 	  "guilds": {"club": {"name": "The Club", "owner": "alice", "roles": {"@everyone": {"permissions": "0"},
 	    "mods": {"permissions": ["KICK_MEMBERS", 4], "position": 5}},
 	    "channels": {"cat": {"type": 4}, "general": {"parent": "cat", "nsfw": true, "overwrites": {"bob": {"deny": "2048"}}}},
@@ -255,7 +255,7 @@ func TestDecodeWider(t *testing.T) {
 		t.Fatalf("members %+v roles %+v", plan.Members, plan.Roles)
 	}
 	if plan.Apps[0].App.InteractionsEndpointURL != "https://example.com/i" || plan.Apps[0].App.Name != "Mod Bot" ||
-		!reflect.DeepEqual(plan.Apps[0].App.IntegrationTypes, []int{1}) {
+		!reflect.DeepEqual(plan.Apps[0].App.IntegrationTypes, []int{0, 1}) {
 		t.Fatalf("app = %+v", plan.Apps[0].App)
 	}
 	// The category comes first, and its child names it.
@@ -329,5 +329,16 @@ func TestOneDMPerPair(t *testing.T) {
 	  "dms": {"a": {"between": ["alice", "bob"]}, "b": {"between": ["bob", "alice"]}},`))
 	if codes := errorAt(err, "dms.b.between"); len(codes) != 1 || codes[0] != CodeDuplicate {
 		t.Fatalf("second DM of a pair: %v", err)
+	}
+}
+
+func TestInstallsNeedTheirContext(t *testing.T) {
+	_, err := decodeJSON(t, withPatch(t, `"modbot": {"commands"`, `"modbot": {"integration_types_config": {"1": {}}, "commands"`))
+	if codes := errorAt(err, "guilds.club.install.modbot"); len(codes) != 1 || codes[0] != CodeContext {
+		t.Fatalf("a guild install of a user-install-only app: %v", err)
+	}
+	_, err = decodeJSON(t, withPatch(t, `"bob": {"locale": "fr"}`, `"bob": {"installs": ["modbot"]}`))
+	if err != nil {
+		t.Fatalf("a user install of an app that supports it: %v", err)
 	}
 }

@@ -33,6 +33,20 @@ func ErrNameTaken() error {
 	return apierr.Invalid(world.CodeNameTaken, world.MsgNameTaken, "name")
 }
 
+// IsNameTaken reports whether err is ErrNameTaken's refusal.
+func IsNameTaken(err error) bool {
+	e, ok := apierr.As(err)
+	if !ok || e.Fields == nil {
+		return false
+	}
+	for _, l := range e.Fields.Child("name").Leaves() {
+		if l.Code == world.CodeNameTaken {
+			return true
+		}
+	}
+	return false
+}
+
 // Object is a world as the admin API answers it: its own fields, then
 // every id and credential keyed by handle.
 type Object struct {

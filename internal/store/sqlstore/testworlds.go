@@ -186,45 +186,47 @@ func (s *Store) writeWorldPlan(ctx context.Context, tx *sql.Tx, p store.WorldPla
 // store holds. Rows that would tie a world to another (a world's app
 // installed in another world's guild, …) are refused by the admin API;
 // the foreign keys' ON DELETE CASCADE takes any that exist all the same.
+// "world_id <> 0" lets SQLite use the partial world_id indexes (it cannot
+// tell a bound $1 is not 0).
 var worldRowsDeletes = []string{
 	// Guilds and everything under them (as DeleteGuild).
-	`DELETE FROM command_permissions WHERE guild_id IN (SELECT id FROM guilds WHERE world_id = $1)`,
-	`DELETE FROM commands WHERE guild_id IN (SELECT id FROM guilds WHERE world_id = $1)`,
-	`DELETE FROM messages WHERE channel_id IN (SELECT c.id FROM channels c JOIN guilds g ON g.id = c.guild_id WHERE g.world_id = $1)`,
-	`DELETE FROM interactions WHERE channel_id IN (SELECT c.id FROM channels c JOIN guilds g ON g.id = c.guild_id WHERE g.world_id = $1)`,
-	`DELETE FROM installations WHERE guild_id IN (SELECT id FROM guilds WHERE world_id = $1)`,
-	`DELETE FROM members WHERE guild_id IN (SELECT id FROM guilds WHERE world_id = $1)`,
-	`DELETE FROM channels WHERE guild_id IN (SELECT id FROM guilds WHERE world_id = $1)`,
-	`DELETE FROM roles WHERE guild_id IN (SELECT id FROM guilds WHERE world_id = $1)`,
-	`DELETE FROM guilds WHERE world_id = $1`,
+	`DELETE FROM command_permissions WHERE guild_id IN (SELECT id FROM guilds WHERE world_id = $1 AND world_id <> 0)`,
+	`DELETE FROM commands WHERE guild_id IN (SELECT id FROM guilds WHERE world_id = $1 AND world_id <> 0)`,
+	`DELETE FROM messages WHERE channel_id IN (SELECT c.id FROM channels c JOIN guilds g ON g.id = c.guild_id WHERE g.world_id = $1 AND g.world_id <> 0)`,
+	`DELETE FROM interactions WHERE channel_id IN (SELECT c.id FROM channels c JOIN guilds g ON g.id = c.guild_id WHERE g.world_id = $1 AND g.world_id <> 0)`,
+	`DELETE FROM installations WHERE guild_id IN (SELECT id FROM guilds WHERE world_id = $1 AND world_id <> 0)`,
+	`DELETE FROM members WHERE guild_id IN (SELECT id FROM guilds WHERE world_id = $1 AND world_id <> 0)`,
+	`DELETE FROM channels WHERE guild_id IN (SELECT id FROM guilds WHERE world_id = $1 AND world_id <> 0)`,
+	`DELETE FROM roles WHERE guild_id IN (SELECT id FROM guilds WHERE world_id = $1 AND world_id <> 0)`,
+	`DELETE FROM guilds WHERE world_id = $1 AND world_id <> 0`,
 	// DMs and group DMs of the world's users (bot users included), with
 	// their messages and interactions; recipients go with their channel
 	// (ON DELETE CASCADE).
 	`DELETE FROM messages WHERE channel_id IN (SELECT channel_id FROM private_channel_recipients
-		WHERE user_id IN (SELECT id FROM users WHERE world_id = $1))`,
+		WHERE user_id IN (SELECT id FROM users WHERE world_id = $1 AND world_id <> 0))`,
 	`DELETE FROM interactions WHERE channel_id IN (SELECT channel_id FROM private_channel_recipients
-		WHERE user_id IN (SELECT id FROM users WHERE world_id = $1))`,
+		WHERE user_id IN (SELECT id FROM users WHERE world_id = $1 AND world_id <> 0))`,
 	`DELETE FROM private_channels WHERE id IN (SELECT channel_id FROM private_channel_recipients
-		WHERE user_id IN (SELECT id FROM users WHERE world_id = $1))`,
+		WHERE user_id IN (SELECT id FROM users WHERE world_id = $1 AND world_id <> 0))`,
 	// Applications: their global commands, permissions, grants and
 	// tokens (a bot token's user is the bot; a Bearer token's the user
 	// who granted it, of the world too).
-	`DELETE FROM command_permissions WHERE application_id IN (SELECT id FROM applications WHERE world_id = $1)`,
-	`DELETE FROM commands WHERE application_id IN (SELECT id FROM applications WHERE world_id = $1) AND guild_id = 0`,
-	`DELETE FROM command_scopes WHERE application_id IN (SELECT id FROM applications WHERE world_id = $1)`,
-	`DELETE FROM user_installations WHERE application_id IN (SELECT id FROM applications WHERE world_id = $1)`,
-	`DELETE FROM oauth_grants WHERE application_id IN (SELECT id FROM applications WHERE world_id = $1)
-		OR user_id IN (SELECT id FROM users WHERE world_id = $1)`,
-	`DELETE FROM oauth_settings WHERE application_id IN (SELECT id FROM applications WHERE world_id = $1)`,
-	`DELETE FROM tokens WHERE user_id IN (SELECT id FROM users WHERE world_id = $1)`,
-	`DELETE FROM applications WHERE world_id = $1`,
+	`DELETE FROM command_permissions WHERE application_id IN (SELECT id FROM applications WHERE world_id = $1 AND world_id <> 0)`,
+	`DELETE FROM commands WHERE application_id IN (SELECT id FROM applications WHERE world_id = $1 AND world_id <> 0) AND guild_id = 0`,
+	`DELETE FROM command_scopes WHERE application_id IN (SELECT id FROM applications WHERE world_id = $1 AND world_id <> 0)`,
+	`DELETE FROM user_installations WHERE application_id IN (SELECT id FROM applications WHERE world_id = $1 AND world_id <> 0)`,
+	`DELETE FROM oauth_grants WHERE application_id IN (SELECT id FROM applications WHERE world_id = $1 AND world_id <> 0)
+		OR user_id IN (SELECT id FROM users WHERE world_id = $1 AND world_id <> 0)`,
+	`DELETE FROM oauth_settings WHERE application_id IN (SELECT id FROM applications WHERE world_id = $1 AND world_id <> 0)`,
+	`DELETE FROM tokens WHERE user_id IN (SELECT id FROM users WHERE world_id = $1 AND world_id <> 0)`,
+	`DELETE FROM applications WHERE world_id = $1 AND world_id <> 0`,
 	// Users: memberships elsewhere, installs, tokens, logins, sessions.
-	`DELETE FROM members WHERE user_id IN (SELECT id FROM users WHERE world_id = $1)`,
-	`DELETE FROM user_installations WHERE user_id IN (SELECT id FROM users WHERE world_id = $1)`,
-	`DELETE FROM client_tokens WHERE user_id IN (SELECT id FROM users WHERE world_id = $1)`,
-	`DELETE FROM sessions WHERE user_id IN (SELECT id FROM users WHERE world_id = $1)`,
-	`DELETE FROM logins WHERE user_id IN (SELECT id FROM users WHERE world_id = $1)`,
-	`DELETE FROM users WHERE world_id = $1`,
+	`DELETE FROM members WHERE user_id IN (SELECT id FROM users WHERE world_id = $1 AND world_id <> 0)`,
+	`DELETE FROM user_installations WHERE user_id IN (SELECT id FROM users WHERE world_id = $1 AND world_id <> 0)`,
+	`DELETE FROM client_tokens WHERE user_id IN (SELECT id FROM users WHERE world_id = $1 AND world_id <> 0)`,
+	`DELETE FROM sessions WHERE user_id IN (SELECT id FROM users WHERE world_id = $1 AND world_id <> 0)`,
+	`DELETE FROM logins WHERE user_id IN (SELECT id FROM users WHERE world_id = $1 AND world_id <> 0)`,
+	`DELETE FROM users WHERE world_id = $1 AND world_id <> 0`,
 }
 
 // deleteWorldRows removes everything world id made (not its worlds row).
