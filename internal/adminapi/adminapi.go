@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/slashd/slashd/internal/access"
+	"github.com/slashd/slashd/internal/act"
 	"github.com/slashd/slashd/internal/bootstrap"
 	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/snowflake"
@@ -82,6 +83,9 @@ type Deps struct {
 	// ExplainPrivateAccess is ExplainAccess in a DM or group DM (the
 	// query's GuildID is 0).
 	ExplainPrivateAccess func(ctx context.Context, q AccessQuery) (access.Decision, error)
+	// Act runs a world's member's actions through the public API, in
+	// process (POST /admin/v1/worlds/{world}/act).
+	Act *act.Runner
 }
 
 // GatewaySessions are an app's sessions on the gateway: whether its bot

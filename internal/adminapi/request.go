@@ -39,7 +39,7 @@ type Request struct {
 	UserInstallation store.UserInstallation
 	// World is the {world} of the path (theWorld).
 	World store.TestWorld
-	// Body is the body as decoded (specBody routes only).
+	// Body is the body as decoded (nil for routes without one).
 	Body map[string]any
 
 	// gone is the 404 of the last thing looked up: a store "not found"
@@ -137,7 +137,7 @@ func (a *API) run(w http.ResponseWriter, req *Request, rt route) (Response, erro
 	case noBody:
 		req.Form = admin.NewForm(map[string]any{})
 	case optionalBody, withBody:
-		req.Form, err = a.body(w, req.HTTP, rt.body == optionalBody)
+		req.Form, req.Body, err = a.body(w, req.HTTP, rt.body == optionalBody)
 	case specBody:
 		req.Form, req.Body, err = a.specBody(w, req.HTTP)
 	}
@@ -161,22 +161,23 @@ func (a *API) authorized(r *http.Request) (bool, error) {
 
 // body reads the request body as one JSON object. With allowEmpty, a
 // request without a body is an empty object.
-func (a *API) body(w http.ResponseWriter, r *http.Request, allowEmpty bool) (admin.Form, error) {
+func (a *API) body(w http.ResponseWriter, r *http.Request, allowEmpty bool) (admin.Form, map[string]any, error) {
 	if allowEmpty && r.ContentLength == 0 {
-		return admin.NewForm(map[string]any{}), nil
+		m := map[string]any{}
+		return admin.NewForm(m), m, nil
 	}
 	v, err := a.ReadBody(w, r)
 	if err != nil {
-		return admin.Form{}, err
+		return admin.Form{}, nil, err
 	}
 	// A body that is not an object, null included, is one
 	// MODEL_TYPE_CONVERT at the root (for null, form.AsObject would use
 	// the wording of a list item).
 	m, ok := v.(map[string]any)
 	if !ok {
-		return admin.Form{}, apierr.Invalid(form.CodeModelConvert, form.MsgModelConvert)
+		return admin.Form{}, nil, apierr.Invalid(form.CodeModelConvert, form.MsgModelConvert)
 	}
-	return admin.NewForm(m), nil
+	return admin.NewForm(m), m, nil
 }
 
 // storeError renders the store's sentinels that a handler left as they

@@ -105,5 +105,6 @@ func (a *API) routes() []route {
 		{"DELETE", world, on(theWorld), noBody, a.deleteWorld},
 		{"POST", world + "/reset", on(theWorld), noBody, a.resetWorld},
 		{"POST", world + "/clock", on(theWorld), withBody, a.advanceClock},
+		{"POST", world + "/act", on(theWorld), withBody, a.act},
 	}, a.faultRoutes(world)...)
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/slashd/slashd/internal/act"
 	"github.com/slashd/slashd/internal/admin"
 	"github.com/slashd/slashd/internal/adminapi"
 	"github.com/slashd/slashd/internal/form"
@@ -35,6 +36,7 @@ func (s *Server) adminRoutes() {
 		OpenDM:               s.openDMFor,
 		ExplainAccess:        s.explainAccess,
 		ExplainPrivateAccess: s.explainPrivateAccess,
+		Act:                  act.NewRunner(s, s.openedModal, s.appCommandList),
 	}).Register(adminRecorder{s})
 }
 
