@@ -187,14 +187,14 @@ func TestExampleBot(t *testing.T) {
 	if r := s.act(`{"as": "bob", "in": "general", "click": "+1", "message": "` + counter.Message.ID + `"}`); r.Message.Content != "Count: 1" {
 		t.Errorf("bob clicks +1: %+v", r)
 	}
-	if r := s.act(`{"as": "alice", "in": "general", "run": "/slow", "wait": "30s"}`); r.Interaction.Outcome != "deferred_filled" {
+	if r := s.act(`{"as": "alice", "in": "general", "run": "/slow", "wait": "30s"}`); r.Interaction.Outcome != "deferred-then-filled" {
 		t.Errorf("/slow: %+v", r)
 	}
 	form := s.act(`{"as": "alice", "in": "general", "run": "/feedback"}`)
 	if form.Modal == nil {
 		t.Fatalf("/feedback opened no modal: %+v", form)
 	}
-	if r := s.act(`{"as": "alice", "in": "general", "submit": {"text": "lovely"}, "interaction": "` +
+	if r := s.act(`{"as": "alice", "in": "general", "submit": {"text": "lovely"}, "modal": "` +
 		form.Interaction.ID + `"}`); r.Message.Content != "Thanks for your feedback: lovely" {
 		t.Errorf("the feedback: %+v", r)
 	}
