@@ -44,7 +44,11 @@ func TestTestWorlds(t *testing.T) {
 	waitText(t, ctx, "#world-pane", "15 min ahead")
 	shot(t, ctx, "20-test-world")
 
+	if got := text(t, ctx, "#test-world-reset-at"); got != "never" {
+		t.Errorf("last reset of a new world: %q", got)
+	}
 	run(t, ctx, "reset it", chromedp.Click(chromedp.ID("test-world-reset")))
+	waitJS(t, ctx, "the reset's time", `(() => { const e = document.querySelector("#test-world-reset-at"); return !!e && e.innerText !== "never"; })()`)
 	waitText(t, ctx, "#test-world-objects", "club › #general")
 	var msgs []map[string]any
 	w.call(t, "GET", "/api/v10/channels/"+general+"/messages", bot, nil, &msgs)

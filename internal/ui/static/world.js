@@ -147,6 +147,8 @@ async function showTestWorld(pane, world, id) {
     dl([
       ["World ID", tw.id],
       ["Made", new Date(tw.created_at).toLocaleString()],
+      ["Last reset", el("span", { id: "test-world-reset-at" }, tw.updated_at && tw.updated_at !== tw.created_at
+        ? new Date(tw.updated_at).toLocaleString() : "never")],
       ["Clock", offset ? `${Math.round(offset / 60000)} min ahead: ${new Date(tw.clock.now).toLocaleString()}`
         : el("span", { class: "muted" }, "real time")],
     ]),
