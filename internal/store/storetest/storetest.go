@@ -35,6 +35,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("WorldEvents", func(t *testing.T) { testWorldEvents(t, open) })
 	t.Run("PlaygroundSessions", func(t *testing.T) { testPlaygroundSessions(t, open) })
 	t.Run("WorldIDs", func(t *testing.T) { testWorldIDs(t, open) })
+	t.Run("Journal", func(t *testing.T) { testJournal(t, open) })
 }
 
 // Ids of the seeded fixture. Command ids come from counters far above
