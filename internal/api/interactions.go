@@ -384,6 +384,7 @@ func (s *Server) newInteractionToken(id snowflake.ID) (string, error) {
 func (s *Server) dispatch(ctx context.Context, in invocation) (answered, error) {
 	start := time.Now()
 	d := delivery{target: targetGateway}
+	s.journalDelivered(in)
 	rec, err := s.deliver(ctx, in, &d)
 	switch {
 	case err == nil && (rec.ResponseType == interaction.CallbackDeferredChannelMessage ||
@@ -397,6 +398,7 @@ func (s *Server) dispatch(ctx context.Context, in invocation) (answered, error) 
 	took := time.Since(start)
 	s.deliveryDone(in, d, took)
 	s.noteDelivery(ctx, in, d, took, rec, err)
+	s.journalDelivery(ctx, in, d, took, rec, err)
 	return rec, err
 }
 

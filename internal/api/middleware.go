@@ -71,6 +71,9 @@ func (s *Server) wrap(template string, kind routeKind, h handlerFunc) http.Handl
 			r = r.WithContext(context.WithValue(r.Context(), principalKey{}, p))
 			who = "t:" + hex.EncodeToString(p.Token.Hash[:8])
 		}
+		// The journal's decorator: an app's request in a test world.
+		w, r, recorded := s.journalRequest(w, r)
+		defer recorded()
 		if s.cfg.RateLimit && !s.allow(w, r, who, bucket, routeLimit) {
 			return
 		}

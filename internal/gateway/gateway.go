@@ -129,6 +129,10 @@ type Config struct {
 	// events to its full buffer (sessions may have missed dispatches);
 	// nil: only logged.
 	OnBusGap func()
+	// Observe, when set, is told of sessions identified, resumed and
+	// closed and of every dispatch written (the test worlds' journal);
+	// it runs on the connection's goroutines and must be quick.
+	Observe func(Observation)
 }
 
 // Timer is a timer AfterFunc started (*time.Timer is one).

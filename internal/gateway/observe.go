@@ -1,0 +1,41 @@
+package gateway
+
+import "github.com/slashd/slashd/internal/snowflake"
+
+// Observation is what Config.Observe is told: a session identified,
+// resumed or closed, or a dispatch written to its connection.
+type Observation struct {
+	Kind          string
+	ApplicationID snowflake.ID
+	Session       string
+	// Shard and Intents: an identify's (Shard nil: none asked for).
+	Shard   *[2]int
+	Intents uint64
+	// Seq: a resume's sequence number.
+	Seq int64
+	// Code and By: a close's code and who closed ("client", "server").
+	Code int
+	By   string
+	// Frame is a dispatch's frame as written (before compression); it
+	// must not be changed.
+	Frame []byte
+}
+
+// Observation kinds.
+const (
+	ObservedIdentify = "identify"
+	ObservedResume   = "resume"
+	ObservedClose    = "close"
+	ObservedDispatch = "dispatch"
+)
+
+// observe tells Config.Observe, if any.
+func (g *Gateway) observe(o Observation) {
+	if g.cfg.Observe != nil {
+		g.cfg.Observe(o)
+	}
+}
+
+// observing reports whether anything observes the gateway (so that the
+// send path builds no Observation for nobody).
+func (g *Gateway) observing() bool { return g.cfg.Observe != nil }
