@@ -31,6 +31,7 @@ import (
 	"github.com/slashd/slashd/internal/secrets"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/ui"
+	"github.com/slashd/slashd/internal/worlds"
 )
 
 type serveConfig struct {
@@ -51,6 +52,8 @@ type serveConfig struct {
 	// trustedProxies may name the client in X-Forwarded-For; empty:
 	// the connection's address is the client's.
 	trustedProxies realip.Trusted
+	// worlds are the --world files applied at start.
+	worlds worldFiles
 	// sweep is how often ended rate-limit windows are deleted from a
 	// shared store; 0: every 30 s (tests shorten it).
 	sweep time.Duration
@@ -97,6 +100,7 @@ func serveFlags(fs *flagSet) func() (serveConfig, error) {
 	fs.envBool(&cfg.rateLimit, "ratelimit", true, "enforce rate limits like the real service (--ratelimit=false turns them off)")
 	var level, proxies string
 	fs.envString(&level, "log-level", "info", "debug, info, warn or error")
+	worldFlag(fs, &cfg.worlds)
 
 	fs.section("production (a database server; logs, metrics and profiles for your tooling)")
 	storeFlag(fs, &cfg.store)
@@ -161,6 +165,12 @@ func parseServeFlags(args []string, getenv func(string) string) (serveConfig, er
 func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(addr string)) error {
 	log := newLogger(stdout, cfg.logFormat, cfg.logLevel)
 	build := currentBuild()
+	// Read and checked before anything is written: a bad spec stops the
+	// start with its errors' paths.
+	worldSpecs, err := readWorldFiles(cfg.worlds.paths)
+	if err != nil {
+		return err
+	}
 	// Before anything is written to the data directory: a second server
 	// on it stops here, having changed nothing.
 	lock, err := lockDataDir(cfg, log)
@@ -193,6 +203,12 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 	}
 	upgradeBootstrap(ctx, env, cfg.dataDir, log)
 	followAddress(cfg.dataDir, baseURL, log)
+	// Before the server answers anything, /healthz included: a client
+	// that saw it healthy finds every world there.
+	if err := applyWorlds(ctx, worlds.Env{Store: st, IDs: ids.Next, Rand: rand.Reader, Now: time.Now}, worldSpecs, log); err != nil {
+		ln.Close()
+		return err
+	}
 
 	var events event.Bus // nil: the API's in-process bus
 	var bus *natsbus.Bus

@@ -37,6 +37,10 @@ type Request struct {
 	Channel          guild.Channel
 	GroupDM          store.PrivateChannel
 	UserInstallation store.UserInstallation
+	// World is the {world} of the path (theWorld).
+	World store.TestWorld
+	// Body is the body as decoded (specBody routes only).
+	Body map[string]any
 
 	// gone is the 404 of the last thing looked up: a store "not found"
 	// then means it vanished meanwhile.
@@ -134,6 +138,8 @@ func (a *API) run(w http.ResponseWriter, req *Request, rt route) (Response, erro
 		req.Form = admin.NewForm(map[string]any{})
 	case optionalBody, withBody:
 		req.Form, err = a.body(w, req.HTTP, rt.body == optionalBody)
+	case specBody:
+		req.Form, req.Body, err = a.specBody(w, req.HTTP)
 	}
 	if err != nil {
 		return Response{}, err

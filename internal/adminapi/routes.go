@@ -17,6 +17,7 @@ const (
 	noBody       bodyKind = iota
 	withBody              // a JSON object
 	optionalBody          // a JSON object, or nothing (an empty object)
+	specBody              // a JSON or YAML object (a world spec)
 )
 
 // on lists a route's lookups.
@@ -33,6 +34,7 @@ func (a *API) routes() []route {
 		member  = guild + "/members/{user_id}"
 		channel = guild + "/channels/{channel_id}"
 		groupDM = "/group-dms/{channel_id}"
+		world   = "/worlds/{world}"
 	)
 	return []route{
 		{"POST", "/users", nil, withBody, a.createUser},
@@ -95,5 +97,12 @@ func (a *API) routes() []route {
 		{"GET", guild + "/commands/{command_id}/access", nil, noBody, a.explainAccess},
 		// The same in a DM or group DM.
 		{"GET", "/private-channels/{channel_id}/commands/{command_id}/access", nil, noBody, a.explainPrivateAccess},
+
+		// Test worlds (docs/worlds.md): {world} is an id or a name.
+		{"POST", "/worlds", nil, specBody, a.createWorld},
+		{"GET", "/worlds", nil, noBody, a.listWorlds},
+		{"GET", world, on(theWorld), noBody, a.getWorld},
+		{"DELETE", world, on(theWorld), noBody, a.deleteWorld},
+		{"POST", world + "/reset", on(theWorld), noBody, a.resetWorld},
 	}
 }

@@ -208,6 +208,7 @@ type Store interface {
 	RateLimits
 	PlaygroundSessions
 	Journal
+	TestWorlds
 
 	Close() error
 }

@@ -900,3 +900,29 @@ func (m *bounded[K, V]) removeIf(f func(K, V) bool) {
 func (m *bounded[K, V]) clear() {
 	m.cur, m.prev, m.curCost = map[K]V{}, nil, 0
 }
+
+// ---- test worlds ----
+
+// CreateWorld makes users, apps and guilds that no entry holds yet; the
+// tokens it makes were never looked up, but a not-found is not cached,
+// so nothing needs to go.
+func (s *Store) CreateWorld(ctx context.Context, w store.TestWorld, plan store.WorldPlan) error {
+	err := s.Store.CreateWorld(ctx, w, plan)
+	s.after(ctx, Invalidation{World: true})
+	return err
+}
+
+// DeleteWorld takes a world's users, apps (with their tokens and
+// commands) and guilds with it: everything goes.
+func (s *Store) DeleteWorld(ctx context.Context, id snowflake.ID) error {
+	err := s.Store.DeleteWorld(ctx, id)
+	s.after(ctx, Invalidation{All: true, AllTokens: true, World: true})
+	return err
+}
+
+// ResetWorld rewrites every row of a world (same ids, same tokens).
+func (s *Store) ResetWorld(ctx context.Context, w store.TestWorld, plan store.WorldPlan) error {
+	err := s.Store.ResetWorld(ctx, w, plan)
+	s.after(ctx, Invalidation{All: true, AllTokens: true, World: true})
+	return err
+}

@@ -6,12 +6,14 @@ import (
 	"fmt"
 
 	"github.com/slashd/slashd/internal/secrets"
+	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 )
 
-// The store keeps two kinds of secrets it must read back: each app's
-// Ed25519 private key (it signs outgoing interactions) and the RSA keys
-// that sign id_tokens. With a keyring (SealSecrets) they are stored
+// The store keeps three kinds of secrets it must read back: each app's
+// Ed25519 private key (it signs outgoing interactions), the RSA keys
+// that sign id_tokens, and each test world's credentials (which its GET
+// answers again). With a keyring (SealSecrets) they are stored
 // sealed (internal/secrets); every other credential is stored as a hash.
 
 // SealReport says what SealSecrets changed.
@@ -36,6 +38,12 @@ func (s *Store) SealSecrets(ctx context.Context, keys *secrets.Keyring) (SealRep
 		if err := reseal(ctx, tx, keys, &report, "application %d's private key", appKeyContext,
 			`SELECT id, private_key FROM applications ORDER BY id`,
 			`UPDATE applications SET private_key = $1 WHERE id = $2`); err != nil {
+			return err
+		}
+		if err := reseal(ctx, tx, keys, &report, "world %d's credentials", func(id int64) string {
+			return worldCredentialsContext(snowflake.ID(id))
+		}, `SELECT id, credentials FROM worlds ORDER BY id`,
+			`UPDATE worlds SET credentials = $1 WHERE id = $2`); err != nil {
 			return err
 		}
 		return reseal(ctx, tx, keys, &report, "id_token signing key %s", signingKeyContext,

@@ -75,12 +75,25 @@ func RunSecrets(t *testing.T, open func(t *testing.T) *sqlstore.Store) {
 	if got := appKey(int64(appID)); !bytes.Equal(got, appA.PrivateKey) {
 		t.Fatalf("without a key the private key is stored as %x, want it in clear", got)
 	}
+	// A test world's credentials, which its GET answers again.
+	const worldID, worldCreds = 777, `{"users.alice.client_token":"the client token"}`
+	must(t, s.CreateWorld(ctx, store.TestWorld{ID: worldID, Name: "w", Spec: []byte(`{}`), Handles: []byte(`{}`),
+		Credentials: []byte(worldCreds), CreatedAt: ms(1), UpdatedAt: ms(1)}, store.WorldPlan{}))
+	worldCredentials := func() []byte { return stored(`SELECT credentials FROM worlds WHERE id = $1`, worldID) }
+	worldReadable := func(t *testing.T) {
+		t.Helper()
+		if w, err := s.TestWorld(ctx, worldID); err != nil || string(w.Credentials) != worldCreds {
+			t.Errorf("world credentials = %q, %v; want %q", w.Credentials, err, worldCreds)
+		}
+	}
 
 	t.Run("a key seals what is clear", func(t *testing.T) {
 		r, err := s.SealSecrets(ctx, key1)
-		if err != nil || r != (sqlstore.SealReport{Sealed: 2}) {
-			t.Fatalf("SealSecrets = %+v, %v; want 2 sealed", r, err)
+		if err != nil || r != (sqlstore.SealReport{Sealed: 3}) {
+			t.Fatalf("SealSecrets = %+v, %v; want 3 sealed", r, err)
 		}
+		sealedWith(t, "the world's credentials", worldCredentials(), key1, []byte(worldCreds))
+		worldReadable(t)
 		sealedWith(t, "app A's key", appKey(int64(appID)), key1, appA.PrivateKey)
 		sealedWith(t, "the signing key", signingKey(), key1, []byte("PKCS #8 DER"))
 		readable(t, appA)
@@ -116,9 +129,11 @@ func RunSecrets(t *testing.T, open func(t *testing.T) *sqlstore.Store) {
 	})
 	t.Run("rotation re-seals with the new key", func(t *testing.T) {
 		r, err := s.SealSecrets(ctx, rotating)
-		if err != nil || r != (sqlstore.SealReport{Resealed: 3}) {
-			t.Fatalf("SealSecrets = %+v, %v; want 3 re-sealed", r, err)
+		if err != nil || r != (sqlstore.SealReport{Resealed: 4}) {
+			t.Fatalf("SealSecrets = %+v, %v; want 4 re-sealed", r, err)
 		}
+		sealedWith(t, "the world's credentials", worldCredentials(), key2, []byte(worldCreds))
+		worldReadable(t)
 		sealedWith(t, "app A's key", appKey(int64(appID)), key2, appA.PrivateKey)
 		sealedWith(t, "the signing key", signingKey(), key2, []byte("PKCS #8 DER"))
 		readable(t, appA, appB)

@@ -25,7 +25,7 @@ const generatedFile = "methods.go"
 // internal/store/store.go and compares them with methods.go (with
 // -update: writes them), so that every method of the interface is timed.
 func TestGeneratedWrapperIsCurrent(t *testing.T) {
-	src, err := generate("../store.go")
+	src, err := generate("../store.go", "../worlds.go")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,14 +53,32 @@ type method struct {
 }
 
 // generate reads the Store interface (and the interfaces it embeds) from
-// the store package's source and writes a timed method for each.
-func generate(storeFile string) ([]byte, error) {
+// the store package's source files that declare them and writes a timed
+// method for each.
+func generate(storeFiles ...string) ([]byte, error) {
 	fset := token.NewFileSet()
-	file, err := parser.ParseFile(fset, storeFile, nil, parser.SkipObjectResolution)
-	if err != nil {
+	ifaces := map[string]*ast.InterfaceType{}
+	imports := map[string]string{} // package name → path, for those used
+	for _, name := range storeFiles {
+		file, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return nil, err
+		}
+		declaredInterfaces(file, ifaces)
+		for _, imp := range file.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			imports[path[strings.LastIndex(path, "/")+1:]] = path
+		}
+	}
+	var methods []method
+	if err := collect(fset, ifaces, "Store", &methods); err != nil {
 		return nil, err
 	}
-	ifaces := map[string]*ast.InterfaceType{}
+	return render(methods, imports)
+}
+
+// declaredInterfaces adds the interfaces file declares to ifaces.
+func declaredInterfaces(file *ast.File, ifaces map[string]*ast.InterfaceType) {
 	for _, d := range file.Decls {
 		gd, ok := d.(*ast.GenDecl)
 		if !ok || gd.Tok != token.TYPE {
@@ -73,16 +91,6 @@ func generate(storeFile string) ([]byte, error) {
 			}
 		}
 	}
-	var methods []method
-	if err := collect(fset, ifaces, "Store", &methods); err != nil {
-		return nil, err
-	}
-	imports := map[string]string{} // package name → path, for those used
-	for _, imp := range file.Imports {
-		path, _ := strconv.Unquote(imp.Path.Value)
-		imports[path[strings.LastIndex(path, "/")+1:]] = path
-	}
-	return render(methods, imports)
 }
 
 // collect appends the methods of interface name, embedded ones first

@@ -540,3 +540,38 @@ func (w *wrapper) JournalLast(a0 context.Context, a1 snowflake.ID) (int64, error
 	defer w.observe("JournalLast", time.Now())
 	return w.Store.JournalLast(a0, a1)
 }
+
+func (w *wrapper) CreateWorld(a0 context.Context, a1 store.TestWorld, a2 store.WorldPlan) error {
+	defer w.observe("CreateWorld", time.Now())
+	return w.Store.CreateWorld(a0, a1, a2)
+}
+
+func (w *wrapper) TestWorld(a0 context.Context, a1 snowflake.ID) (store.TestWorld, error) {
+	defer w.observe("TestWorld", time.Now())
+	return w.Store.TestWorld(a0, a1)
+}
+
+func (w *wrapper) TestWorldByName(a0 context.Context, a1 string) (store.TestWorld, error) {
+	defer w.observe("TestWorldByName", time.Now())
+	return w.Store.TestWorldByName(a0, a1)
+}
+
+func (w *wrapper) TestWorldList(a0 context.Context) ([]store.TestWorld, error) {
+	defer w.observe("TestWorldList", time.Now())
+	return w.Store.TestWorldList(a0)
+}
+
+func (w *wrapper) DeleteWorld(a0 context.Context, a1 snowflake.ID) error {
+	defer w.observe("DeleteWorld", time.Now())
+	return w.Store.DeleteWorld(a0, a1)
+}
+
+func (w *wrapper) ResetWorld(a0 context.Context, a1 store.TestWorld, a2 store.WorldPlan) error {
+	defer w.observe("ResetWorld", time.Now())
+	return w.Store.ResetWorld(a0, a1, a2)
+}
+
+func (w *wrapper) SetWorldClock(a0 context.Context, a1 snowflake.ID, a2 time.Duration) error {
+	defer w.observe("SetWorldClock", time.Now())
+	return w.Store.SetWorldClock(a0, a1, a2)
+}
