@@ -26,6 +26,7 @@ import (
 	"github.com/slashd/slashd/internal/access"
 	"github.com/slashd/slashd/internal/bootstrap"
 	"github.com/slashd/slashd/internal/form"
+	"github.com/slashd/slashd/internal/journal"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 	"github.com/slashd/slashd/internal/webhook"
@@ -47,6 +48,9 @@ type Deps struct {
 	// GatewaySessions counts an app's gateway sessions (the gateway's
 	// AppSessions); nil: applications are shown without them.
 	GatewaySessions func(appID snowflake.ID) GatewaySessions
+	// ReadJournal reads (and long-polls) a world's journal
+	// (journal.Read); nil: GET …/events fails.
+	ReadJournal func(ctx context.Context, q journal.Query) (journal.Page, error)
 
 	// The server's request plumbing, shared with the public API.
 

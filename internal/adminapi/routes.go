@@ -104,5 +104,6 @@ func (a *API) routes() []route {
 		{"GET", world, on(theWorld), noBody, a.getWorld},
 		{"DELETE", world, on(theWorld), noBody, a.deleteWorld},
 		{"POST", world + "/reset", on(theWorld), noBody, a.resetWorld},
+		{"GET", world + "/events", on(theWorld), noBody, a.worldEvents},
 	}
 }

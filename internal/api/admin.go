@@ -24,6 +24,7 @@ func (s *Server) adminRoutes() {
 			n := s.gateway.AppSessions(app)
 			return adminapi.GatewaySessions{Connected: n.Connected, Resumable: n.Resumable}
 		},
+		ReadJournal:          s.ReadJournal,
 		RefuseFailingAddress: s.refuseFailingAddress,
 		ReadBody:             s.readBody,
 		WriteJSON:            writeJSON,

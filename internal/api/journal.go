@@ -42,11 +42,29 @@ func (s *Server) journalRequest(w http.ResponseWriter, r *http.Request) (http.Re
 		return w, r, func() {}
 	}
 	p := principalFrom(r.Context())
-	app := p.Token.ApplicationID
-	if app == 0 || (p.Token.Kind != store.TokenBot && p.Token.Kind != store.TokenBearer) {
+	app, kind := p.Token.ApplicationID, strings.ToLower(p.Token.Kind)
+	var world snowflake.ID
+	known := false
+	switch {
+	case app != 0 && (p.Token.Kind == store.TokenBot || p.Token.Kind == store.TokenBearer):
+		world, known = s.journal.WorldOf(app)
+	case r.PathValue("interaction_token") != "":
+		// An interaction's token authenticates the request (its
+		// callback, its webhook): the app is the interaction's.
+		kind = "interaction"
+		if id, err := snowflake.Parse(r.PathValue("application_id")); err == nil {
+			app = id
+			world, known = s.journal.WorldOf(app)
+		} else if id, err := snowflake.Parse(r.PathValue("interaction_id")); err == nil {
+			app, world, known = s.journal.Interaction(id)
+			if !known {
+				return w, r, func() {} // not delivered by this node: not a world's (see docs/journal.md)
+			}
+		}
+	}
+	if app == 0 {
 		return w, r, func() {}
 	}
-	world, known := s.journal.WorldOf(app)
 	if !known {
 		a, err := s.store.Application(r.Context(), app)
 		if err != nil {
@@ -63,7 +81,7 @@ func (s *Server) journalRequest(w http.ResponseWriter, r *http.Request) (http.Re
 	r = r.WithContext(context.WithValue(r.Context(), journalKey{}, journalScope{world: world, app: app, route: r.Pattern}))
 	return rec, r, func() {
 		body := restEntry{ApplicationID: app, Method: r.Method, Route: r.Pattern, Path: redactedPath(r),
-			Status: rec.status, LatencyMS: float64(time.Since(start).Microseconds()) / 1000, Token: strings.ToLower(p.Token.Kind)}
+			Status: rec.status, LatencyMS: float64(time.Since(start).Microseconds()) / 1000, Token: kind}
 		if rec.status >= 400 && len(rec.body) > 0 {
 			if json.Valid(rec.body) {
 				body.Error = json.RawMessage(rec.body)
@@ -84,7 +102,7 @@ func (s *Server) journalRequest(w http.ResponseWriter, r *http.Request) (http.Re
 
 type restEntry struct {
 	ApplicationID snowflake.ID    `json:"application_id"`
-	Token         string          `json:"token"` // bot or bearer
+	Token         string          `json:"token"` // bot, bearer or interaction
 	Method        string          `json:"method"`
 	Route         string          `json:"route"`
 	Path          string          `json:"path"`
@@ -155,6 +173,7 @@ func (s *Server) journalDelivered(in invocation) {
 	if s.journal == nil || in.app.WorldID == 0 {
 		return
 	}
+	s.journal.LearnInteraction(in.record.ID, in.app.ID, in.app.WorldID)
 	route := targetGateway
 	switch {
 	case serviceAnswers(in.cmd):

@@ -73,6 +73,10 @@ type Recorder struct {
 	lost   map[snowflake.ID]int64
 
 	worlds worldCache
+	// interactions remembers the app and world of the interactions this
+	// node delivered, for their callbacks (authenticated by the
+	// interaction's token, not the app's).
+	interactions interactionCache
 }
 
 type item struct {
@@ -103,7 +107,8 @@ func New(o Options) *Recorder {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	r := &Recorder{o: o, queue: make(chan item, o.Queue), closed: make(chan struct{}), done: make(chan struct{}),
-		lost: map[snowflake.ID]int64{}, worlds: worldCache{m: map[snowflake.ID]snowflake.ID{}}}
+		lost: map[snowflake.ID]int64{}, worlds: worldCache{m: map[snowflake.ID]snowflake.ID{}},
+		interactions: interactionCache{m: map[snowflake.ID][2]snowflake.ID{}}}
 	go r.write()
 	return r
 }
@@ -352,4 +357,39 @@ func (r *Recorder) Learn(app, world snowflake.ID) {
 	if r != nil && app != 0 {
 		r.worlds.put(app, world)
 	}
+}
+
+// interactionCache: interaction → (app, world), bounded (an interaction
+// token lives 15 minutes; the cache starts over when full).
+type interactionCache struct {
+	mu sync.Mutex
+	m  map[snowflake.ID][2]snowflake.ID
+}
+
+const interactionCacheSize = 65536
+
+// LearnInteraction remembers a world's interaction delivered by this
+// node, so that its callbacks are recorded.
+func (r *Recorder) LearnInteraction(id, app, world snowflake.ID) {
+	if r == nil || world == 0 {
+		return
+	}
+	r.interactions.mu.Lock()
+	defer r.interactions.mu.Unlock()
+	if len(r.interactions.m) >= interactionCacheSize {
+		clear(r.interactions.m)
+	}
+	r.interactions.m[id] = [2]snowflake.ID{app, world}
+}
+
+// Interaction is the app and world of an interaction LearnInteraction
+// was told of (known false: none).
+func (r *Recorder) Interaction(id snowflake.ID) (app, world snowflake.ID, known bool) {
+	if r == nil {
+		return 0, 0, false
+	}
+	r.interactions.mu.Lock()
+	defer r.interactions.mu.Unlock()
+	v, ok := r.interactions.m[id]
+	return v[0], v[1], ok
 }
