@@ -124,7 +124,7 @@ func TestJournalRESTRequests(t *testing.T) {
 
 // gatewayBot is a bot on a real gateway connection: it identifies and
 // answers every INTERACTION_CREATE through the REST callback.
-func gatewayBot(t *testing.T, e *testenv.Env, token string, answer string) (closeBot func()) {
+func gatewayBot(t testing.TB, e *testenv.Env, token string, answer string) (closeBot func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ws, _, err := websocket.Dial(ctx, strings.Replace(e.URL, "http", "ws", 1)+"/gateway?v=10&encoding=json", nil)

@@ -73,6 +73,11 @@ type Recorder struct {
 	lost   map[snowflake.ID]int64
 
 	worlds worldCache
+	// sinceTrim counts the entries written since the store last trimmed
+	// (the writer's alone): trimming scans a world's newest Keep entries,
+	// so it runs once per Keep/10 entries written, and a world holds at
+	// most 10% over its cap meanwhile.
+	sinceTrim int
 	// interactions remembers the app and world of the interactions this
 	// node delivered, for their callbacks (authenticated by the
 	// interaction's token, not the app's).
@@ -287,7 +292,12 @@ func (r *Recorder) flush(batch []item) {
 	if len(entries) == 0 {
 		return
 	}
-	if err := r.o.Store.AppendJournal(ctx, entries, r.o.Keep); err != nil {
+	keep := 0
+	r.sinceTrim += len(entries)
+	if r.o.Keep > 0 && r.sinceTrim >= max(r.o.Keep/10, 1) {
+		keep, r.sinceTrim = r.o.Keep, 0
+	}
+	if err := r.o.Store.AppendJournal(ctx, entries, keep); err != nil {
 		r.dropped.Add(int64(len(entries)))
 		r.o.Logger.Error("journal: write a batch", "entries", len(entries), "err", err)
 		return
