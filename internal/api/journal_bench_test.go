@@ -17,7 +17,9 @@ import (
 // and off. Run both with a fixed count:
 //
 //	go test -run '^$' -bench 'InvokeWorldJournal' -benchtime 3000x -count 3 ./internal/api/
-func BenchmarkInvokeWorldJournalOn(b *testing.B) { benchmarkWorldInvoke(b, api.DefaultConfig().JournalEntries) }
+func BenchmarkInvokeWorldJournalOn(b *testing.B) {
+	benchmarkWorldInvoke(b, api.DefaultConfig().JournalEntries)
+}
 
 func BenchmarkInvokeWorldJournalOff(b *testing.B) { benchmarkWorldInvoke(b, 0) }
 
