@@ -30,7 +30,7 @@ const (
 	DefaultKeep  = 10_000
 	DefaultQueue = 8192
 	DefaultBatch = 256
-	DefaultFlush = 5 * time.Millisecond
+	DefaultFlush = 10 * time.Millisecond
 )
 
 // Options configure a Recorder.

@@ -18,6 +18,10 @@ import (
 // so batches commit in the order of their seqs and a reader never sees
 // a smaller seq appear after a larger one.
 
+// journalInsertRows is how many entries one INSERT writes (6 parameters
+// each: well under SQLite's and PostgreSQL's parameter limits).
+const journalInsertRows = 128
+
 // AppendJournal implements store.Journal.
 func (s *Store) AppendJournal(ctx context.Context, entries []store.JournalEntry, keep int) error {
 	if len(entries) == 0 {
@@ -32,14 +36,26 @@ func (s *Store) AppendJournal(ctx context.Context, entries []store.JournalEntry,
 		first := last - int64(len(entries)) + 1
 		var worlds []snowflake.ID
 		for i := range entries {
-			e := &entries[i]
-			e.Seq = first + int64(i)
-			if _, err := tx.ExecContext(ctx, `INSERT INTO journal (seq, world_id, id, type, at, body) VALUES ($1, $2, $3, $4, $5, $6)`,
-				e.Seq, id64(e.WorldID), id64(e.ID), e.Type, unix(e.At), string(e.Body)); err != nil {
-				return fmt.Errorf("append a journal entry: %w", s.formatError(err))
+			entries[i].Seq = first + int64(i)
+			if !slices.Contains(worlds, entries[i].WorldID) {
+				worlds = append(worlds, entries[i].WorldID)
 			}
-			if !slices.Contains(worlds, e.WorldID) {
-				worlds = append(worlds, e.WorldID)
+		}
+		// Multi-row INSERTs: one statement per chunk, not per entry.
+		for chunk := range slices.Chunk(entries, journalInsertRows) {
+			var b strings.Builder
+			b.WriteString(`INSERT INTO journal (seq, world_id, id, type, at, body) VALUES `)
+			args := make([]any, 0, 6*len(chunk))
+			for i, e := range chunk {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				n := len(args)
+				fmt.Fprintf(&b, "($%d, $%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5, n+6)
+				args = append(args, e.Seq, id64(e.WorldID), id64(e.ID), e.Type, unix(e.At), string(e.Body))
+			}
+			if _, err := tx.ExecContext(ctx, b.String(), args...); err != nil {
+				return fmt.Errorf("append %d journal entries: %w", len(chunk), s.formatError(err))
 			}
 		}
 		if keep <= 0 {
