@@ -347,6 +347,9 @@ func (s *Server) startJournal(ctx context.Context, cfg Config, d Deps) {
 	}
 	s.journal = journal.New(journal.Options{Store: d.Store, Bus: s.events, IDs: s.ids, Now: s.now, Keep: cfg.JournalEntries,
 		Logger: s.log})
+	s.metrics.registry.CounterFunc("slashd_journal_dropped_total",
+		"Journal entries this node dropped (its queue was full, or a batch failed to be written); should stay 0.",
+		func() float64 { return float64(s.journal.Dropped()) })
 	m := s.store.(messageEvents)
 	m.journal = s.journalMessage
 	s.store = m
