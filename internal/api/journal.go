@@ -316,24 +316,21 @@ type gatewayEntry struct {
 // maxDispatchData bounds the data a gateway.dispatch entry keeps.
 const maxDispatchData = 4 << 10
 
-// dispatchEntry decodes the frame's type and keeps its data when small.
+// dispatchEntry keeps a dispatch's data when small, except an
+// INTERACTION_CREATE's: interaction.delivered has it already.
 func dispatchEntry(o gateway.Observation) any {
-	var f struct {
-		T string          `json:"t"`
-		S int64           `json:"s"`
-		D json.RawMessage `json:"d"`
-	}
-	_ = json.Unmarshal(o.Frame, &f)
 	e := struct {
 		Session   string          `json:"session_id"`
 		Type      string          `json:"event"`
 		Seq       int64           `json:"seq"`
 		Data      json.RawMessage `json:"data,omitempty"`
 		Truncated bool            `json:"data_omitted,omitempty"`
-	}{Session: o.Session, Type: f.T, Seq: f.S}
-	if len(f.D) <= maxDispatchData {
-		e.Data = f.D
-	} else {
+	}{Session: o.Session, Type: o.Event, Seq: o.Seq}
+	switch {
+	case o.Event == event.InteractionCreate:
+	case len(o.Data) <= maxDispatchData: // the gateway encoded it: valid JSON
+		e.Data = json.RawMessage(o.Data)
+	default:
 		e.Truncated = true
 	}
 	return e

@@ -542,7 +542,7 @@ func (c *conn) flush() {
 			c.mu.Unlock()
 			s.markSent(e.seq)
 			if c.g.observing() {
-				c.g.observe(Observation{Kind: ObservedDispatch, ApplicationID: s.appID, Session: s.id, Frame: e.frame})
+				c.g.observeDispatch(s.appID, s.id, e.seq, e.frame)
 			}
 		}
 	}

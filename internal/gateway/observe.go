@@ -1,6 +1,11 @@
 package gateway
 
-import "github.com/slashd/slashd/internal/snowflake"
+import (
+	"bytes"
+	"strconv"
+
+	"github.com/slashd/slashd/internal/snowflake"
+)
 
 // Observation is what Config.Observe is told: a session identified,
 // resumed or closed, or a dispatch written to its connection.
@@ -16,9 +21,10 @@ type Observation struct {
 	// Code and By: a close's code and who closed ("client", "server").
 	Code int
 	By   string
-	// Frame is a dispatch's frame as written (before compression); it
-	// must not be changed.
-	Frame []byte
+	// Event, Seq and Data: a dispatch's, sliced from its frame as
+	// written (Data must not be changed).
+	Event string
+	Data  []byte
 }
 
 // Observation kinds.
@@ -39,3 +45,19 @@ func (g *Gateway) observe(o Observation) {
 // observing reports whether anything observes the gateway (so that the
 // send path builds no Observation for nobody).
 func (g *Gateway) observing() bool { return g.cfg.Observe != nil }
+
+// observeDispatch tells Config.Observe of a dispatch frame written,
+// reading it as dispatchFrame wrote it (no decoding).
+func (g *Gateway) observeDispatch(app snowflake.ID, session string, seq int64, frame []byte) {
+	o := Observation{Kind: ObservedDispatch, ApplicationID: app, Session: session, Seq: seq}
+	// {"op":0,"s":N,"t":"T","d":D}
+	if _, rest, ok := bytes.Cut(frame, []byte(`,"t":"`)); ok {
+		if t, d, ok := bytes.Cut(rest, []byte(`","d":`)); ok && len(d) > 0 {
+			o.Event, o.Data = string(t), d[:len(d)-1]
+		}
+	}
+	if o.Event == "" {
+		o.Event = "unknown:" + strconv.Itoa(len(frame))
+	}
+	g.observe(o)
+}
