@@ -26,6 +26,7 @@ import (
 	"github.com/slashd/slashd/internal/datadir"
 	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/event/natsbus"
+	"github.com/slashd/slashd/internal/journal"
 	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/realip"
 	"github.com/slashd/slashd/internal/secrets"
@@ -40,6 +41,7 @@ type serveConfig struct {
 	store       string // a postgres:// URL; empty: SQLite in dataDir
 	rateLimit   bool
 	ui          bool // serve the playground UI at /
+	journal     int  // journal entries kept per test world (0: off)
 	limits      abuseLimits
 	logLevel    slog.Level
 	nats        string // NATS URL(s) of the cluster's event bus; "" = in-process
@@ -97,6 +99,8 @@ func serveFlags(fs *flagSet) func() (serveConfig, error) {
 	addrFlag(fs, &cfg.addr, "listen address, host:port (0.0.0.0:PORT listens on every interface, as in a container)")
 	dataFlag(fs, &cfg.dataDir)
 	fs.envBool(&cfg.ui, "ui", true, "serve the playground web UI at / (--ui=false turns it off)")
+	fs.envInt(&cfg.journal, "journal-entries", journal.DefaultKeep,
+		"journal entries each test world keeps, the oldest dropped first (GET /admin/v1/worlds/{world}/events; 0: no journal)")
 	fs.envBool(&cfg.rateLimit, "ratelimit", true, "enforce rate limits like the real service (--ratelimit=false turns them off)")
 	var level, proxies string
 	fs.envString(&level, "log-level", "info", "debug, info, warn or error")
@@ -228,6 +232,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 	// Message events feed the playground's live chat; without it nobody
 	// reads them (in a cluster, run every node with the same --ui).
 	apiCfg.MessageEventsOff = !cfg.ui
+	apiCfg.JournalEntries = max(cfg.journal, 0)
 	apiCfg.Build = build
 	cfg.limits.apply(&apiCfg)
 	// A PostgreSQL store may serve several nodes: they count the rate

@@ -27,6 +27,7 @@ import (
 	"github.com/slashd/slashd/internal/act"
 	"github.com/slashd/slashd/internal/bootstrap"
 	"github.com/slashd/slashd/internal/form"
+	"github.com/slashd/slashd/internal/journal"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 	"github.com/slashd/slashd/internal/webhook"
@@ -51,6 +52,9 @@ type Deps struct {
 	// FaultsChanged reloads the faults after a write to them, on this
 	// node and (through the bus) the others; nil: nothing to tell.
 	FaultsChanged func(ctx context.Context) error
+	// ReadJournal reads (and long-polls) a world's journal
+	// (journal.Read); nil: GET …/events fails.
+	ReadJournal func(ctx context.Context, q journal.Query) (journal.Page, error)
 
 	// The server's request plumbing, shared with the public API.
 

@@ -106,5 +106,6 @@ func (a *API) routes() []route {
 		{"POST", world + "/reset", on(theWorld), noBody, a.resetWorld},
 		{"POST", world + "/clock", on(theWorld), withBody, a.advanceClock},
 		{"POST", world + "/act", on(theWorld), withBody, a.act},
+		{"GET", world + "/events", on(theWorld), noBody, a.worldEvents},
 	}, a.faultRoutes(world)...)
 }

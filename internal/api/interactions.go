@@ -385,6 +385,7 @@ func (s *Server) newInteractionToken(id snowflake.ID) (string, error) {
 func (s *Server) dispatch(ctx context.Context, in invocation) (answered, error) {
 	start := time.Now()
 	d := delivery{target: targetGateway}
+	s.journalDelivered(in)
 	rec, err := s.deliverWithFaults(ctx, in, &d)
 	switch {
 	case err == nil && (rec.ResponseType == interaction.CallbackDeferredChannelMessage ||
@@ -398,6 +399,7 @@ func (s *Server) dispatch(ctx context.Context, in invocation) (answered, error) 
 	took := time.Since(start)
 	s.deliveryDone(in, d, took)
 	s.noteDelivery(ctx, in, d, took, rec, err)
+	s.journalDelivery(ctx, in, d, took, rec, err)
 	return rec, err
 }
 

@@ -29,9 +29,14 @@ type messageEvents struct {
 	// bots returns the apps whose bots see msg (nil: no bot session
 	// anywhere, or none of them sees it).
 	bots func(ctx context.Context, msg store.Message) []snowflake.ID
+	// journal records the change in its world's journal (nil: off).
+	journal func(ctx context.Context, typ string, msg store.Message)
 }
 
 func (m messageEvents) publish(ctx context.Context, typ string, msg store.Message) {
+	if m.journal != nil {
+		m.journal(ctx, typ, msg)
+	}
 	var bots []snowflake.ID
 	if msg.VisibleTo == 0 && m.bots != nil {
 		bots = m.bots(ctx, msg)

@@ -83,6 +83,9 @@ func (s *Server) wrap(template string, kind routeKind, h handlerFunc) http.Handl
 			// the time of the app's world.
 			r = r.WithContext(s.withPathClock(r))
 		}
+		// The journal's decorator: an app's request in a test world.
+		w, r, recorded := s.journalRequest(w, r)
+		defer recorded()
 		if s.cfg.RateLimit && !s.allow(w, r, who, bucket, routeLimit) {
 			return
 		}

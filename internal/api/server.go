@@ -26,6 +26,7 @@ import (
 	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/fault"
 	"github.com/slashd/slashd/internal/gateway"
+	"github.com/slashd/slashd/internal/journal"
 	"github.com/slashd/slashd/internal/oauth"
 	"github.com/slashd/slashd/internal/ratelimit"
 	"github.com/slashd/slashd/internal/snowflake"
@@ -43,6 +44,9 @@ type Config struct {
 	// which saves a bus publish per such message written (a NATS round
 	// trip in a cluster).
 	MessageEventsOff bool
+	// JournalEntries is how many journal entries each test world keeps
+	// (docs/journal.md); 0 turns the journal off (nothing recorded).
+	JournalEntries int
 	// RateLimit turns the rate limiter on (the default in production).
 	RateLimit bool
 	// SharedRateLimits counts in the store rather than in memory, so
@@ -117,6 +121,7 @@ func DefaultConfig() Config {
 		RateLimitKeys:     ratelimit.DefaultMaxKeys,
 		MaxBodyBytes:      8 << 20,
 		RenderCache:       100_000,
+		JournalEntries:    journal.DefaultKeep,
 		Cache:             CacheLocal,
 		Gateway:           gateway.DefaultConfig(),
 		Build:             buildinfo.Read(buildinfo.Info{}),
@@ -196,6 +201,10 @@ type Server struct {
 	registered []string
 	// faults are the test worlds' faults this node applies (faults.go).
 	faults *fault.Engine
+	// journal records the test worlds' journal (nil: off); journalWaiters
+	// wake its long-polls (journal.go).
+	journal        *journal.Recorder
+	journalWaiters *journal.Waiters
 }
 
 // New builds the server and its routes.
@@ -257,6 +266,7 @@ func New(cfg Config, d Deps) *Server {
 	// Message events feed the playground and the gateway's MESSAGE_*
 	// dispatches; MessageEventsOff publishes only those a bot gets.
 	s.store = messageEvents{Store: d.Store, bus: s.events, ui: !cfg.MessageEventsOff, bots: s.messageBots}
+	s.startJournal(ctx, cfg, d)
 	if cfg.AuthFailureLimit.On() {
 		s.failures = ratelimit.NewWithMaxKeys(d.Now, cfg.RateLimitKeys)
 		s.lookups = ratelimit.NewWithMaxKeys(d.Now, cfg.RateLimitKeys)
@@ -270,6 +280,9 @@ func New(cfg Config, d Deps) *Server {
 	gcfg.Faults = gatewayFaults{s}
 	gcfg.Now, gcfg.AfterFunc, gcfg.Logger, gcfg.Limiter = d.Now, d.AfterFunc, d.Logger, s.limiter
 	gcfg.OnBusGap = s.metrics.busGap(gapGateway)
+	if s.journal != nil {
+		gcfg.Observe = s.journalGateway
+	}
 	s.gateway = gateway.New(gcfg, gatewayDirectory{s}, s.events)
 	// Both listen to the bus from now on: a node started beside others
 	// must not miss a session started there a moment later.
@@ -310,6 +323,7 @@ func (s *Server) ResumeCache() {
 func (s *Server) Shutdown(ctx context.Context) {
 	s.gateway.Shutdown(ctx)
 	s.stop()
+	s.journal.Close(ctx) // what is queued is written
 }
 
 // Kill makes this server look crashed to the rest of a cluster (for

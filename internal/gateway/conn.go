@@ -61,6 +61,9 @@ type conn struct {
 	sent        int
 	closeOnce   sync.Once
 	closedWith  websocket.StatusCode // the code this side closed with
+	// app is the application identified or resumed as (0: none yet),
+	// for Config.Observe's close.
+	app snowflake.ID
 }
 
 // ServeHTTP accepts a gateway connection: ?v= (6–10), ?encoding=json
@@ -147,13 +150,25 @@ func URL(r *http.Request) string {
 // readLoop handles the client's payloads until the connection ends.
 func (c *conn) readLoop() {
 	dead := false
+	clientCode := websocket.StatusCode(-1)
 	defer func() {
 		c.watch.Stop()
 		c.stopIdentifyDeadline()
 		c.cancel()
 		c.mu.Lock()
 		timedOut := c.closedWith == CloseSessionTimedOut
+		closedWith, app := c.closedWith, c.app
 		c.mu.Unlock()
+		if app != 0 && c.g.observing() {
+			o := Observation{Kind: ObservedClose, ApplicationID: app, Code: int(closedWith), By: "server"}
+			if closedWith == 0 {
+				o.Code, o.By = int(clientCode), "client"
+			}
+			if s := c.session(); s != nil {
+				o.Session = s.id
+			}
+			c.g.observe(o)
+		}
 		dead = dead || timedOut // 4009: start a new session
 		if s := c.session(); s != nil && s.detach(c, c.g.cfg.Now(), dead) {
 			c.g.removeSession(s)
@@ -166,6 +181,7 @@ func (c *conn) readLoop() {
 			// A client closing with 1000 or 1001 ends its session; any
 			// other end leaves it resumable.
 			st := websocket.CloseStatus(err)
+			clientCode = st
 			dead = st == websocket.StatusNormalClosure || st == websocket.StatusGoingAway
 			return
 		}
@@ -327,7 +343,15 @@ func (c *conn) identify(d json.RawMessage) (websocket.StatusCode, string) {
 	// writes queued frames before the session's dispatches.
 	c.mu.Lock()
 	c.ctrl = append(c.ctrl, readyFrame)
+	c.app = bot.ApplicationID
 	c.mu.Unlock()
+	if c.g.observing() {
+		o := Observation{Kind: ObservedIdentify, ApplicationID: bot.ApplicationID, Session: s.id, Intents: s.intents}
+		if id.Shard != nil {
+			o.Shard = &[2]int{shardID, shards}
+		}
+		c.g.observe(o)
+	}
 	c.attach(s, readySeq)
 	go c.applyFault(c.ctx, FaultAtAttach)
 	return 0, ""
@@ -411,8 +435,9 @@ func (c *conn) resume(d json.RawMessage) (websocket.StatusCode, string) {
 	}
 	// The flusher picks the session up at the next notify (RESUMED's).
 	c.mu.Lock()
-	c.sess, c.sentSeq = s, rs.Seq
+	c.sess, c.sentSeq, c.app = s, rs.Seq, bot.ApplicationID
 	c.mu.Unlock()
+	c.g.observe(Observation{Kind: ObservedResume, ApplicationID: bot.ApplicationID, Session: s.id, Seq: rs.Seq})
 	if old != nil && old != c {
 		go old.close(CloseUnknownError, "session resumed elsewhere")
 	}
@@ -523,6 +548,9 @@ func (c *conn) flush() {
 			}
 			c.mu.Unlock()
 			s.markSent(e.seq)
+			if c.g.observing() {
+				c.g.observeDispatch(s.appID, s.id, e.seq, e.frame)
+			}
 		}
 	}
 }

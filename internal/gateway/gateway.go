@@ -132,6 +132,10 @@ type Config struct {
 	// Faults are test worlds' faults on the send path (faults.go); nil:
 	// none.
 	Faults Faults
+	// Observe, when set, is told of sessions identified, resumed and
+	// closed and of every dispatch written (the test worlds' journal);
+	// it runs on the connection's goroutines and must be quick.
+	Observe func(Observation)
 }
 
 // Timer is a timer AfterFunc started (*time.Timer is one).

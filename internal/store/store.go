@@ -207,6 +207,7 @@ type Store interface {
 	Messages
 	RateLimits
 	PlaygroundSessions
+	Journal
 	TestWorlds
 	Faults
 
@@ -233,6 +234,19 @@ type Faults interface {
 	// the fault as the match left it. ErrNotFound: deleted; a spent
 	// fault does not fire.
 	MatchFault(ctx context.Context, id snowflake.ID, fires func(match int64) bool) (Fault, bool, error)
+}
+
+// Journal is the test worlds' journal (docs/journal.md; the types are in
+// journal.go). A world's entries are deleted with it (DeleteWorld).
+type Journal interface {
+	// AppendJournal appends entries in one transaction, in the order
+	// given, setting their Seq (entries[i].Seq on return); then each
+	// world written keeps only its newest keep entries (keep <= 0: all).
+	AppendJournal(ctx context.Context, entries []JournalEntry, keep int) error
+	// JournalEntries lists a world's entries after q.After, oldest first.
+	JournalEntries(ctx context.Context, q JournalQuery) ([]JournalEntry, error)
+	// JournalLast is the largest Seq of the world's entries (0: none).
+	JournalLast(ctx context.Context, worldID snowflake.ID) (int64, error)
 }
 
 // PlaygroundSessions are the playground's logins (internal/ui), kept in

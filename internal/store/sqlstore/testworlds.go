@@ -254,6 +254,9 @@ func (s *Store) DeleteWorld(ctx context.Context, id snowflake.ID) error {
 		if err := DeleteWorldFaultsTx(ctx, tx, id); err != nil {
 			return err
 		}
+		if err := DeleteJournal(ctx, tx, id); err != nil {
+			return err
+		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM worlds WHERE id = $1`, id64(id))
 		if err != nil {
 			return fmt.Errorf("delete world %d: %w", id, s.formatError(err))

@@ -36,6 +36,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("PlaygroundSessions", func(t *testing.T) { testPlaygroundSessions(t, open) })
 	t.Run("WorldIDs", func(t *testing.T) { testWorldIDs(t, open) })
 	t.Run("Faults", func(t *testing.T) { testFaults(t, open) })
+	t.Run("Journal", func(t *testing.T) { testJournal(t, open) })
 	t.Run("TestWorlds", func(t *testing.T) { testTestWorlds(t, open) })
 }
 

@@ -526,6 +526,21 @@ func (w *wrapper) DeletePlaygroundSession(a0 context.Context, a1 []byte) error {
 	return w.Store.DeletePlaygroundSession(a0, a1)
 }
 
+func (w *wrapper) AppendJournal(a0 context.Context, a1 []store.JournalEntry, a2 int) error {
+	defer w.observe("AppendJournal", time.Now())
+	return w.Store.AppendJournal(a0, a1, a2)
+}
+
+func (w *wrapper) JournalEntries(a0 context.Context, a1 store.JournalQuery) ([]store.JournalEntry, error) {
+	defer w.observe("JournalEntries", time.Now())
+	return w.Store.JournalEntries(a0, a1)
+}
+
+func (w *wrapper) JournalLast(a0 context.Context, a1 snowflake.ID) (int64, error) {
+	defer w.observe("JournalLast", time.Now())
+	return w.Store.JournalLast(a0, a1)
+}
+
 func (w *wrapper) CreateWorld(a0 context.Context, a1 store.TestWorld, a2 store.WorldPlan) error {
 	defer w.observe("CreateWorld", time.Now())
 	return w.Store.CreateWorld(a0, a1, a2)

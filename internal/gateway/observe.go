@@ -1,0 +1,63 @@
+package gateway
+
+import (
+	"bytes"
+	"strconv"
+
+	"github.com/slashd/slashd/internal/snowflake"
+)
+
+// Observation is what Config.Observe is told: a session identified,
+// resumed or closed, or a dispatch written to its connection.
+type Observation struct {
+	Kind          string
+	ApplicationID snowflake.ID
+	Session       string
+	// Shard and Intents: an identify's (Shard nil: none asked for).
+	Shard   *[2]int
+	Intents uint64
+	// Seq: a resume's sequence number.
+	Seq int64
+	// Code and By: a close's code and who closed ("client", "server").
+	Code int
+	By   string
+	// Event, Seq and Data: a dispatch's, sliced from its frame as
+	// written (Data must not be changed).
+	Event string
+	Data  []byte
+}
+
+// Observation kinds.
+const (
+	ObservedIdentify = "identify"
+	ObservedResume   = "resume"
+	ObservedClose    = "close"
+	ObservedDispatch = "dispatch"
+)
+
+// observe tells Config.Observe, if any.
+func (g *Gateway) observe(o Observation) {
+	if g.cfg.Observe != nil {
+		g.cfg.Observe(o)
+	}
+}
+
+// observing reports whether anything observes the gateway (so that the
+// send path builds no Observation for nobody).
+func (g *Gateway) observing() bool { return g.cfg.Observe != nil }
+
+// observeDispatch tells Config.Observe of a dispatch frame written,
+// reading it as dispatchFrame wrote it (no decoding).
+func (g *Gateway) observeDispatch(app snowflake.ID, session string, seq int64, frame []byte) {
+	o := Observation{Kind: ObservedDispatch, ApplicationID: app, Session: session, Seq: seq}
+	// {"op":0,"s":N,"t":"T","d":D}
+	if _, rest, ok := bytes.Cut(frame, []byte(`,"t":"`)); ok {
+		if t, d, ok := bytes.Cut(rest, []byte(`","d":`)); ok && len(d) > 0 {
+			o.Event, o.Data = string(t), d[:len(d)-1]
+		}
+	}
+	if o.Event == "" {
+		o.Event = "unknown:" + strconv.Itoa(len(frame))
+	}
+	g.observe(o)
+}
