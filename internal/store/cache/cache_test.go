@@ -76,6 +76,8 @@ func TestEveryMethodClassified(t *testing.T) {
 		"HasWorldEvents", "ClaimWorldEvents", "BotMembers",
 		// the playground's sessions
 		"CreatePlaygroundSession", "PlaygroundSession", "DeletePlaygroundSession",
+		// test worlds' journals (never cached)
+		"AppendJournal", "JournalEntries", "JournalLast",
 		// test worlds' faults (each node's fault engine keeps its own copy)
 		"CreateFault", "WorldFaults", "LiveFaults", "DeleteFault", "DeleteWorldFaults", "MatchFault",
 		// test worlds' own rows (their users, apps and guilds are written by the wrapped ones)
