@@ -22,6 +22,11 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/slashd/slashd/internal/journal"
+	"github.com/slashd/slashd/internal/secrets"
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store"
 )
 
 const testAbout = `It starts a slashd server in this process on a free loopback port, with its store
@@ -119,7 +124,11 @@ func runTest(ctx context.Context, o *testOptions, argv []string, stdout, stderr 
 		return err
 	}
 	status, runErr := runCommand(ctx, argv, env, stdout, stderr)
-	failures := srv.failures(context.WithoutCancel(ctx), worlds)
+	// The journal is read once the server stopped: every request the
+	// command made has then ended and been recorded, and the journal's
+	// queue was written out.
+	srv.stop()
+	failures := readFailures(context.WithoutCancel(ctx), dir, worlds)
 	printFailures(stderr, failures)
 	if runErr != nil {
 		return runErr
@@ -356,35 +365,88 @@ type failure struct {
 	Text  string
 }
 
-// failures reads what the bots got wrong in every world.
-func (s *testServer) failures(ctx context.Context, worlds []testWorld) []failure {
+// readFailures reads what the bots got wrong in every world, from the
+// journals in the stopped server's store.
+func readFailures(ctx context.Context, dir string, worlds []testWorld) []failure {
+	if len(worlds) == 0 {
+		return nil
+	}
+	st, err := openStore(ctx, "", dir, secrets.Config{}, nil)
+	if err != nil {
+		return []failure{{Text: "could not read the journals: " + err.Error()}}
+	}
+	defer st.Close()
 	var all []failure
 	for _, w := range worlds {
-		var page struct {
-			Events []json.RawMessage `json:"events"`
-		}
-		if err := s.adminGet(ctx, "/worlds/"+w.ID+"/events?failures=true&limit=1000", &page); err != nil {
-			all = append(all, failure{World: w.Name, Text: "could not read the journal: " + err.Error()})
+		id, err := snowflake.Parse(w.ID)
+		if err != nil {
 			continue
 		}
-		for _, e := range page.Events {
-			all = append(all, failure{World: w.Name, Text: describeFailure(e)})
+		var after int64
+		for {
+			page, err := st.JournalEntries(ctx, store.JournalQuery{WorldID: id, After: after, Limit: 1000})
+			if err != nil {
+				all = append(all, failure{World: w.Name, Text: "could not read the journal: " + err.Error()})
+				break
+			}
+			for _, e := range page {
+				after = e.Seq
+				if journal.IsFailure(e) {
+					all = append(all, failure{World: w.Name, Text: describeFailure(journal.AppendJSON(nil, e))})
+				}
+			}
+			if len(page) < 1000 {
+				break
+			}
 		}
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].World < all[j].World })
 	return all
 }
 
-// describeFailure is one line for a journal entry.
+// describeFailure is one line for a failure of the journal
+// (docs/journal.md): a refused REST call with its error, a 429, a failed
+// interaction with its reason, lost entries.
 func describeFailure(raw json.RawMessage) string {
-	var e map[string]any
+	var e struct {
+		Type       string          `json:"type"`
+		Method     string          `json:"method"`
+		Route      string          `json:"route"`
+		Status     int             `json:"status"`
+		Error      json.RawMessage `json:"error"`
+		RetryAfter float64         `json:"retry_after"`
+		Outcome    string          `json:"outcome"`
+		Reason     string          `json:"reason"`
+		Command    string          `json:"interaction_id"`
+		Count      int             `json:"count"`
+	}
 	if json.Unmarshal(raw, &e) != nil {
 		return string(raw)
 	}
-	if s, ok := e["summary"].(string); ok && s != "" {
-		return s
+	switch e.Type {
+	case "rest.request":
+		line := fmt.Sprintf("%s → %d", e.Route, e.Status)
+		if len(e.Error) > 0 {
+			line += " " + clipLine(string(e.Error), 300)
+		}
+		return line
+	case "rate_limit.hit":
+		return fmt.Sprintf("%s %s → 429 (retry after %gs)", e.Method, e.Route, e.RetryAfter)
+	case "interaction.failed":
+		return fmt.Sprintf("interaction %s failed: %s (%s)", e.Command, e.Outcome, e.Reason)
+	case "journal.dropped":
+		return fmt.Sprintf("%d journal entries were lost (the journal was busy)", e.Count)
 	}
-	return string(raw)
+	return clipLine(string(raw), 300)
+}
+
+// clipLine is s on one line, at most n bytes.
+func clipLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
 }
 
 // printFailures is the summary after the command.
@@ -397,7 +459,7 @@ func printFailures(w io.Writer, fs []failure) {
 	const shown = 50
 	for i, f := range fs {
 		if i == shown {
-			fmt.Fprintf(w, "  … and %d more (GET /admin/v1/worlds/{world}/events?failures=true)\n", len(fs)-shown)
+			fmt.Fprintf(w, "  … and %d more (GET /admin/v1/worlds/{world}/events?type=failures)\n", len(fs)-shown)
 			break
 		}
 		fmt.Fprintf(w, "  [%s] %s\n", f.World, f.Text)

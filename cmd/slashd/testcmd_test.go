@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -110,5 +111,29 @@ cat "$SLASHD_WORLDS"`
 	app := worlds["ci"].Apps["modbot"]
 	if app.BotToken == "" || lines[0] != app.BotToken || lines[1] != app.ID {
 		t.Errorf("SLASHD_BOT_TOKEN %q, SLASHD_APPLICATION_ID %q; the world's app: %+v", lines[0], lines[1], app)
+	}
+}
+
+// TestSlashdTestReportsTheBotsFailures: a refused call of the world's bot
+// is printed after the command, from the world's journal; --strict then
+// fails a command that passed.
+func TestSlashdTestReportsTheBotsFailures(t *testing.T) {
+	if _, err := exec.LookPath("curl"); err != nil {
+		t.Skip("no curl to make the bot's refused call with")
+	}
+	tmp := t.TempDir()
+	spec := filepath.Join(tmp, "world.json")
+	if err := os.WriteFile(spec, []byte(`{"name": "ci", "apps": {"modbot": {}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	script := `curl -s -o /dev/null -H "Authorization: Bot $SLASHD_BOT_TOKEN" "$SLASHD_URL/api/v10/users/1"`
+	_, stderr, code := runBinary(t, []string{"TMPDIR=" + tmp}, "test", "--world", spec, "--", "sh", "-c", script)
+	if code != 0 || !strings.Contains(stderr, "the bots had 1 failures") ||
+		!strings.Contains(stderr, "[ci] GET /api/v10/users/{user_id} → 404") || !strings.Contains(stderr, "10013") {
+		t.Errorf("without --strict: exit %d, stderr:\n%s", code, stderr)
+	}
+	_, stderr, code = runBinary(t, []string{"TMPDIR=" + tmp}, "test", "--strict", "--world", spec, "--", "sh", "-c", script)
+	if code != 1 || !strings.Contains(stderr, "--strict: the bots had 1 failures") {
+		t.Errorf("with --strict: exit %d, stderr:\n%s", code, stderr)
 	}
 }
