@@ -360,3 +360,11 @@ func (s *Server) ReadJournal(ctx context.Context, q journal.Query) (journal.Page
 
 // Journal is the recorder (nil: off), for tests and benchmarks.
 func (s *Server) Journal() *journal.Recorder { return s.journal }
+
+// journalFault records a fault that fired (fault.FiredFunc): its kind,
+// id, target and what it did.
+func (s *Server) journalFault(_ context.Context, world snowflake.ID, f store.Fault, detail string) {
+	s.journal.Record(world, journal.FaultFired, map[string]any{"fault_id": f.ID.String(), "kind": f.Kind,
+		"application_id": f.AppID.String(), "route": f.Route, "session_id": f.Session, "detail": detail,
+		"remaining": f.Remaining})
+}

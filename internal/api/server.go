@@ -276,6 +276,7 @@ func New(cfg Config, d Deps) *Server {
 		Wrap: s.wrapPublic, Guard: s.guardCredential, Limiter: s.limiter,
 		Logins: oauth.LoginLimits{Account: cfg.LoginAccountLimit, Address: cfg.LoginAddressLimit}})
 	s.startFaults(ctx, d.Store)
+	s.faults.OnFired(s.journalFault) // a fault that fires is journaled in its world
 	gcfg := cfg.Gateway
 	gcfg.Faults = gatewayFaults{s}
 	gcfg.Now, gcfg.AfterFunc, gcfg.Logger, gcfg.Limiter = d.Now, d.AfterFunc, d.Logger, s.limiter

@@ -23,6 +23,8 @@ const (
 	GatewayClose         = "gateway.close"
 	GatewayDispatch      = "gateway.dispatch"
 	RateLimitHit         = "rate_limit.hit"
+	// FaultFired: a fault of the world (docs/faults.md) fired.
+	FaultFired = "fault.fired"
 	// Dropped says entries were lost because the node's queue was full
 	// (body: {"count": n}).
 	Dropped = "journal.dropped"
@@ -30,7 +32,8 @@ const (
 
 // Types lists every entry type.
 var Types = []string{InteractionDelivered, InteractionAnswered, InteractionFailed, MessageCreated, MessageEdited,
-	MessageDeleted, RESTRequest, GatewayIdentify, GatewayResume, GatewayClose, GatewayDispatch, RateLimitHit, Dropped}
+	MessageDeleted, RESTRequest, GatewayIdentify, GatewayResume, GatewayClose, GatewayDispatch, RateLimitHit, FaultFired,
+	Dropped}
 
 // Failures is the pseudo-type that selects what went wrong (a test's
 // summary): refused REST requests (status ≥ 400), failed interactions,
