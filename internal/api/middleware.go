@@ -78,11 +78,6 @@ func (s *Server) wrap(template string, kind routeKind, h handlerFunc) http.Handl
 			s.acceptCredential(r)
 			who = "t:" + hex.EncodeToString(p.Token.Hash[:8])
 		}
-		if kind == publicRoute {
-			// An interaction's token routes act for its app: they read
-			// the time of the app's world.
-			r = r.WithContext(s.withPathClock(r))
-		}
 		// The journal's decorator: an app's request in a test world.
 		w, r, recorded := s.journalRequest(w, r)
 		defer recorded()
@@ -91,6 +86,13 @@ func (s *Server) wrap(template string, kind routeKind, h handlerFunc) http.Handl
 		}
 		if s.restFaults(w, r, faultRoute, bucket) {
 			return
+		}
+		if kind == publicRoute {
+			// An interaction's token routes act for its app: its handler
+			// reads the time of the app's world (looked up only if it
+			// reads the time; the rate limit above, by address, is on
+			// the real clock).
+			r = r.WithContext(s.withPathClock(r))
 		}
 		if err := h(w, r); err != nil {
 			s.writeError(w, r, err)
