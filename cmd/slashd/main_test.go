@@ -449,7 +449,7 @@ func TestParseServeFlags(t *testing.T) {
 		want    serveConfig
 		wantErr bool
 	}{
-		{name: "defaults", want: serveConfig{addr: "127.0.0.1:8080", dataDir: "./slashd-data", rateLimit: true, ui: true, logLevel: slog.LevelInfo,
+		{name: "defaults", want: serveConfig{addr: "127.0.0.1:8080", dataDir: "./slashd-data", rateLimit: true, ui: true, journal: 10000, logLevel: slog.LevelInfo,
 			natsPrefix: "slashd.events", nodeID: -1, logFormat: "text", limits: defaultAbuseLimits()}},
 		{
 			name: "environment",
@@ -457,7 +457,7 @@ func TestParseServeFlags(t *testing.T) {
 				"SLASHD_LOG_LEVEL": "debug", "SLASHD_NATS_PREFIX": "cluster2.events", "SLASHD_NODE_ID": "7",
 				"SLASHD_LOG_FORMAT": "json", "SLASHD_METRICS_ADDR": "127.0.0.1:9090", "SLASHD_PPROF_ADDR": "127.0.0.1:6060",
 				"SLASHD_TRUSTED_PROXIES": "10.0.0.0/8, 127.0.0.1"},
-			want: serveConfig{addr: "0.0.0.0:9999", dataDir: "/srv/slashd", rateLimit: false, ui: true, logLevel: slog.LevelDebug,
+			want: serveConfig{addr: "0.0.0.0:9999", dataDir: "/srv/slashd", rateLimit: false, ui: true, journal: 10000, logLevel: slog.LevelDebug,
 				natsPrefix: "cluster2.events", nodeID: 7, logFormat: "json", metricsAddr: "127.0.0.1:9090", pprofAddr: "127.0.0.1:6060",
 				limits: defaultAbuseLimits(), trustedProxies: realip.Trusted{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("127.0.0.1/32")}},
 		},
@@ -468,7 +468,7 @@ func TestParseServeFlags(t *testing.T) {
 				"--pprof-addr", "127.0.0.1:3"},
 			env: map[string]string{"SLASHD_ADDR": "0.0.0.0:9999", "SLASHD_DATA": "/srv/slashd", "SLASHD_RATELIMIT": "false",
 				"SLASHD_LOG_FORMAT": "json", "SLASHD_METRICS_ADDR": "127.0.0.1:9090", "SLASHD_PPROF_ADDR": "127.0.0.1:6060"},
-			want: serveConfig{addr: "127.0.0.1:1", dataDir: "/tmp/x", rateLimit: true, ui: true, logLevel: slog.LevelError, natsPrefix: "c3", nodeID: 1023,
+			want: serveConfig{addr: "127.0.0.1:1", dataDir: "/tmp/x", rateLimit: true, ui: true, journal: 10000, logLevel: slog.LevelError, natsPrefix: "c3", nodeID: 1023,
 				logFormat: "text", metricsAddr: "127.0.0.1:2", pprofAddr: "127.0.0.1:3", limits: defaultAbuseLimits()},
 		},
 		{name: "bad log format", args: []string{"--log-format", "xml"}, wantErr: true},
