@@ -31,9 +31,9 @@ func (s *Server) withWorldClock(ctx context.Context, p auth.Principal) context.C
 func (s *Server) principalClock(ctx context.Context, p auth.Principal) time.Duration {
 	world, err := s.tokenWorld(ctx, p.Token)
 	if err == nil && world != 0 {
-		var w store.TestWorld
-		if w, err = s.store.TestWorld(ctx, world); err == nil {
-			return w.ClockOffset
+		var d time.Duration
+		if d, err = s.store.WorldClockOffset(ctx, world); err == nil {
+			return d
 		}
 	}
 	if err != nil && !errors.Is(err, store.ErrNotFound) && ctx.Err() == nil {

@@ -52,6 +52,10 @@ type TestWorlds interface {
 	ResetWorld(ctx context.Context, w TestWorld, plan WorldPlan) error
 	// SetWorldClock sets how far the world's clock is ahead.
 	SetWorldClock(ctx context.Context, id snowflake.ID, offset time.Duration) error
+	// WorldClockOffset reads how far the world's clock is ahead, and
+	// nothing else of its row (ErrNotFound): what a request of one of
+	// the world's principals reads to know its time.
+	WorldClockOffset(ctx context.Context, id snowflake.ID) (time.Duration, error)
 }
 
 // WorldPlan is every row a world spec makes, computed by the pure

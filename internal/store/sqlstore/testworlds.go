@@ -303,6 +303,17 @@ func (s *Store) SetWorldClock(ctx context.Context, id snowflake.ID, offset time.
 	return affected(res, fmt.Sprintf("world %d", id))
 }
 
+// WorldClockOffset reads a world's clock offset alone (no spec, no
+// credentials to open): it is read on the requests of the world's
+// principals.
+func (s *Store) WorldClockOffset(ctx context.Context, id snowflake.ID) (time.Duration, error) {
+	var ms int64
+	if err := s.queryRow(ctx, `SELECT clock_ms FROM worlds WHERE id = $1`, id64(id)).Scan(&ms); err != nil {
+		return 0, notFound(err, fmt.Sprintf("world %d", id))
+	}
+	return time.Duration(ms) * time.Millisecond, nil
+}
+
 const worldColumns = `id, name, spec, handles, credentials, clock_ms, created_at, updated_at`
 
 func (s *Store) scanWorld(row scanner) (store.TestWorld, error) {

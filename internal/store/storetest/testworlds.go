@@ -198,6 +198,12 @@ func testTestWorlds(t *testing.T, open func(t *testing.T) store.Store) {
 		if w, err := f.s.TestWorld(f.ctx, p.w.ID); err != nil || w.ClockOffset != 15*time.Minute {
 			t.Fatalf("clock = %v, %v", w.ClockOffset, err)
 		}
+		if d, err := f.s.WorldClockOffset(f.ctx, p.w.ID); err != nil || d != 15*time.Minute {
+			t.Fatalf("WorldClockOffset = %v, %v", d, err)
+		}
+		if _, err := f.s.WorldClockOffset(f.ctx, 4242); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("WorldClockOffset of an unknown world: %v", err)
+		}
 		if err := f.s.SetWorldClock(f.ctx, 4242, time.Minute); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("clock of an unknown world: %v", err)
 		}
