@@ -49,6 +49,9 @@ type Deps struct {
 	// GatewaySessions counts an app's gateway sessions (the gateway's
 	// AppSessions); nil: applications are shown without them.
 	GatewaySessions func(appID snowflake.ID) GatewaySessions
+	// BotSessions lists an app's gateway sessions, every node's (the
+	// gateway's SessionList); nil: a world lists none.
+	BotSessions func(appID snowflake.ID) []BotSession
 	// FaultsChanged reloads the faults after a write to them, on this
 	// node and (through the bus) the others; nil: nothing to tell.
 	FaultsChanged func(ctx context.Context) error

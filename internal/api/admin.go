@@ -26,6 +26,7 @@ func (s *Server) adminRoutes() {
 			n := s.gateway.AppSessions(app)
 			return adminapi.GatewaySessions{Connected: n.Connected, Resumable: n.Resumable}
 		},
+		BotSessions:          s.botSessions,
 		FaultsChanged:        s.faults.Changed,
 		ReadJournal:          s.ReadJournal,
 		RefuseFailingAddress: s.refuseFailingAddress,
@@ -39,6 +40,17 @@ func (s *Server) adminRoutes() {
 		ExplainPrivateAccess: s.explainPrivateAccess,
 		Act:                  act.NewRunner(s, s.openedModal, s.appCommandList),
 	}).Register(adminRecorder{s})
+}
+
+// botSessions lists an app's gateway sessions for the admin API.
+func (s *Server) botSessions(app snowflake.ID) []adminapi.BotSession {
+	list := s.gateway.SessionList(app)
+	out := make([]adminapi.BotSession, len(list))
+	for i, in := range list {
+		out[i] = adminapi.BotSession{ID: in.ID, ApplicationID: in.ApplicationID, ShardID: in.ShardID, Shards: in.Shards,
+			Intents: in.Intents, IdentifiedAt: in.IdentifiedAt, Connected: in.Connected, DisconnectedAt: in.DisconnectedAt}
+	}
+	return out
 }
 
 // adminRecorder registers the admin routes; a write's world events go

@@ -20,7 +20,9 @@ import (
 // identified it, with how many dispatches READY and its guilds took).
 // Its own node holds it pending until the marker comes back, so that it
 // numbers exactly what the shadows number. The owner announces a
-// session's end; a resume announces itself (GATEWAY_SESSION_RESUMED), so
+// session's end, and when its client goes away (GATEWAY_SESSION_DETACHED:
+// the shadows count it as resumable, not connected, so that every node
+// lists it alike); a resume announces itself (GATEWAY_SESSION_RESUMED), so
 // that every node numbers RESUMED alike and a former owner lets go of its
 // connection. Nodes say they are alive every
 // few seconds: the shadows of a node gone silent count as disconnected
@@ -48,6 +50,7 @@ const (
 	eventSessionStart    = "GATEWAY_SESSION_START"
 	eventSessionEnd      = "GATEWAY_SESSION_END"
 	eventSessionResumed  = "GATEWAY_SESSION_RESUMED"
+	eventSessionDetached = "GATEWAY_SESSION_DETACHED"
 	eventNodeAlive       = "GATEWAY_NODE_ALIVE"
 	eventSessionDispatch = "GATEWAY_SESSION_DISPATCH"
 	eventNodeSync        = "GATEWAY_NODE_SYNC"
@@ -77,6 +80,7 @@ type sessionEvent struct {
 	Shards  int          `json:"shards,omitempty"`
 	Intents uint64       `json:"intents,omitempty"`
 	Initial int64        `json:"initial,omitempty"` // READY and GUILD_CREATEs
+	At      time.Time    `json:"at,omitzero"`       // a start's: when it was identified
 }
 
 // decodeControl reads a control event's data.
@@ -146,7 +150,7 @@ func (g *Gateway) control(e event.Event) {
 	case eventSessionDispatch:
 		g.sessionDispatch(e)
 		return
-	case eventNodeAlive, eventNodeSync, eventSessionStart, eventSessionEnd, eventSessionResumed:
+	case eventNodeAlive, eventNodeSync, eventSessionStart, eventSessionEnd, eventSessionResumed, eventSessionDetached:
 	default:
 		return // another consumer's (the caches', the playground's): not decoded here
 	}
@@ -182,6 +186,17 @@ func (g *Gateway) control(e event.Event) {
 	case eventSessionEnd:
 		if s := g.session(se.Session); s != nil && se.Node != g.cfg.Node {
 			g.removeSession(s)
+		}
+	case eventSessionDetached:
+		// The owner's client went away: the session waits for a resume,
+		// here as there (a resume anywhere announces itself).
+		if s := g.session(se.Session); s != nil && se.Node != g.cfg.Node {
+			if owner, shadow := s.ownerNode(); shadow && owner == se.Node {
+				if se.At.IsZero() {
+					se.At = now
+				}
+				s.markLeft(se.At)
+			}
 		}
 	case eventSessionResumed:
 		s := g.session(se.Session)

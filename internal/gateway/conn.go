@@ -170,9 +170,8 @@ func (c *conn) readLoop() {
 			c.g.observe(o)
 		}
 		dead = dead || timedOut // 4009: start a new session
-		if s := c.session(); s != nil && s.detach(c, c.g.cfg.Now(), dead) {
-			c.g.removeSession(s)
-			c.g.publish(eventSessionEnd, sessionEvent{Session: s.id, Node: c.g.cfg.Node})
+		if s := c.session(); s != nil {
+			c.g.letGo(c, s, dead)
 		}
 	}()
 	for {
@@ -294,6 +293,7 @@ func (c *conn) identify(d json.RawMessage) (websocket.StatusCode, string) {
 		return CloseUnknownError, ""
 	}
 	s := newSession(sid, bot.ApplicationID, shardID, shards, *id.Intents, c.g.cfg.ReplayLimit)
+	s.identified = c.g.cfg.Now()
 	guilds, err := c.g.dir.Guilds(c.ctx, bot.ApplicationID, s.intents&IntentGuilds != 0)
 	if err != nil {
 		c.g.log.Error("gateway: guilds", "app", bot.ApplicationID, "err", err)
@@ -324,7 +324,7 @@ func (c *conn) identify(d json.RawMessage) (websocket.StatusCode, string) {
 	c.g.addSession(s)
 	if s.pending {
 		c.g.publish(eventSessionStart, sessionEvent{Session: s.id, Node: c.g.cfg.Node, App: s.appID,
-			ShardID: s.shardID, Shards: s.shards, Intents: s.intents, Initial: s.seq})
+			ShardID: s.shardID, Shards: s.shards, Intents: s.intents, Initial: s.seq, At: s.identified})
 		// READY waits for the marker, so that a client that has READY
 		// gets every event published after it.
 		select {

@@ -107,10 +107,7 @@ func (c *conn) invalidateSession(s *session, resumable bool) {
 	}
 	c.sess = nil
 	c.mu.Unlock()
-	if s.detach(c, c.g.cfg.Now(), !resumable) {
-		c.g.removeSession(s)
-		c.g.publish(eventSessionEnd, sessionEvent{Session: s.id, Node: c.g.cfg.Node})
-	}
+	c.g.letGo(c, s, !resumable)
 	c.send(frame(opInvalidSession, resumable))
 	c.armIdentifyDeadline()
 }

@@ -18,17 +18,18 @@ type session struct {
 	intents uint64
 	limit   int // dispatches kept for resume
 
-	mu      sync.Mutex
-	owner   string        // the node holding its connection ("" or this node: ours)
-	shadow  bool          // another node's session, kept for a resume here
-	pending bool          // ours, waiting for its start marker to come back on the bus
-	started chan struct{} // closed when pending ends
-	seq     int64
-	sent    int64 // the last dispatch the attached connection wrote
-	buf     []entry
-	conn    *conn
-	leftAt  time.Time // when the last connection went away
-	dead    bool      // invalidated: cannot be resumed
+	mu         sync.Mutex
+	owner      string        // the node holding its connection ("" or this node: ours)
+	shadow     bool          // another node's session, kept for a resume here
+	pending    bool          // ours, waiting for its start marker to come back on the bus
+	started    chan struct{} // closed when pending ends
+	seq        int64
+	sent       int64 // the last dispatch the attached connection wrote
+	buf        []entry
+	conn       *conn
+	leftAt     time.Time // when the last connection went away
+	dead       bool      // invalidated: cannot be resumed
+	identified time.Time // when it was identified (its READY)
 
 	// A dispatch addressed to the session whose pieces are coming in.
 	pieceID   string
@@ -50,7 +51,7 @@ func newSession(id string, appID snowflake.ID, shardID, shards int, intents uint
 // newShadow mirrors another node's session from its start marker.
 func newShadow(se sessionEvent, limit int) *session {
 	s := newSession(se.Session, se.App, se.ShardID, se.Shards, se.Intents, limit)
-	s.owner, s.shadow, s.seq, s.sent = se.Node, true, se.Initial, se.Initial
+	s.owner, s.shadow, s.seq, s.sent, s.identified = se.Node, true, se.Initial, se.Initial, se.At
 	return s
 }
 
@@ -259,17 +260,18 @@ func (s *session) attach(c *conn, seq int64) *conn {
 
 // detach lets go of c if it is still the session's connection; dead
 // then invalidates the session (the client closed with 1000 or 1001, or
-// timed out). It reports whether the session ended. A connection the
-// session was resumed away from changes nothing.
-func (s *session) detach(c *conn, now time.Time, dead bool) bool {
+// timed out). It reports whether it let go of c, and whether the
+// session ended. A connection the session was resumed away from changes
+// nothing.
+func (s *session) detach(c *conn, now time.Time, dead bool) (detached, ended bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.conn != c {
-		return false
+		return false, false
 	}
 	s.conn, s.leftAt = nil, now
 	s.dead = s.dead || dead
-	return s.dead
+	return true, s.dead
 }
 
 // state reports whether a connection holds the session and whether it
