@@ -26,6 +26,12 @@ type gatewayBot struct {
 // returns once READY arrived; the connection closes when the test ends.
 func (w *world) connectGatewayBot(t *testing.T) *gatewayBot {
 	t.Helper()
+	return w.connectGatewayBotAs(t, w.creds.BotToken)
+}
+
+// connectGatewayBotAs is connectGatewayBot with another app's bot token.
+func (w *world) connectGatewayBotAs(t *testing.T, token string) *gatewayBot {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ws, _, err := websocket.Dial(ctx, strings.Replace(w.url, "http", "ws", 1)+"/gateway?v=10&encoding=json", nil)
 	if err != nil {
@@ -64,7 +70,7 @@ func (w *world) connectGatewayBot(t *testing.T) *gatewayBot {
 	if err := json.Unmarshal(hello.D, &h); hello.Op != 10 || err != nil {
 		t.Fatalf("expected Hello, got %+v", hello)
 	}
-	if err := send(map[string]any{"op": 2, "d": map[string]any{"token": w.creds.BotToken, "intents": 0,
+	if err := send(map[string]any{"op": 2, "d": map[string]any{"token": token, "intents": 0,
 		"properties": map[string]string{"os": "linux", "browser": "browsertest", "device": "browsertest"}}}); err != nil {
 		t.Fatal(err)
 	}

@@ -26,11 +26,11 @@ export async function session() {
 
 export function csrfToken() { return csrf; }
 
-async function call(url, method, headers, body, retries = 2) {
+async function call(url, method, headers, body, retries = 2, signal = undefined) {
   const h = { ...headers };
   if (body !== undefined) h["Content-Type"] = "application/json";
   const r = await fetch(url, {
-    method, headers: h, credentials: "same-origin",
+    method, headers: h, credentials: "same-origin", signal,
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await r.text();
@@ -38,7 +38,7 @@ async function call(url, method, headers, body, retries = 2) {
   try { data = text ? JSON.parse(text) : null; } catch { data = text; }
   if (r.status === 429 && retries > 0 && data && data.retry_after !== undefined) {
     await new Promise((res) => setTimeout(res, Math.min(5, data.retry_after) * 1000 + 50));
-    return call(url, method, headers, body, retries - 1);
+    return call(url, method, headers, body, retries - 1, signal);
   }
   if (!r.ok) {
     if (r.status === 401 && url.startsWith("/ui/")) location.assign("/");
@@ -51,6 +51,12 @@ async function call(url, method, headers, body, retries = 2) {
 export function admin(method, path, body) {
   const headers = method === "GET" ? {} : { "X-CSRF-Token": csrf };
   return call("/ui/admin/v1" + path, method, headers, body);
+}
+
+// adminGet is a GET of the admin API that signal (an AbortSignal) can
+// abandon: a long-poll of a view that is going away.
+export function adminGet(path, signal) {
+  return call("/ui/admin/v1" + path, "GET", {}, undefined, 2, signal);
 }
 
 // discord calls /api/v10 with a client token.
