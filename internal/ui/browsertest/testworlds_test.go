@@ -60,6 +60,16 @@ func TestTestWorlds(t *testing.T) {
 	}
 	shot(t, ctx, "21-test-world-reset")
 
+	// Its journal, sessions and faults are a click away, in the Test
+	// world tab; the World tab is one back.
+	run(t, ctx, "open its journal", chromedp.Click(chromedp.ID("test-world-open")))
+	waitJS(t, ctx, "the Test world tab on this world", `location.hash === "#testworld/`+tw.ID+`" &&
+		document.getElementById("tw-world")?.value === "`+tw.ID+`"`)
+	waitText(t, ctx, "#tw-journal", "rest.request")
+	click(t, ctx, "#nav-world")
+	run(t, ctx, "open the world again", chromedp.Click(chromedp.CSS(`#world-side button[data-id="world-`+tw.ID+`"]`)))
+	waitText(t, ctx, "#test-world-objects", "club › #general")
+
 	run(t, ctx, "delete it", chromedp.Click(chromedp.ID("test-world-delete")))
 	waitJS(t, ctx, "the deleted world's button to go", `!document.querySelector('#world-side button[data-id="world-`+tw.ID+`"]')`)
 	if got := text(t, ctx, "#world-side"); strings.Contains(got, "ban-tests") {

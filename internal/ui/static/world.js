@@ -164,7 +164,10 @@ async function showTestWorld(pane, world, id) {
       button("Delete", "test-world-delete", "secondary", async () => {
         await admin("DELETE", `/worlds/${id}`);
         world.reload();
-      })),
+      }),
+      el("button", { type: "button", class: "primary", id: "test-world-open", onclick: () => {
+        location.hash = "testworld/" + id;
+      } }, "Journal, sessions and faults")),
     status,
     el("h3", {}, "Objects by handle"),
     table(["Handle", "Kind", "ID"], handleRows(tw), { id: "test-world-objects" }));
