@@ -224,12 +224,17 @@ function showWorld(body, world) {
   // The journal: read from the oldest entry kept, then long-polled;
   // a new filter starts again.
   let gen = 0;
+  let polling = null; // the current follow's AbortController
   const follow = async () => {
     const mine = ++gen;
+    polling?.abort();
+    const poll = new AbortController();
+    polling = poll;
+    ac.signal.addEventListener("abort", () => poll.abort());
     clear(journal, el("p", { class: "muted", id: "tw-journal-empty" }, "Nothing yet."));
     let after = "";
     let shown = 0;
-    while (mine === gen && !ac.signal.aborted) {
+    while (mine === gen && !poll.signal.aborted) {
       const q = new URLSearchParams({ limit: "500" });
       if (after) q.set("after", after);
       if (filter.value) q.set("type", filter.value);
@@ -242,9 +247,9 @@ function showWorld(body, world) {
       journalState.dataset.state = caughtUp ? "live" : "reading";
       let page;
       try {
-        page = await adminGet(`/worlds/${world.id}/events?${q}`, ac.signal);
+        page = await adminGet(`/worlds/${world.id}/events?${q}`, poll.signal);
       } catch (e) {
-        if (ac.signal.aborted || mine !== gen) return;
+        if (poll.signal.aborted || mine !== gen) return;
         clear(journalState, errorBox(e));
         await new Promise((res) => setTimeout(res, 2000));
         continue;
