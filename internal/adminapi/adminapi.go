@@ -52,6 +52,9 @@ type Deps struct {
 	// FaultsChanged reloads the faults after a write to them, on this
 	// node and (through the bus) the others; nil: nothing to tell.
 	FaultsChanged func(ctx context.Context) error
+	// MaxFaults caps a world's faults, spent ones included (0:
+	// fault.DefaultMaxPerWorld).
+	MaxFaults int
 	// ReadJournal reads (and long-polls) a world's journal
 	// (journal.Read); nil: GET …/events fails.
 	ReadJournal func(ctx context.Context, q journal.Query) (journal.Page, error)

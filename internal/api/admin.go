@@ -27,6 +27,7 @@ func (s *Server) adminRoutes() {
 			return adminapi.GatewaySessions{Connected: n.Connected, Resumable: n.Resumable}
 		},
 		FaultsChanged:        s.faults.Changed,
+		MaxFaults:            s.cfg.FaultsPerWorld,
 		ReadJournal:          s.ReadJournal,
 		RefuseFailingAddress: s.refuseFailingAddress,
 		ReadBody:             s.readBody,

@@ -581,9 +581,9 @@ func (w *wrapper) WorldClockOffset(a0 context.Context, a1 snowflake.ID) (time.Du
 	return w.Store.WorldClockOffset(a0, a1)
 }
 
-func (w *wrapper) CreateFault(a0 context.Context, a1 store.Fault) error {
+func (w *wrapper) CreateFault(a0 context.Context, a1 store.Fault, a2 int) error {
 	defer w.observe("CreateFault", time.Now())
-	return w.Store.CreateFault(a0, a1)
+	return w.Store.CreateFault(a0, a1, a2)
 }
 
 func (w *wrapper) WorldFaults(a0 context.Context, a1 snowflake.ID) ([]store.Fault, error) {
