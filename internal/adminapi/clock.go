@@ -15,7 +15,8 @@ const maxClockAdvance = 366 * 24 * time.Hour
 // world's time moves ahead (never back) for everything that reads time
 // for its principals (internal/worldclock): interaction tokens, the
 // answer window, rate-limit windows, the daily create limit, Bearer
-// tokens' expiry. Other worlds keep theirs. It answers the clock.
+// tokens' expiry, OAuth2 codes' lifetime. Other worlds keep theirs. It answers
+// the clock.
 func (a *API) advanceClock(ctx context.Context, req *Request) (Response, error) {
 	f := req.Form
 	f.Require("advance")
