@@ -3,6 +3,7 @@ package adminapi
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -121,11 +122,36 @@ func (a *API) getWorld(_ context.Context, req *Request) (Response, error) {
 }
 
 func (a *API) deleteWorld(ctx context.Context, req *Request) (Response, error) {
+	apps, err := a.worldApps(ctx, req.World.ID)
+	if err != nil {
+		return Response{}, err
+	}
 	if err := a.Store.DeleteWorld(ctx, req.World.ID); err != nil {
 		return Response{}, err
 	}
+	// Its apps' bots leave the gateway on every node, as bots whose
+	// tokens were revoked.
+	if a.AppsDeleted != nil && len(apps) > 0 {
+		a.AppsDeleted(ctx, apps)
+	}
 	// Its faults went with it: the nodes stop looking for them.
 	return noContent, a.faultsChanged(ctx)
+}
+
+// worldApps lists the apps of world w: its spec's and any made in it
+// later through the admin API (world_id).
+func (a *API) worldApps(ctx context.Context, w snowflake.ID) ([]snowflake.ID, error) {
+	all, err := a.Store.Applications(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("the apps of world %v: %w", w, err)
+	}
+	var apps []snowflake.ID
+	for _, app := range all {
+		if app.WorldID == w {
+			apps = append(apps, app.ID)
+		}
+	}
+	return apps, nil
 }
 
 // resetWorld is POST /admin/v1/worlds/{world}/reset: the world as its

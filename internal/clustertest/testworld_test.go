@@ -3,9 +3,12 @@ package clustertest_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 
 	"github.com/slashd/slashd/internal/api"
 	"github.com/slashd/slashd/internal/clustertest"
@@ -89,7 +92,12 @@ func connectBot(t testing.TB, n *clustertest.Node, w clusterWorld) *worldBot {
 				b.err = err
 				return
 			}
-			b.frames <- f
+			select {
+			case b.frames <- f:
+			default:
+				b.err = errors.New("more than 256 frames unread")
+				return
+			}
 		}
 	}()
 	t.Cleanup(func() { _ = g.Drop(); <-b.done })
@@ -112,6 +120,19 @@ func (b *worldBot) next(name string) clustertest.Frame {
 		case <-timeout:
 			b.t.Fatalf("node %d: no %s", b.g.Node.Index, name)
 		}
+	}
+}
+
+// closed waits for the connection to end and returns the close code
+// the server sent (-1: none).
+func (b *worldBot) closed() websocket.StatusCode {
+	b.t.Helper()
+	select {
+	case <-b.done:
+		return websocket.CloseStatus(b.err)
+	case <-time.After(waitTimeout):
+		b.t.Fatalf("node %d: the bot's connection is still open", b.g.Node.Index)
+		return 0
 	}
 }
 
@@ -223,9 +244,21 @@ func TestWorldAcrossNodes(t *testing.T) {
 	}
 	actPing(t, c, w, bot, 1, 2, "pong again")
 
-	// A delete through node 2: refused on every node at once.
+	// A delete through node 2: refused on every node at once, and the
+	// bot's sessions, on node 2 and on node 0, closed as for a revoked
+	// token.
+	other := connectBot(t, c.Node(0), w)
+	other.next("GUILD_CREATE")
 	if err := c.Node(2).Admin(ctxT(t), "DELETE", "/worlds/"+w.ID, nil, 204, nil); err != nil {
 		t.Fatal(err)
+	}
+	for _, b := range []*worldBot{bot, other} {
+		if code := b.closed(); code != 4004 {
+			t.Errorf("node %d: the deleted world's bot's connection ended with %d, want 4004", b.g.Node.Index, code)
+		}
+	}
+	if _, err := dial(t, c.Node(1)).Identify(ctxT(t), w.bot(), 1); err == nil {
+		t.Error("node 1: the deleted world's bot identified")
 	}
 	for n := range 3 {
 		node := c.Node(n)
