@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/slashd/slashd/internal/form"
+	"github.com/slashd/slashd/internal/store"
 	"github.com/slashd/slashd/internal/worlds"
 )
 
@@ -34,9 +35,10 @@ func (a *API) advanceClock(ctx context.Context, req *Request) (Response, error) 
 	if err := f.Err(); err != nil {
 		return Response{}, err
 	}
-	offset := req.World.ClockOffset + by.Truncate(time.Millisecond)
-	if err := a.Store.SetWorldClock(ctx, req.World.ID, offset); err != nil {
-		return Response{}, err
+	// Added in the store: two advances racing on two nodes both count.
+	offset, err := a.Store.AdvanceWorldClock(ctx, req.World.ID, by.Truncate(time.Millisecond))
+	if err != nil {
+		return Response{}, store.NotFoundAs(err, errUnknownWorld)
 	}
 	a.Logger.Info("world clock moved", "world", req.World.ID, "name", req.World.Name, "by", by, "offset", offset)
 	return ok(worlds.Clock{OffsetMS: offset.Milliseconds(), Now: a.Now().UTC().Add(offset)}), nil

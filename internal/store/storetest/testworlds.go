@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -206,6 +207,22 @@ func testTestWorlds(t *testing.T, open func(t *testing.T) store.Store) {
 		}
 		if err := f.s.SetWorldClock(f.ctx, 4242, time.Minute); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("clock of an unknown world: %v", err)
+		}
+		// Advances racing each other all count.
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				if _, err := f.s.AdvanceWorldClock(f.ctx, p.w.ID, time.Minute); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		if d, err := f.s.AdvanceWorldClock(f.ctx, p.w.ID, 90*time.Second); err != nil || d != 23*time.Minute+90*time.Second {
+			t.Fatalf("AdvanceWorldClock after 8 racing advances of a minute from 15m = %v, %v; want 24m30s", d, err)
+		}
+		if _, err := f.s.AdvanceWorldClock(f.ctx, 4242, time.Minute); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("AdvanceWorldClock of an unknown world: %v", err)
 		}
 	})
 }
