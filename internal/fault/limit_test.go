@@ -1,12 +1,16 @@
 package fault_test
 
 import (
+	"crypto/rand"
 	"encoding/json"
 	"net/http"
 	"testing"
 
 	"github.com/slashd/slashd/internal/api"
+	"github.com/slashd/slashd/internal/bootstrap"
 	"github.com/slashd/slashd/internal/fault"
+	"github.com/slashd/slashd/internal/store/postgres"
+	"github.com/slashd/slashd/internal/store/postgres/pgtest"
 	"github.com/slashd/slashd/internal/testenv"
 )
 
@@ -21,13 +25,28 @@ func TestFaultsPerWorldAreCapped(t *testing.T) {
 		name       string
 		configured int
 		want       int
+		postgres   bool
 	}{
-		{"default", 0, fault.DefaultMaxPerWorld},
-		{"configured", 3, 3},
+		{"default", 0, fault.DefaultMaxPerWorld, false},
+		{"configured", 3, 3, false},
+		{"configured on PostgreSQL", 3, 3, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			e := testenv.New(t, func(c *api.Config) { c.FaultsPerWorld = tc.configured })
+			if tc.postgres {
+				pg, err := postgres.Open(t.Context(), pgtest.DSN(t))
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { _ = pg.Close() })
+				n := e.NodeOn(pg)
+				if n.Admin, err = bootstrap.CreateAdminToken(t.Context(), bootstrap.Env{Store: pg, IDs: e.IDs,
+					Rand: rand.Reader, Now: e.Clock.Now}); err != nil {
+					t.Fatal(err)
+				}
+				e = n
+			}
 			full, other := newWorld(t, e, "full"), newWorld(t, e, "other")
 			spent := addFault(t, e, full, map[string]any{"kind": "rest.500", "app": "modbot", "route": "GET /users/@me"})
 			if r := e.Do("GET", "/api/v10/users/@me", full.bot(), nil); r.Status != 500 {

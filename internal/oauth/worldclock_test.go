@@ -1,12 +1,16 @@
 package oauth_test
 
 import (
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
 	"testing"
 
+	"github.com/slashd/slashd/internal/bootstrap"
+	"github.com/slashd/slashd/internal/store/postgres"
+	"github.com/slashd/slashd/internal/store/postgres/pgtest"
 	"github.com/slashd/slashd/internal/testenv"
 )
 
@@ -83,7 +87,36 @@ func (w oauthWorld) advance(t *testing.T, e *testenv.Env, by string) {
 // valid, not born expired.
 func TestWorldClockMovesOAuth2(t *testing.T) {
 	t.Parallel()
-	e := testenv.New(t)
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			e := testenv.New(t)
+			if backend == "postgres" {
+				e = onPostgres(t, e)
+			}
+			testWorldClockMovesOAuth2(t, e)
+		})
+	}
+}
+
+// onPostgres is a node of e's server on a PostgreSQL store of its own,
+// with an admin token there.
+func onPostgres(t *testing.T, e *testenv.Env) *testenv.Env {
+	t.Helper()
+	pg, err := postgres.Open(t.Context(), pgtest.DSN(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pg.Close() })
+	n := e.NodeOn(pg)
+	if n.Admin, err = bootstrap.CreateAdminToken(t.Context(), bootstrap.Env{Store: pg, IDs: e.IDs, Rand: rand.Reader,
+		Now: e.Clock.Now}); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func testWorldClockMovesOAuth2(t *testing.T, e *testenv.Env) {
 	a, b := newOAuthWorld(t, e, "oauth-moved"), newOAuthWorld(t, e, "oauth-kept")
 	codeA, codeB := a.code(t, e), b.code(t, e)
 
