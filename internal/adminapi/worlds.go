@@ -3,7 +3,6 @@ package adminapi
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -122,7 +121,7 @@ func (a *API) getWorld(_ context.Context, req *Request) (Response, error) {
 }
 
 func (a *API) deleteWorld(ctx context.Context, req *Request) (Response, error) {
-	apps, err := a.worldApps(ctx, req.World.ID)
+	apps, err := a.Store.WorldApplications(ctx, req.World.ID)
 	if err != nil {
 		return Response{}, err
 	}
@@ -138,21 +137,6 @@ func (a *API) deleteWorld(ctx context.Context, req *Request) (Response, error) {
 	return noContent, a.faultsChanged(ctx)
 }
 
-// worldApps lists the apps of world w: its spec's and any made in it
-// later through the admin API (world_id).
-func (a *API) worldApps(ctx context.Context, w snowflake.ID) ([]snowflake.ID, error) {
-	all, err := a.Store.Applications(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("the apps of world %v: %w", w, err)
-	}
-	var apps []snowflake.ID
-	for _, app := range all {
-		if app.WorldID == w {
-			apps = append(apps, app.ID)
-		}
-	}
-	return apps, nil
-}
 
 // resetWorld is POST /admin/v1/worlds/{world}/reset: the world as its
 // spec made it, with the same ids and credentials (a connected bot stays

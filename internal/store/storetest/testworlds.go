@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -131,7 +132,26 @@ func testTestWorlds(t *testing.T, open func(t *testing.T) store.Store) {
 		must(t, f.s.CreateWorld(f.ctx, p.w, p.plan))
 		users := countUsers(t, f) - len(p.plan.Users) - len(p.plan.Apps)
 		addWorldContent(t, f, p)
+		// Its apps are listed (an app made in it later too), no others.
+		later := f.ids()
+		app, bot := newApp(later)
+		app.WorldID, bot.WorldID = p.w.ID, p.w.ID
+		must(t, f.s.CreateApplication(f.ctx, app, bot))
+		want := []snowflake.ID{later}
+		for _, a := range p.plan.Apps {
+			want = append(want, a.App.ID)
+		}
+		slices.Sort(want)
+		if apps, err := f.s.WorldApplications(f.ctx, p.w.ID); err != nil || !slices.Equal(apps, want) {
+			t.Fatalf("WorldApplications = %v, %v; want %v", apps, err, want)
+		}
 		must(t, f.s.DeleteWorld(f.ctx, p.w.ID))
+		if apps, err := f.s.WorldApplications(f.ctx, p.w.ID); err != nil || len(apps) != 0 {
+			t.Fatalf("WorldApplications of a deleted world = %v, %v; want none", apps, err)
+		}
+		if apps, err := f.s.WorldApplications(f.ctx, 0); err != nil || len(apps) != 0 {
+			t.Fatalf("WorldApplications of world 0 = %v, %v; want none (world 0 is no test world)", apps, err)
+		}
 		if _, err := f.s.TestWorld(f.ctx, p.w.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("deleted world: %v", err)
 		}

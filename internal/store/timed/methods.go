@@ -576,6 +576,11 @@ func (w *wrapper) SetWorldClock(a0 context.Context, a1 snowflake.ID, a2 time.Dur
 	return w.Store.SetWorldClock(a0, a1, a2)
 }
 
+func (w *wrapper) WorldApplications(a0 context.Context, a1 snowflake.ID) ([]snowflake.ID, error) {
+	defer w.observe("WorldApplications", time.Now())
+	return w.Store.WorldApplications(a0, a1)
+}
+
 func (w *wrapper) AdvanceWorldClock(a0 context.Context, a1 snowflake.ID, a2 time.Duration) (time.Duration, error) {
 	defer w.observe("AdvanceWorldClock", time.Now())
 	return w.Store.AdvanceWorldClock(a0, a1, a2)
