@@ -137,7 +137,6 @@ func (a *API) deleteWorld(ctx context.Context, req *Request) (Response, error) {
 	return noContent, a.faultsChanged(ctx)
 }
 
-
 // resetWorld is POST /admin/v1/worlds/{world}/reset: the world as its
 // spec made it, with the same ids and credentials (a connected bot stays
 // connected).
