@@ -55,6 +55,13 @@ type Deps struct {
 	// FaultsChanged reloads the faults after a write to them, on this
 	// node and (through the bus) the others; nil: nothing to tell.
 	FaultsChanged func(ctx context.Context) error
+	// AppsDeleted tells every node that these apps are gone with their
+	// tokens (a world's deletion), so that their bots' gateway sessions
+	// end everywhere; nil: nothing to tell.
+	AppsDeleted func(ctx context.Context, apps []snowflake.ID)
+	// MaxFaults caps a world's faults, spent ones included (0:
+	// fault.DefaultMaxPerWorld).
+	MaxFaults int
 	// ReadJournal reads (and long-polls) a world's journal
 	// (journal.Read); nil: GET …/events fails.
 	ReadJournal func(ctx context.Context, q journal.Query) (journal.Page, error)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/slashd/slashd/internal/form"
+	"github.com/slashd/slashd/internal/store"
 	"github.com/slashd/slashd/internal/worlds"
 )
 
@@ -15,7 +16,8 @@ const maxClockAdvance = 366 * 24 * time.Hour
 // world's time moves ahead (never back) for everything that reads time
 // for its principals (internal/worldclock): interaction tokens, the
 // answer window, rate-limit windows, the daily create limit, Bearer
-// tokens' expiry. Other worlds keep theirs. It answers the clock.
+// tokens' expiry, OAuth2 codes' lifetime. Other worlds keep theirs. It answers
+// the clock.
 func (a *API) advanceClock(ctx context.Context, req *Request) (Response, error) {
 	f := req.Form
 	f.Require("advance")
@@ -33,9 +35,10 @@ func (a *API) advanceClock(ctx context.Context, req *Request) (Response, error) 
 	if err := f.Err(); err != nil {
 		return Response{}, err
 	}
-	offset := req.World.ClockOffset + by.Truncate(time.Millisecond)
-	if err := a.Store.SetWorldClock(ctx, req.World.ID, offset); err != nil {
-		return Response{}, err
+	// Added in the store: two advances racing on two nodes both count.
+	offset, err := a.Store.AdvanceWorldClock(ctx, req.World.ID, by.Truncate(time.Millisecond))
+	if err != nil {
+		return Response{}, store.NotFoundAs(err, errUnknownWorld)
 	}
 	a.Logger.Info("world clock moved", "world", req.World.ID, "name", req.World.Name, "by", by, "offset", offset)
 	return ok(worlds.Clock{OffsetMS: offset.Milliseconds(), Now: a.Now().UTC().Add(offset)}), nil

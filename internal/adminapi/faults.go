@@ -31,7 +31,8 @@ func (a *API) faultRoutes(world string) []route {
 
 // createFault is POST …/faults: the fault checked (50035 at the field),
 // its app resolved among the world's (a handle of the world's spec, or
-// an id of one of its apps), stored, and every node told.
+// an id of one of its apps), stored unless the world has its cap of
+// faults already (50035 at the body's root), and every node told.
 func (a *API) createFault(ctx context.Context, req *Request) (Response, error) {
 	spec := fault.Parse(req.Form)
 	var appID snowflake.ID
@@ -53,10 +54,22 @@ func (a *API) createFault(ctx context.Context, req *Request) (Response, error) {
 	f := store.Fault{ID: a.nextID(), WorldID: req.World.ID, Kind: spec.Kind, AppID: appID, Route: spec.Route,
 		Session: spec.Session, Params: params, Count: spec.Count, Remaining: spec.Count,
 		Probability: spec.Prob, Seed: spec.Seed, CreatedAt: a.Now().UTC()}
-	if err := a.Store.CreateFault(ctx, f); err != nil {
+	limit := a.maxFaults()
+	if err := a.Store.CreateFault(ctx, f, limit); errors.Is(err, store.ErrLimit) {
+		return Response{}, apierr.Invalid(fault.CodeTooMany, fmt.Sprintf("A world has at most %d faults, spent ones "+
+			"included: delete some (DELETE …/faults/{fault.id}, or …/faults for all) first", limit))
+	} else if err != nil {
 		return Response{}, err
 	}
 	return created(fault.Render(f)), a.faultsChanged(ctx)
+}
+
+// maxFaults is the cap on a world's faults.
+func (a *API) maxFaults() int {
+	if a.MaxFaults > 0 {
+		return a.MaxFaults
+	}
+	return fault.DefaultMaxPerWorld
 }
 
 // worldApp finds an app of world w by handle (apps.HANDLE of its ids by

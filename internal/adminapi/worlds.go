@@ -121,8 +121,17 @@ func (a *API) getWorld(_ context.Context, req *Request) (Response, error) {
 }
 
 func (a *API) deleteWorld(ctx context.Context, req *Request) (Response, error) {
+	apps, err := a.Store.WorldApplications(ctx, req.World.ID)
+	if err != nil {
+		return Response{}, err
+	}
 	if err := a.Store.DeleteWorld(ctx, req.World.ID); err != nil {
 		return Response{}, err
+	}
+	// Its apps' bots leave the gateway on every node, as bots whose
+	// tokens were revoked.
+	if a.AppsDeleted != nil && len(apps) > 0 {
+		a.AppsDeleted(ctx, apps)
 	}
 	// Its faults went with it: the nodes stop looking for them.
 	return noContent, a.faultsChanged(ctx)

@@ -8,6 +8,7 @@ import (
 	"github.com/slashd/slashd/internal/act"
 	"github.com/slashd/slashd/internal/admin"
 	"github.com/slashd/slashd/internal/adminapi"
+	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
@@ -28,6 +29,8 @@ func (s *Server) adminRoutes() {
 		},
 		BotSessions:          s.botSessions,
 		FaultsChanged:        s.faults.Changed,
+		MaxFaults:            s.cfg.FaultsPerWorld,
+		AppsDeleted:          s.appsDeleted,
 		ReadJournal:          s.ReadJournal,
 		RefuseFailingAddress: s.refuseFailingAddress,
 		ReadBody:             s.readBody,
@@ -121,4 +124,19 @@ func (s *Server) openDMFor(ctx context.Context, from store.User, body form.Objec
 	}
 	obj, err := s.privateChannelObject(ctx, c, from.ID)
 	return obj, created, err
+}
+
+// appsDeleted tells every node's gateway (this one's too) that apps are
+// gone, and flushes a networked bus so that the DELETE's answer comes
+// after the news left: their bots' sessions end everywhere.
+func (s *Server) appsDeleted(ctx context.Context, apps []snowflake.ID) {
+	ctx = context.WithoutCancel(ctx)
+	for _, app := range apps {
+		s.events.Publish(ctx, event.Event{Type: event.ApplicationDeleted, ApplicationID: app})
+	}
+	if f, ok := s.events.(interface{ Flush(context.Context) error }); ok {
+		if err := f.Flush(ctx); err != nil {
+			s.log.Warn("flush the bus after deleting apps", "err", err)
+		}
+	}
 }

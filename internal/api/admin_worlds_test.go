@@ -274,3 +274,66 @@ func TestWorldResetKeepsTheBotConnected(t *testing.T) {
 		}
 	}
 }
+
+// TestWorldDeleteClosesItsBotsSessions: deleting a world revokes its
+// bot's token on the gateway too: the connected bot is closed with 4004
+// Authentication failed, and its session cannot be resumed.
+func TestWorldDeleteClosesItsBotsSessions(t *testing.T) {
+	e := testenv.New(t)
+	w := createWorld(t, e, issueExample)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	gatewayURL := strings.Replace(e.URL, "http", "ws", 1) + "/gateway?v=10&encoding=json"
+	ws, _, err := websocket.Dial(ctx, gatewayURL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	token := "Bot " + w.Apps["modbot"].BotToken
+	identify := fmt.Sprintf(`{"op":2,"d":{"token":%q,"intents":1,"properties":{"os":"linux","browser":"t","device":"t"}}}`, token)
+	if err := ws.Write(ctx, websocket.MessageText, []byte(identify)); err != nil {
+		t.Fatal(err)
+	}
+	var ready struct {
+		SessionID string `json:"session_id"`
+	}
+	if err := json.Unmarshal(waitDispatch(t, ws, "READY"), &ready); err != nil || ready.SessionID == "" {
+		t.Fatalf("READY: %v", err)
+	}
+
+	if res := e.Do("DELETE", "/admin/v1/worlds/ban-tests", e.AdminAuth(), nil); res.Status != 204 {
+		t.Fatalf("delete: %d %s", res.Status, res.Body)
+	}
+	for {
+		_, _, err := ws.Read(ctx)
+		if err == nil {
+			continue
+		}
+		if code := websocket.CloseStatus(err); code != 4004 {
+			t.Fatalf("the connection ended with %v (%d), want 4004", err, code)
+		}
+		break
+	}
+	// The session is gone with the token: a RESUME is refused.
+	again, _, err := websocket.Dial(ctx, gatewayURL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.CloseNow()
+	resume := fmt.Sprintf(`{"op":6,"d":{"token":%q,"session_id":%q,"seq":1}}`, token, ready.SessionID)
+	if err := again.Write(ctx, websocket.MessageText, []byte(resume)); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		_, data, err := again.Read(ctx)
+		if err != nil {
+			if code := websocket.CloseStatus(err); code != 4004 {
+				t.Fatalf("RESUME of the deleted world's session: %v, want a 4004 close", err)
+			}
+			break
+		}
+		if strings.Contains(string(data), `"RESUMED"`) {
+			t.Fatalf("the deleted world's session resumed: %s", data)
+		}
+	}
+}

@@ -47,6 +47,9 @@ type Config struct {
 	// JournalEntries is how many journal entries each test world keeps
 	// (docs/journal.md); 0 turns the journal off (nothing recorded).
 	JournalEntries int
+	// FaultsPerWorld caps each test world's faults, spent ones included
+	// (docs/faults.md; 0: fault.DefaultMaxPerWorld).
+	FaultsPerWorld int
 	// RateLimit turns the rate limiter on (the default in production).
 	RateLimit bool
 	// SharedRateLimits counts in the store rather than in memory, so

@@ -28,6 +28,12 @@ const (
 	MessageDelete = "MESSAGE_DELETE"
 )
 
+// ApplicationDeleted says an application is gone with its tokens (a
+// test world's deletion): every node closes its bot's gateway
+// connections with 4004 Authentication failed and ends its sessions
+// (ApplicationID names the app; no Data).
+const ApplicationDeleted = "SLASHD_APPLICATION_DELETED"
+
 // World events: a guild, its channels, threads, roles or members
 // changed (Data: a World), named as the gateway dispatches them.
 const (

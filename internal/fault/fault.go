@@ -89,10 +89,18 @@ const (
 	CodeBadEvent     = "FAULT_EVENT_INVALID"
 	CodeCountOrProb  = "FAULT_COUNT_INVALID"
 	CodeBadResponse  = "FAULT_RESPONSE_INVALID"
+	CodeTooMany      = "FAULT_LIMIT_REACHED"
 	maxCount         = 1_000_000
 	maxDelayMS       = 10 * 60 * 1000
 	maxRetryAfterSec = 3600
 )
+
+// DefaultMaxPerWorld is how many faults a world may have, spent ones
+// included, unless the server is configured otherwise: far more than a
+// test needs at once, few enough that a runaway script cannot make every
+// request of the world scan an endless list (each node keeps the live
+// ones in memory and matches them on every request of the world).
+const DefaultMaxPerWorld = 100
 
 // Spec is a fault as asked for, before its app is resolved and its id
 // and world are given.

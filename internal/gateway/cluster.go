@@ -150,6 +150,9 @@ func (g *Gateway) control(e event.Event) {
 	case eventSessionDispatch:
 		g.sessionDispatch(e)
 		return
+	case event.ApplicationDeleted:
+		g.revokeApp(e.ApplicationID)
+		return
 	case eventNodeAlive, eventNodeSync, eventSessionStart, eventSessionEnd, eventSessionResumed, eventSessionDetached:
 	default:
 		return // another consumer's (the caches', the playground's): not decoded here

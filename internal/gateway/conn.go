@@ -156,7 +156,8 @@ func (c *conn) readLoop() {
 		c.stopIdentifyDeadline()
 		c.cancel()
 		c.mu.Lock()
-		timedOut := c.closedWith == CloseSessionTimedOut
+		// 4009: start a new session; 4004: the token is no more.
+		ended := c.closedWith == CloseSessionTimedOut || c.closedWith == CloseAuthenticationFailed
 		closedWith, app := c.closedWith, c.app
 		c.mu.Unlock()
 		if app != 0 && c.g.observing() {
@@ -169,7 +170,7 @@ func (c *conn) readLoop() {
 			}
 			c.g.observe(o)
 		}
-		dead = dead || timedOut // 4009: start a new session
+		dead = dead || ended
 		if s := c.session(); s != nil {
 			c.g.letGo(c, s, dead)
 		}

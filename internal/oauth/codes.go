@@ -19,7 +19,8 @@ const CodeLifetime = 10 * time.Minute
 // IssueCode records what the user approved on the consent page and
 // returns the authorization code to send back to the client: it stores
 // grant (an id from the server's generator and the current time when
-// unset) and a code valid CodeLifetime. redirectURI is the redirect_uri
+// unset) and a code valid CodeLifetime (on the clock of the app's test
+// world, if it has one). redirectURI is the redirect_uri
 // parameter as the client sent it ("" if it sent none): the token request
 // must repeat it. challenge and method are the PKCE parameters ("" and ""
 // without PKCE; otherwise S256 only), nonce the OpenID Connect nonce
@@ -33,7 +34,8 @@ func (s *Server) IssueCode(ctx context.Context, grant store.Grant, redirectURI, 
 	if e := CheckScopes(grant.Scopes); e != nil {
 		return "", e
 	}
-	now := s.now().UTC()
+	// A code of a test world's app lives on its world's clock.
+	now := s.nowIn(s.withAppIDClock(ctx, grant.ApplicationID)).UTC()
 	if grant.ID == 0 {
 		grant.ID = s.ids.Next()
 	}

@@ -137,6 +137,8 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// Codes, grants and tokens of a test world's app live on its clock.
+	r = r.WithContext(s.withAppClock(r.Context(), c.app))
 	var resp tokenResponse
 	gt := form.Get("grant_type")
 	switch gt {
@@ -195,7 +197,7 @@ func (s *Server) exchangeCode(r *http.Request, form url.Values, c client) (token
 	if g.ApplicationID != c.app.ID {
 		return fail(errInvalidGrant(`Invalid "code" in request.`))
 	}
-	if !s.now().Before(code.ExpiresAt) {
+	if !s.nowIn(ctx).Before(code.ExpiresAt) {
 		return fail(errInvalidGrant("The authorization code has expired"))
 	}
 	if !c.authenticated && code.CodeChallenge == "" {
@@ -294,7 +296,7 @@ func (s *Server) clientCredentials(r *http.Request, form url.Values, c client) (
 		}
 	}
 	g := store.Grant{ID: s.ids.Next(), ApplicationID: c.app.ID, UserID: c.app.OwnerID, Scopes: scopes,
-		CreatedAt: s.now().UTC()}
+		CreatedAt: s.nowIn(r.Context()).UTC()}
 	if err := s.store.CreateGrant(r.Context(), g); err != nil {
 		return tokenResponse{}, err
 	}
@@ -307,7 +309,7 @@ func (s *Server) clientCredentials(r *http.Request, form url.Values, c client) (
 // id_token carrying nonce.
 func (s *Server) issue(r *http.Request, g store.Grant, scopes []string, withRefresh, withIDToken bool, nonce string) (tokenResponse, error) {
 	ctx := r.Context()
-	now := s.now()
+	now := s.nowIn(ctx)
 	access, err := auth.NewAccessToken(s.rand)
 	if err != nil {
 		return tokenResponse{}, err
@@ -330,7 +332,8 @@ func (s *Server) issue(r *http.Request, g store.Grant, scopes []string, withRefr
 		resp.RefreshToken = rt
 	}
 	if withIDToken && slices.Contains(scopes, "openid") {
-		if resp.IDToken, err = s.idToken(ctx, issuer(r), g, nonce, access, now); err != nil {
+		// On the real clock: the client checks it against its own.
+		if resp.IDToken, err = s.idToken(ctx, issuer(r), g, nonce, access, s.now()); err != nil {
 			return tokenResponse{}, err
 		}
 	}

@@ -22,6 +22,9 @@ import (
 var (
 	ErrNotFound = errors.New("not found")
 	ErrConflict = errors.New("conflict")
+	// ErrLimit: the write would pass a cap on how many rows of its kind
+	// an owner may have (a world's faults).
+	ErrLimit = errors.New("limit reached")
 )
 
 // NotFoundAs is err with ErrNotFound replaced by notFound (the API error
@@ -218,7 +221,11 @@ type Store interface {
 // that every node applies them and a counted one fires exactly its count
 // between them. Deleting a world deletes its faults.
 type Faults interface {
-	CreateFault(ctx context.Context, f Fault) error // ErrConflict: the id is taken
+	// CreateFault adds a fault to its world unless the world already has
+	// limit faults, spent ones included (ErrLimit; limit 0: no cap), counted
+	// and inserted in one transaction so that concurrent creations on
+	// any node never pass the cap. ErrConflict: the id is taken.
+	CreateFault(ctx context.Context, f Fault, limit int) error
 	// WorldFaults lists a world's faults, spent ones included, by id.
 	WorldFaults(ctx context.Context, worldID snowflake.ID) ([]Fault, error)
 	// LiveFaults lists every world's faults that may still fire, by id.

@@ -52,6 +52,13 @@ type TestWorlds interface {
 	ResetWorld(ctx context.Context, w TestWorld, plan WorldPlan) error
 	// SetWorldClock sets how far the world's clock is ahead.
 	SetWorldClock(ctx context.Context, id snowflake.ID, offset time.Duration) error
+	// WorldApplications lists the ids of a world's apps (its spec's and
+	// any made in it later), by id; none for an unknown world.
+	WorldApplications(ctx context.Context, id snowflake.ID) ([]snowflake.ID, error)
+	// AdvanceWorldClock moves the world's clock ahead by by in one
+	// statement and returns its new offset (ErrNotFound if unknown), so
+	// that advances racing on several nodes all count.
+	AdvanceWorldClock(ctx context.Context, id snowflake.ID, by time.Duration) (time.Duration, error)
 	// WorldClockOffset reads how far the world's clock is ahead, and
 	// nothing else of its row (ErrNotFound): what a request of one of
 	// the world's principals reads to know its time.

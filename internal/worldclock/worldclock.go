@@ -3,8 +3,9 @@
 // /admin/v1/worlds/{world}/clock moves it); whatever reads time on
 // behalf of a world's principal (interaction tokens' lifetime and answer
 // window, the daily command-create limit, rate-limit windows, Bearer
-// tokens' expiry) reads Now(ctx, …) instead of the bare clock, so that
-// moving one world's clock leaves every other world's time alone.
+// tokens' expiry, OAuth2 codes' lifetime) reads Now(ctx, …) instead of the
+// bare clock, so that moving one world's clock leaves every other world's
+// time alone.
 //
 // The offset is looked up at most once per request, and only when
 // something reads it: the API puts a lazy lookup in the context after

@@ -15,16 +15,32 @@ var _ store.Faults = (*Store)(nil)
 const faultColumns = `id, world_id, kind, app_id, route, session, params, count, remaining,
 	probability, seed, matched, fired, created_at`
 
-// CreateFault inserts a fault with all its firings left.
-func (s *Store) CreateFault(ctx context.Context, f store.Fault) error {
-	_, err := s.execWrite(ctx, `INSERT INTO faults (`+faultColumns+`)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10, 0, 0, $11)`,
-		id64(f.ID), id64(f.WorldID), f.Kind, id64(f.AppID), f.Route, f.Session, string(f.Params),
-		f.Count, f.Probability, f.Seed, unix(f.CreatedAt))
-	if err != nil {
-		return fmt.Errorf("insert fault %v: %w", f.ID, s.formatError(err))
-	}
-	return nil
+// CreateFault inserts a fault with all its firings left, if its world
+// has fewer than limit faults (limit 0: no cap). The count and the insert
+// share a serializable transaction (SQLite: the write lock), so two
+// creations racing for the last place cannot both take it: PostgreSQL
+// fails one of them, which is retried and then sees the other's row.
+func (s *Store) CreateFault(ctx context.Context, f store.Fault, limit int) error {
+	return s.Tx(ctx, func(tx *sql.Tx) error {
+		if limit > 0 {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM faults WHERE world_id = $1`,
+				id64(f.WorldID)).Scan(&n); err != nil {
+				return fmt.Errorf("count the faults of world %v: %w", f.WorldID, err)
+			}
+			if n >= limit {
+				return fmt.Errorf("world %v has %d faults (at most %d): %w", f.WorldID, n, limit, store.ErrLimit)
+			}
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO faults (`+faultColumns+`)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $8, $9, $10, 0, 0, $11)`,
+			id64(f.ID), id64(f.WorldID), f.Kind, id64(f.AppID), f.Route, f.Session, string(f.Params),
+			f.Count, f.Probability, f.Seed, unix(f.CreatedAt))
+		if err != nil {
+			return fmt.Errorf("insert fault %v: %w", f.ID, s.formatError(err))
+		}
+		return nil
+	})
 }
 
 // WorldFaults lists a world's faults by id.

@@ -303,6 +303,43 @@ func (s *Store) SetWorldClock(ctx context.Context, id snowflake.ID, offset time.
 	return affected(res, fmt.Sprintf("world %d", id))
 }
 
+// WorldApplications lists a world's app ids through the partial
+// world_id index ("world_id <> 0" lets SQLite use it).
+func (s *Store) WorldApplications(ctx context.Context, id snowflake.ID) ([]snowflake.ID, error) {
+	rows, err := s.query(ctx, `SELECT id FROM applications WHERE world_id = $1 AND world_id <> 0 ORDER BY id`, id64(id))
+	if err != nil {
+		return nil, fmt.Errorf("the apps of world %d: %w", id, err)
+	}
+	defer rows.Close()
+	var apps []snowflake.ID
+	for rows.Next() {
+		var app int64
+		if err := rows.Scan(&app); err != nil {
+			return nil, fmt.Errorf("the apps of world %d: %w", id, err)
+		}
+		apps = append(apps, snowflake.ID(app))
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("the apps of world %d: %w", id, err)
+	}
+	return apps, nil
+}
+
+// AdvanceWorldClock adds by to a world's clock offset in one statement
+// (read-modify-write in the caller would lose one of two racing
+// advances) and returns the new offset.
+func (s *Store) AdvanceWorldClock(ctx context.Context, id snowflake.ID, by time.Duration) (time.Duration, error) {
+	var ms int64
+	err := s.lockedTx(ctx, func(tx *sql.Tx) error {
+		return tx.QueryRowContext(ctx, `UPDATE worlds SET clock_ms = clock_ms + $1 WHERE id = $2 RETURNING clock_ms`,
+			by.Milliseconds(), id64(id)).Scan(&ms)
+	})
+	if err != nil {
+		return 0, notFound(err, fmt.Sprintf("world %d", id))
+	}
+	return time.Duration(ms) * time.Millisecond, nil
+}
+
 // WorldClockOffset reads a world's clock offset alone (no spec, no
 // credentials to open): it is read on the requests of the world's
 // principals.

@@ -25,9 +25,9 @@ func testFaults(t *testing.T, open func(t *testing.T) store.Store) {
 		f := newFixture(t, open)
 		a2, a1, b1 := fault(12, worldA, 2, 0), fault(11, worldA, 0, 0.5), fault(13, worldB, 1, 0)
 		for _, x := range []store.Fault{a2, a1, b1} {
-			must(t, f.s.CreateFault(f.ctx, x))
+			must(t, f.s.CreateFault(f.ctx, x, 0))
 		}
-		if err := f.s.CreateFault(f.ctx, a1); !errors.Is(err, store.ErrConflict) {
+		if err := f.s.CreateFault(f.ctx, a1, 0); !errors.Is(err, store.ErrConflict) {
 			t.Errorf("CreateFault of a taken id = %v, want ErrConflict", err)
 		}
 		got, err := f.s.WorldFaults(f.ctx, worldA)
@@ -55,7 +55,7 @@ func testFaults(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("counted faults fire exactly count times", func(t *testing.T) {
 		f := newFixture(t, open)
 		x := fault(21, worldA, 5, 0)
-		must(t, f.s.CreateFault(f.ctx, x))
+		must(t, f.s.CreateFault(f.ctx, x, 0))
 		var (
 			wg    sync.WaitGroup
 			mu    sync.Mutex
@@ -86,8 +86,8 @@ func testFaults(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("probable faults follow their sequence", func(t *testing.T) {
 		f := newFixture(t, open)
 		unbounded, bounded := fault(31, worldA, 0, 0.5), fault(32, worldA, 1, 0.5)
-		must(t, f.s.CreateFault(f.ctx, unbounded))
-		must(t, f.s.CreateFault(f.ctx, bounded))
+		must(t, f.s.CreateFault(f.ctx, unbounded, 0))
+		must(t, f.s.CreateFault(f.ctx, bounded, 0))
 		even := func(n int64) bool { return n%2 == 0 }
 		var seq []bool
 		for range 4 {
@@ -111,10 +111,58 @@ func testFaults(t *testing.T, open func(t *testing.T) store.Store) {
 			t.Errorf("count 1: fired %v, want %v", seq, want)
 		}
 	})
+	t.Run("a world's faults are capped, however many race for the last places", func(t *testing.T) {
+		f := newFixture(t, open)
+		const capped = 5
+		must(t, f.s.CreateFault(f.ctx, fault(51, worldA, 1, 0), capped))
+		spent := fault(52, worldA, 1, 0)
+		must(t, f.s.CreateFault(f.ctx, spent, capped))
+		if _, fired, err := f.s.MatchFault(f.ctx, spent.ID, nil); err != nil || !fired {
+			t.Fatalf("MatchFault = %v, %v", fired, err)
+		}
+		// Three places are left (a spent fault keeps its place); eight
+		// creations race for them.
+		var (
+			wg            sync.WaitGroup
+			mu            sync.Mutex
+			made, refused int
+		)
+		for i := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				err := f.s.CreateFault(f.ctx, fault(snowflake.ID(60+i), worldA, 1, 0), capped)
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err == nil:
+					made++
+				case errors.Is(err, store.ErrLimit):
+					refused++
+				default:
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		if made != 3 || refused != 5 {
+			t.Errorf("%d made and %d refused, want 3 and 5", made, refused)
+		}
+		if got, err := f.s.WorldFaults(f.ctx, worldA); err != nil || len(got) != capped {
+			t.Errorf("WorldFaults = %d faults (%v), want %d", len(got), err, capped)
+		}
+		// Another world's count is its own; no cap is no cap.
+		must(t, f.s.CreateFault(f.ctx, fault(71, worldB, 1, 0), capped))
+		must(t, f.s.CreateFault(f.ctx, fault(72, worldA, 1, 0), 0))
+		// A deleted fault frees its place.
+		must(t, f.s.DeleteFault(f.ctx, worldA, 72))
+		must(t, f.s.DeleteFault(f.ctx, worldA, 51))
+		must(t, f.s.CreateFault(f.ctx, fault(73, worldA, 1, 0), capped))
+	})
 	t.Run("delete", func(t *testing.T) {
 		f := newFixture(t, open)
 		for _, x := range []store.Fault{fault(41, worldA, 1, 0), fault(42, worldA, 1, 0), fault(43, worldB, 1, 0)} {
-			must(t, f.s.CreateFault(f.ctx, x))
+			must(t, f.s.CreateFault(f.ctx, x, 0))
 		}
 		if err := f.s.DeleteFault(f.ctx, worldB, 41); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("DeleteFault of another world's = %v, want ErrNotFound", err)

@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -130,7 +132,26 @@ func testTestWorlds(t *testing.T, open func(t *testing.T) store.Store) {
 		must(t, f.s.CreateWorld(f.ctx, p.w, p.plan))
 		users := countUsers(t, f) - len(p.plan.Users) - len(p.plan.Apps)
 		addWorldContent(t, f, p)
+		// Its apps are listed (an app made in it later too), no others.
+		later := f.ids()
+		app, bot := newApp(later)
+		app.WorldID, bot.WorldID = p.w.ID, p.w.ID
+		must(t, f.s.CreateApplication(f.ctx, app, bot))
+		want := []snowflake.ID{later}
+		for _, a := range p.plan.Apps {
+			want = append(want, a.App.ID)
+		}
+		slices.Sort(want)
+		if apps, err := f.s.WorldApplications(f.ctx, p.w.ID); err != nil || !slices.Equal(apps, want) {
+			t.Fatalf("WorldApplications = %v, %v; want %v", apps, err, want)
+		}
 		must(t, f.s.DeleteWorld(f.ctx, p.w.ID))
+		if apps, err := f.s.WorldApplications(f.ctx, p.w.ID); err != nil || len(apps) != 0 {
+			t.Fatalf("WorldApplications of a deleted world = %v, %v; want none", apps, err)
+		}
+		if apps, err := f.s.WorldApplications(f.ctx, 0); err != nil || len(apps) != 0 {
+			t.Fatalf("WorldApplications of world 0 = %v, %v; want none (world 0 is no test world)", apps, err)
+		}
 		if _, err := f.s.TestWorld(f.ctx, p.w.ID); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("deleted world: %v", err)
 		}
@@ -206,6 +227,22 @@ func testTestWorlds(t *testing.T, open func(t *testing.T) store.Store) {
 		}
 		if err := f.s.SetWorldClock(f.ctx, 4242, time.Minute); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("clock of an unknown world: %v", err)
+		}
+		// Advances racing each other all count.
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				if _, err := f.s.AdvanceWorldClock(f.ctx, p.w.ID, time.Minute); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		if d, err := f.s.AdvanceWorldClock(f.ctx, p.w.ID, 90*time.Second); err != nil || d != 23*time.Minute+90*time.Second {
+			t.Fatalf("AdvanceWorldClock after 8 racing advances of a minute from 15m = %v, %v; want 24m30s", d, err)
+		}
+		if _, err := f.s.AdvanceWorldClock(f.ctx, 4242, time.Minute); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("AdvanceWorldClock of an unknown world: %v", err)
 		}
 	})
 }

@@ -576,14 +576,24 @@ func (w *wrapper) SetWorldClock(a0 context.Context, a1 snowflake.ID, a2 time.Dur
 	return w.Store.SetWorldClock(a0, a1, a2)
 }
 
+func (w *wrapper) WorldApplications(a0 context.Context, a1 snowflake.ID) ([]snowflake.ID, error) {
+	defer w.observe("WorldApplications", time.Now())
+	return w.Store.WorldApplications(a0, a1)
+}
+
+func (w *wrapper) AdvanceWorldClock(a0 context.Context, a1 snowflake.ID, a2 time.Duration) (time.Duration, error) {
+	defer w.observe("AdvanceWorldClock", time.Now())
+	return w.Store.AdvanceWorldClock(a0, a1, a2)
+}
+
 func (w *wrapper) WorldClockOffset(a0 context.Context, a1 snowflake.ID) (time.Duration, error) {
 	defer w.observe("WorldClockOffset", time.Now())
 	return w.Store.WorldClockOffset(a0, a1)
 }
 
-func (w *wrapper) CreateFault(a0 context.Context, a1 store.Fault) error {
+func (w *wrapper) CreateFault(a0 context.Context, a1 store.Fault, a2 int) error {
 	defer w.observe("CreateFault", time.Now())
-	return w.Store.CreateFault(a0, a1)
+	return w.Store.CreateFault(a0, a1, a2)
 }
 
 func (w *wrapper) WorldFaults(a0 context.Context, a1 snowflake.ID) ([]store.Fault, error) {
