@@ -11,6 +11,7 @@ import (
 	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/gateway"
 	"github.com/slashd/slashd/internal/journal"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 )
@@ -187,10 +188,13 @@ func (s *Server) journalDelivered(in invocation) {
 }
 
 // journalDelivery records what became of an invocation: answered (its
-// answer as the invoking client was shown it) or failed (why).
-func (s *Server) journalDelivery(ctx context.Context, in invocation, d delivery, took time.Duration, rec answered, err error) {
+// answer as the invoking client was shown it) or failed (why). It
+// returns rec with its answer's message loaded, so that the invoker's
+// answer rendered next reads it no second time; the entry is encoded by
+// the journal's writer, off the request's path.
+func (s *Server) journalDelivery(ctx context.Context, in invocation, d delivery, took time.Duration, rec answered, err error) answered {
 	if s.journal == nil || in.app.WorldID == 0 {
-		return
+		return rec
 	}
 	e := interactionEntry{InteractionID: in.record.ID, ApplicationID: in.app.ID, Type: in.record.Type,
 		GuildID: in.record.GuildID, ChannelID: in.record.ChannelID, UserID: in.record.UserID, Route: d.target,
@@ -201,13 +205,30 @@ func (s *Server) journalDelivery(ctx context.Context, in invocation, d delivery,
 			e.Reason = err.Error()
 		}
 		s.journal.Record(in.app.WorldID, journal.InteractionFailed, e)
-		return
+		return rec
 	}
 	e.ResponseType = int(rec.ResponseType)
+	rec = s.withOriginalMessage(ctx, rec)
 	if res, rerr := s.callbackResponse(ctx, rec); rerr == nil {
-		e.Answer, _ = json.Marshal(res)
+		// Nothing in res changes after this: its message body and
+		// result are the store's bytes, only read from here on.
+		e.Answer = res
 	}
 	s.journal.Record(in.app.WorldID, journal.InteractionAnswered, e)
+	return rec
+}
+
+// withOriginalMessage is rec with its answer's message read (when it has
+// one not read yet; rec unchanged when the read fails: callbackResponse
+// then reads it, and says why).
+func (s *Server) withOriginalMessage(ctx context.Context, rec answered) answered {
+	if rec.OriginalMessageID == 0 || rec.msg != nil && rec.msg.ID == rec.OriginalMessageID {
+		return rec
+	}
+	if m, err := s.store.Message(ctx, rec.OriginalMessageID); err == nil {
+		rec.msg = &m
+	}
+	return rec
 }
 
 type interactionEntry struct {
@@ -224,7 +245,8 @@ type interactionEntry struct {
 	Reason        string          `json:"reason,omitempty"`
 	ResponseType  int             `json:"response_type,omitempty"`
 	Payload       json.RawMessage `json:"payload,omitempty"`
-	Answer        json.RawMessage `json:"answer,omitempty"`
+	Answer        any             `json:"answer,omitempty"` // a callbackResult, encoded by the writer
+
 }
 
 // journalMessage records a message written (typ: the bus event's type),
@@ -250,8 +272,8 @@ func (s *Server) journalMessage(ctx context.Context, typ string, msg store.Messa
 	}
 	e := messageEntry{MessageID: msg.ID, ChannelID: msg.ChannelID, GuildID: msg.GuildID, AuthorID: msg.AuthorID,
 		InteractionID: msg.InteractionID, VisibleTo: msg.VisibleTo, ApplicationID: scope.app, Route: scope.route}
-	if kind != journal.MessageDeleted && json.Valid(msg.Body) {
-		e.Message = json.RawMessage(msg.Body)
+	if kind != journal.MessageDeleted {
+		e.Message = json.RawMessage(msg.Body) // checked by MarshalJSON, in the writer
 	}
 	s.journal.Record(world, kind, e)
 }
@@ -266,6 +288,18 @@ type messageEntry struct {
 	ApplicationID snowflake.ID    `json:"application_id,omitempty"` // the app whose request wrote it
 	Route         string          `json:"route,omitempty"`          // that request's route ("": not an app's request)
 	Message       json.RawMessage `json:"message,omitempty"`
+}
+
+// MarshalJSON runs in the journal's writer, which encodes entries: a
+// stored body that is not JSON (none should be) leaves message out
+// rather than losing the entry, and the check stays off the request's
+// path.
+func (e messageEntry) MarshalJSON() ([]byte, error) {
+	type plain messageEntry
+	if !json.Valid(e.Message) {
+		e.Message = nil
+	}
+	return jsonenc.Marshal(plain(e))
 }
 
 // worldOfMessage is the world of a message's guild, or (outside guilds)
