@@ -328,6 +328,8 @@ func encodeBody(body any) ([]byte, error) {
 		return b, nil
 	case []byte:
 		return b, nil
+	case Spliced:
+		return encodeSpliced(b)
 	}
 	raw, err := jsonenc.Marshal(body)
 	if err != nil {
