@@ -184,7 +184,7 @@ func (s *Server) journalDelivered(in invocation) {
 	s.journal.Record(in.app.WorldID, journal.InteractionDelivered, journal.Spliced{Fields: interactionEntry{
 		InteractionID: in.record.ID, ApplicationID: in.app.ID, Type: in.record.Type, GuildID: in.record.GuildID,
 		ChannelID: in.record.ChannelID, UserID: in.record.UserID, Route: route},
-		Members: []journal.Member{{Name: "payload", JSON: in.body}}})
+		Members: []journal.Member{{Name: "payload", JSON: in.body, Encoded: true}}})
 }
 
 // journalDelivery records what became of an invocation: answered (its
@@ -369,7 +369,7 @@ func dispatchEntry(o gateway.Observation) any {
 	switch {
 	case o.Event == event.InteractionCreate:
 	case len(o.Data) <= maxDispatchData: // the gateway encoded it: valid JSON
-		return journal.Spliced{Fields: e, Members: []journal.Member{{Name: "data", JSON: o.Data}}}
+		return journal.Spliced{Fields: e, Members: []journal.Member{{Name: "data", JSON: o.Data, Encoded: true}}}
 	default:
 		e.Truncated = true
 	}

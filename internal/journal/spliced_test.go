@@ -26,6 +26,9 @@ func TestEncodeSpliced(t *testing.T) {
 		{"a first member left out leaves no comma", Spliced{Fields: struct{}{}, Members: []Member{
 			{Name: "broken", JSON: []byte(`nope`)}, {Name: "kept", JSON: []byte(`true`)}}},
 			`{"kept":true}`},
+		{"JSON this process encoded is spliced unchecked", Spliced{Fields: struct{}{}, Members: []Member{
+			{Name: "payload", JSON: []byte(`{"type":2}`), Encoded: true}}},
+			`{"payload":{"type":2}}`},
 		{"nested", Spliced{Fields: fields{ID: "1"}, Members: []Member{{Name: "answer", Value: &Spliced{
 			Fields: struct {
 				Type int `json:"type"`
