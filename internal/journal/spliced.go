@@ -73,13 +73,23 @@ func appendSpliced(b []byte, s Spliced) ([]byte, error) {
 // escapes in the spliced members either), as encoding it all through
 // jsonenc would have.
 func encodeSpliced(s Spliced) ([]byte, error) {
-	size := 256
-	for _, m := range s.Members {
-		size += len(m.JSON)
-	}
-	b, err := appendSpliced(make([]byte, 0, size), s)
+	b, err := appendSpliced(make([]byte, 0, s.sizeHint()), s)
 	if err != nil {
 		return nil, err
 	}
 	return jsonenc.UnescapeHTML(b), nil
+}
+
+// sizeHint is a little over s's encoded size: its members' JSON, nested
+// ones included, and room for the fields (an entry's take 150–300
+// bytes), so that the buffer seldom grows.
+func (s Spliced) sizeHint() int {
+	n := 384
+	for _, m := range s.Members {
+		n += len(m.Name) + 4 + len(m.JSON)
+		if m.Value != nil {
+			n += m.Value.sizeHint()
+		}
+	}
+	return n
 }
