@@ -20,9 +20,9 @@ import (
 
 // journalInsertSizes are the row counts of the INSERTs a batch is cut
 // into, largest first (6 parameters a row: well under SQLite's and
-// PostgreSQL's parameter limits). Few sizes, each prepared once: a batch
-// runs a handful of statements and parses none.
-func journalInsertSizes() [5]int { return [...]int{128, 32, 8, 2, 1} }
+// PostgreSQL's parameter limits). Powers of two, each prepared once: a
+// batch runs one statement per bit of its size (a few) and parses none.
+func journalInsertSizes() [8]int { return [...]int{128, 64, 32, 16, 8, 4, 2, 1} }
 
 const (
 	queryTakeJournalSeqs = `UPDATE journal_seq SET last = last + $1 WHERE id = 1 RETURNING last`
