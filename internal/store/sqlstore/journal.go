@@ -62,11 +62,15 @@ func (s *Store) AppendJournal(ctx context.Context, entries []store.JournalEntry,
 		return nil
 	}
 	chunks := journalChunks(len(entries))
+	inserts := make([]string, len(chunks))
 	queries := []string{queryTakeJournalSeqs, queryTrimJournal}
-	for _, n := range chunks {
-		if q := journalInsert(n); !slices.Contains(queries, q) {
-			queries = append(queries, q)
+	for i, n := range chunks {
+		if i > 0 && n == chunks[i-1] {
+			inserts[i] = inserts[i-1]
+			continue
 		}
+		inserts[i] = journalInsert(n)
+		queries = append(queries, inserts[i])
 	}
 	// Prepared before the transaction, which then reuses them (see
 	// preparedStmt).
@@ -87,14 +91,14 @@ func (s *Store) AppendJournal(ctx context.Context, entries []store.JournalEntry,
 			}
 		}
 		rest := entries
-		for _, n := range chunks {
+		for i, n := range chunks {
 			chunk := rest[:n]
 			rest = rest[n:]
 			args := make([]any, 0, 6*n)
 			for _, e := range chunk {
 				args = append(args, e.Seq, id64(e.WorldID), id64(e.ID), e.Type, unix(e.At), string(e.Body))
 			}
-			if _, err := s.txExec(ctx, tx, journalInsert(n), args...); err != nil {
+			if _, err := s.txExec(ctx, tx, inserts[i], args...); err != nil {
 				return fmt.Errorf("append %d journal entries: %w", n, s.formatError(err))
 			}
 		}
