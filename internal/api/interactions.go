@@ -398,8 +398,8 @@ func (s *Server) dispatch(ctx context.Context, in invocation) (answered, error) 
 	}
 	took := time.Since(start)
 	s.deliveryDone(in, d, took)
+	rec = s.journalDelivery(ctx, in, d, took, rec, err)
 	s.noteDelivery(ctx, in, d, took, rec, err)
-	s.journalDelivery(ctx, in, d, took, rec, err)
 	return rec, err
 }
 

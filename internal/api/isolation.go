@@ -36,8 +36,21 @@ func (s *Server) principalWorld(ctx context.Context) (snowflake.ID, error) {
 	return s.tokenWorld(ctx, principalFrom(ctx).Token)
 }
 
-// tokenWorld is the world a credential acts in (see principalWorld).
+// tokenWorld is the world a credential acts in (see principalWorld),
+// read once per app or user (principalWorlds, worldtime.go).
 func (s *Server) tokenWorld(ctx context.Context, tok store.Token) (snowflake.ID, error) {
+	if world, known := s.principalWorlds.get(tok); known {
+		return world, nil
+	}
+	world, err := s.readTokenWorld(ctx, tok)
+	if err != nil {
+		return 0, err
+	}
+	s.principalWorlds.put(tok, world)
+	return world, nil
+}
+
+func (s *Server) readTokenWorld(ctx context.Context, tok store.Token) (snowflake.ID, error) {
 	if tok.ApplicationID != 0 {
 		app, err := s.store.Application(ctx, tok.ApplicationID)
 		if err != nil {

@@ -181,16 +181,20 @@ func (s *Server) journalDelivered(in invocation) {
 	case in.app.InteractionsEndpointURL != "":
 		route = targetEndpoint
 	}
-	s.journal.Record(in.app.WorldID, journal.InteractionDelivered, interactionEntry{InteractionID: in.record.ID,
-		ApplicationID: in.app.ID, Type: in.record.Type, GuildID: in.record.GuildID, ChannelID: in.record.ChannelID,
-		UserID: in.record.UserID, Route: route, Payload: json.RawMessage(in.body)})
+	s.journal.Record(in.app.WorldID, journal.InteractionDelivered, journal.Spliced{Fields: interactionEntry{
+		InteractionID: in.record.ID, ApplicationID: in.app.ID, Type: in.record.Type, GuildID: in.record.GuildID,
+		ChannelID: in.record.ChannelID, UserID: in.record.UserID, Route: route},
+		Members: []journal.Member{{Name: "payload", JSON: in.body, Encoded: true}}})
 }
 
 // journalDelivery records what became of an invocation: answered (its
-// answer as the invoking client was shown it) or failed (why).
-func (s *Server) journalDelivery(ctx context.Context, in invocation, d delivery, took time.Duration, rec answered, err error) {
+// answer as the invoking client was shown it) or failed (why). It
+// returns rec with its answer's message loaded, so that the invoker's
+// answer rendered next reads it no second time; the entry is encoded by
+// the journal's writer, off the request's path.
+func (s *Server) journalDelivery(ctx context.Context, in invocation, d delivery, took time.Duration, rec answered, err error) answered {
 	if s.journal == nil || in.app.WorldID == 0 {
-		return
+		return rec
 	}
 	e := interactionEntry{InteractionID: in.record.ID, ApplicationID: in.app.ID, Type: in.record.Type,
 		GuildID: in.record.GuildID, ChannelID: in.record.ChannelID, UserID: in.record.UserID, Route: d.target,
@@ -201,30 +205,65 @@ func (s *Server) journalDelivery(ctx context.Context, in invocation, d delivery,
 			e.Reason = err.Error()
 		}
 		s.journal.Record(in.app.WorldID, journal.InteractionFailed, e)
-		return
+		return rec
 	}
 	e.ResponseType = int(rec.ResponseType)
+	rec = s.withOriginalMessage(ctx, rec)
+	body := journal.Spliced{Fields: e}
 	if res, rerr := s.callbackResponse(ctx, rec); rerr == nil {
-		e.Answer, _ = json.Marshal(res)
+		// Nothing in res changes after this: its message body and
+		// result are the store's bytes, only read from here on.
+		body.Members = []journal.Member{{Name: "answer", Value: res.journalValue()}}
 	}
-	s.journal.Record(in.app.WorldID, journal.InteractionAnswered, e)
+	s.journal.Record(in.app.WorldID, journal.InteractionAnswered, body)
+	return rec
+}
+
+// journalValue is r as the journal's writer encodes it: the answer's
+// message (and any other result) spliced in as stored, the same JSON
+// as r's own encoding.
+func (r callbackResult) journalValue() *journal.Spliced {
+	v := &journal.Spliced{Fields: struct {
+		Interaction callbackInteraction `json:"interaction"`
+	}{r.Interaction}}
+	if res := r.Resource; res != nil {
+		v.Members = []journal.Member{{Name: "resource", Value: &journal.Spliced{
+			Fields: struct {
+				Type int `json:"type"`
+			}{res.Type},
+			Members: []journal.Member{{Name: "activity_instance", JSON: res.ActivityInstance},
+				{Name: "message", JSON: res.Message}, {Name: "choices", JSON: res.Choices}, {Name: "modal", JSON: res.Modal}}}}}
+	}
+	return v
+}
+
+// withOriginalMessage is rec with its answer's message read (when it has
+// one not read yet; rec unchanged when the read fails: callbackResponse
+// then reads it, and says why).
+func (s *Server) withOriginalMessage(ctx context.Context, rec answered) answered {
+	if rec.OriginalMessageID == 0 || rec.msg != nil && rec.msg.ID == rec.OriginalMessageID {
+		return rec
+	}
+	if m, err := s.store.Message(ctx, rec.OriginalMessageID); err == nil {
+		rec.msg = &m
+	}
+	return rec
 }
 
 type interactionEntry struct {
-	InteractionID snowflake.ID    `json:"interaction_id"`
-	ApplicationID snowflake.ID    `json:"application_id"`
-	Type          int             `json:"interaction_type"`
-	GuildID       snowflake.ID    `json:"guild_id,omitempty"`
-	ChannelID     snowflake.ID    `json:"channel_id,omitempty"`
-	UserID        snowflake.ID    `json:"user_id"`
-	Route         string          `json:"route"`
-	Outcome       string          `json:"outcome,omitempty"`
-	Status        int             `json:"endpoint_status,omitempty"`
-	LatencyMS     float64         `json:"latency_ms,omitempty"`
-	Reason        string          `json:"reason,omitempty"`
-	ResponseType  int             `json:"response_type,omitempty"`
-	Payload       json.RawMessage `json:"payload,omitempty"`
-	Answer        json.RawMessage `json:"answer,omitempty"`
+	InteractionID snowflake.ID `json:"interaction_id"`
+	ApplicationID snowflake.ID `json:"application_id"`
+	Type          int          `json:"interaction_type"`
+	GuildID       snowflake.ID `json:"guild_id,omitempty"`
+	ChannelID     snowflake.ID `json:"channel_id,omitempty"`
+	UserID        snowflake.ID `json:"user_id"`
+	Route         string       `json:"route"`
+	Outcome       string       `json:"outcome,omitempty"`
+	Status        int          `json:"endpoint_status,omitempty"`
+	LatencyMS     float64      `json:"latency_ms,omitempty"`
+	Reason        string       `json:"reason,omitempty"`
+	ResponseType  int          `json:"response_type,omitempty"`
+	// payload (delivered) and answer (answered) are spliced in.
 }
 
 // journalMessage records a message written (typ: the bus event's type),
@@ -248,24 +287,26 @@ func (s *Server) journalMessage(ctx context.Context, typ string, msg store.Messa
 	case event.MessageDelete:
 		kind = journal.MessageDeleted
 	}
-	e := messageEntry{MessageID: msg.ID, ChannelID: msg.ChannelID, GuildID: msg.GuildID, AuthorID: msg.AuthorID,
-		InteractionID: msg.InteractionID, VisibleTo: msg.VisibleTo, ApplicationID: scope.app, Route: scope.route}
-	if kind != journal.MessageDeleted && json.Valid(msg.Body) {
-		e.Message = json.RawMessage(msg.Body)
+	body := journal.Spliced{Fields: messageEntry{MessageID: msg.ID, ChannelID: msg.ChannelID, GuildID: msg.GuildID,
+		AuthorID: msg.AuthorID, InteractionID: msg.InteractionID, VisibleTo: msg.VisibleTo, ApplicationID: scope.app,
+		Route: scope.route}}
+	if kind != journal.MessageDeleted {
+		// Checked and spliced in by the writer, off the request's path.
+		body.Members = []journal.Member{{Name: "message", JSON: msg.Body}}
 	}
-	s.journal.Record(world, kind, e)
+	s.journal.Record(world, kind, body)
 }
 
 type messageEntry struct {
-	MessageID     snowflake.ID    `json:"message_id"`
-	ChannelID     snowflake.ID    `json:"channel_id"`
-	GuildID       snowflake.ID    `json:"guild_id,omitempty"`
-	AuthorID      snowflake.ID    `json:"author_id,omitempty"`
-	InteractionID snowflake.ID    `json:"interaction_id,omitempty"`
-	VisibleTo     snowflake.ID    `json:"visible_to,omitempty"`
-	ApplicationID snowflake.ID    `json:"application_id,omitempty"` // the app whose request wrote it
-	Route         string          `json:"route,omitempty"`          // that request's route ("": not an app's request)
-	Message       json.RawMessage `json:"message,omitempty"`
+	MessageID     snowflake.ID `json:"message_id"`
+	ChannelID     snowflake.ID `json:"channel_id"`
+	GuildID       snowflake.ID `json:"guild_id,omitempty"`
+	AuthorID      snowflake.ID `json:"author_id,omitempty"`
+	InteractionID snowflake.ID `json:"interaction_id,omitempty"`
+	VisibleTo     snowflake.ID `json:"visible_to,omitempty"`
+	ApplicationID snowflake.ID `json:"application_id,omitempty"` // the app whose request wrote it
+	Route         string       `json:"route,omitempty"`          // that request's route ("": not an app's request)
+	// message (created and edited) is spliced in.
 }
 
 // worldOfMessage is the world of a message's guild, or (outside guilds)
@@ -320,16 +361,15 @@ const maxDispatchData = 4 << 10
 // INTERACTION_CREATE's: interaction.delivered has it already.
 func dispatchEntry(o gateway.Observation) any {
 	e := struct {
-		Session   string          `json:"session_id"`
-		Type      string          `json:"event"`
-		Seq       int64           `json:"seq"`
-		Data      json.RawMessage `json:"data,omitempty"`
-		Truncated bool            `json:"data_omitted,omitempty"`
+		Session   string `json:"session_id"`
+		Type      string `json:"event"`
+		Seq       int64  `json:"seq"`
+		Truncated bool   `json:"data_omitted,omitempty"`
 	}{Session: o.Session, Type: o.Event, Seq: o.Seq}
 	switch {
 	case o.Event == event.InteractionCreate:
 	case len(o.Data) <= maxDispatchData: // the gateway encoded it: valid JSON
-		e.Data = json.RawMessage(o.Data)
+		return journal.Spliced{Fields: e, Members: []journal.Member{{Name: "data", JSON: o.Data, Encoded: true}}}
 	default:
 		e.Truncated = true
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -210,7 +211,6 @@ func TestJournalGatewayBotAnswers(t *testing.T) {
 		"data": map[string]any{"id": app.Commands["ban"], "name": "ban", "type": 1, "version": cmds[0].Version,
 			"options": []map[string]any{{"type": 6, "name": "user", "value": w.Users["bob"].ID}}}}
 	res := mustDo(t, e, "POST", "/api/v10/interactions", w.Users["alice"].ClientToken, inv, 200)
-	_ = res
 	var ev journalEvent
 	select {
 	case got, ok := <-answered:
@@ -223,6 +223,12 @@ func TestJournalGatewayBotAnswers(t *testing.T) {
 	}
 	if !strings.Contains(string(ev.Answer), "banned") {
 		t.Errorf("interaction.answered = %+v; want the answer", ev)
+	}
+	// The journal's answer is what the invoking client was shown.
+	var shown, journaled any
+	if json.Unmarshal(res.Body, &shown) != nil || json.Unmarshal(ev.Answer, &journaled) != nil ||
+		!reflect.DeepEqual(shown, journaled) {
+		t.Errorf("interaction.answered's answer = %s; want the invoker's answer %s", ev.Answer, res.Body)
 	}
 	delivered := waitEvent(t, e, w.ID, identified.Cursor, "interaction.delivered", nil)
 	if delivered.InteractionID != ev.InteractionID || !strings.Contains(string(delivered.Payload), `"name":"ban"`) {

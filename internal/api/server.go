@@ -208,6 +208,8 @@ type Server struct {
 	// wake its long-polls (journal.go).
 	journal        *journal.Recorder
 	journalWaiters *journal.Waiters
+	// principalWorlds remembers principals' worlds (worldtime.go).
+	principalWorlds principalWorlds
 }
 
 // New builds the server and its routes.

@@ -7,6 +7,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/slashd/slashd/internal/auth"
@@ -20,8 +22,13 @@ import (
 func (s *Server) nowIn(ctx context.Context) time.Time { return worldclock.Now(ctx, s.now) }
 
 // withWorldClock is ctx with a lazy lookup of p's world's clock: read
-// once, the first time something asks.
+// once, the first time something asks. A principal known to be of no
+// world (most are) gets ctx as it is: real time, at no cost (the rate
+// limiter asks on every request).
 func (s *Server) withWorldClock(ctx context.Context, p auth.Principal) context.Context {
+	if world, known := s.principalWorlds.get(p.Token); known && world == 0 {
+		return ctx
+	}
 	return worldclock.WithLookup(ctx, func() time.Duration { return s.principalClock(ctx, p) })
 }
 
@@ -80,4 +87,46 @@ func (s *Server) withPathClock(r *http.Request) context.Context {
 		}
 		return s.principalClock(ctx, auth.Principal{Token: store.Token{ApplicationID: app}})
 	})
+}
+
+// principalWorlds remembers the world of the apps and users that
+// authenticated: an app's or a user's world is fixed at its creation
+// and ids are never reused, so an entry never goes stale (one of a
+// deleted world names a world whose clock is no longer found: real
+// time, as for a principal of none). Bounded: it starts over when full.
+type principalWorlds struct {
+	m sync.Map // worldMember → snowflake.ID
+	n atomic.Int64
+}
+
+// worldMember is an app (the principal of its bot and Bearer tokens) or
+// a user (of a client token).
+type worldMember struct {
+	id   snowflake.ID
+	user bool
+}
+
+const principalWorldsSize = 65536
+
+func memberOf(tok store.Token) worldMember {
+	if tok.ApplicationID != 0 {
+		return worldMember{id: tok.ApplicationID}
+	}
+	return worldMember{id: tok.UserID, user: true}
+}
+
+func (c *principalWorlds) get(tok store.Token) (world snowflake.ID, known bool) {
+	v, ok := c.m.Load(memberOf(tok))
+	if !ok {
+		return 0, false
+	}
+	return v.(snowflake.ID), true
+}
+
+func (c *principalWorlds) put(tok store.Token, world snowflake.ID) {
+	if c.n.Add(1) > principalWorldsSize {
+		c.m.Clear()
+		c.n.Store(1)
+	}
+	c.m.Store(memberOf(tok), world)
 }

@@ -3,6 +3,7 @@ package journal_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 	"github.com/slashd/slashd/internal/store/sqlite"
+	"github.com/slashd/slashd/internal/testenv"
 )
 
 // gatedStore holds the first AppendJournal until open is closed, so
@@ -101,4 +103,28 @@ func TestRecorderDropsWhenFullAndFlushesOnClose(t *testing.T) {
 	r.Record(world, journal.RESTRequest, map[string]int{"n": 9})
 	var nilRecorder *journal.Recorder
 	nilRecorder.Record(world, journal.RESTRequest, nil) // the journal off
+}
+
+// TestRecorderWritesAWholeBatchAtOnce: while the writer waits for more
+// entries (Flush) they wait in its queue, and a whole batch queued wakes
+// it: with a Flush of an hour, a batch's worth is written without it.
+func TestRecorderWritesAWholeBatchAtOnce(t *testing.T) {
+	const world snowflake.ID = 78
+	st := openStore(t)
+	r := journal.New(journal.Options{Store: st, IDs: snowflake.NewGenerator(1, nil), Batch: 3, Flush: time.Hour})
+	defer r.Close(context.Background())
+	for n := range 3 {
+		r.Record(world, journal.RESTRequest, map[string]int{"n": n})
+	}
+	var got []store.JournalEntry
+	testenv.WaitFor(t, "the batch written", func() bool {
+		var err error
+		got, err = st.JournalEntries(t.Context(), store.JournalQuery{WorldID: world, Limit: 10})
+		return err == nil && len(got) == 3
+	})
+	for i, e := range got {
+		if want := fmt.Sprintf(`{"n":%d}`, i); string(e.Body) != want {
+			t.Errorf("entry %d = %s; want %s", i, e.Body, want)
+		}
+	}
 }

@@ -18,19 +18,68 @@ import (
 // so batches commit in the order of their seqs and a reader never sees
 // a smaller seq appear after a larger one.
 
-// journalInsertRows is how many entries one INSERT writes (6 parameters
-// each: well under SQLite's and PostgreSQL's parameter limits).
-const journalInsertRows = 128
+// journalInsertSizes are the row counts of the INSERTs a batch is cut
+// into, largest first (6 parameters a row: well under SQLite's and
+// PostgreSQL's parameter limits). Powers of two, each prepared once: a
+// batch runs one statement per bit of its size (a few) and parses none.
+func journalInsertSizes() [8]int { return [...]int{128, 64, 32, 16, 8, 4, 2, 1} }
+
+const (
+	queryTakeJournalSeqs = `UPDATE journal_seq SET last = last + $1 WHERE id = 1 RETURNING last`
+	queryTrimJournal     = `DELETE FROM journal WHERE world_id = $1 AND seq <=
+		(SELECT seq FROM journal WHERE world_id = $1 ORDER BY seq DESC LIMIT 1 OFFSET $2)`
+)
+
+// journalInsert is the INSERT of n entries.
+func journalInsert(n int) string {
+	var b strings.Builder
+	b.WriteString(`INSERT INTO journal (seq, world_id, id, type, at, body) VALUES `)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		p := 6 * i
+		b.WriteString("($" + strconv.Itoa(p+1) + ", $" + strconv.Itoa(p+2) + ", $" + strconv.Itoa(p+3) + ", $" +
+			strconv.Itoa(p+4) + ", $" + strconv.Itoa(p+5) + ", $" + strconv.Itoa(p+6) + ")")
+	}
+	return b.String()
+}
+
+// journalChunks cuts n entries into chunks of journalInsertSizes.
+func journalChunks(n int) []int {
+	var out []int
+	for _, size := range journalInsertSizes() {
+		for ; n >= size; n -= size {
+			out = append(out, size)
+		}
+	}
+	return out
+}
 
 // AppendJournal implements store.Journal.
 func (s *Store) AppendJournal(ctx context.Context, entries []store.JournalEntry, keep int) error {
 	if len(entries) == 0 {
 		return nil
 	}
+	chunks := journalChunks(len(entries))
+	inserts := make([]string, len(chunks))
+	queries := []string{queryTakeJournalSeqs, queryTrimJournal}
+	for i, n := range chunks {
+		if i > 0 && n == chunks[i-1] {
+			inserts[i] = inserts[i-1]
+			continue
+		}
+		inserts[i] = journalInsert(n)
+		queries = append(queries, inserts[i])
+	}
+	// Prepared before the transaction, which then reuses them (see
+	// preparedStmt).
+	if err := s.prepareAll(ctx, queries...); err != nil {
+		return fmt.Errorf("append %d journal entries: %w", len(entries), err)
+	}
 	return s.lockedTx(ctx, func(tx *sql.Tx) error {
 		var last int64
-		if err := tx.QueryRowContext(ctx, `UPDATE journal_seq SET last = last + $1 WHERE id = 1 RETURNING last`,
-			len(entries)).Scan(&last); err != nil {
+		if err := (txReader{s: s, tx: tx}).QueryRowContext(ctx, queryTakeJournalSeqs, len(entries)).Scan(&last); err != nil {
 			return fmt.Errorf("take journal seqs: %w", s.formatError(err))
 		}
 		first := last - int64(len(entries)) + 1
@@ -41,21 +90,16 @@ func (s *Store) AppendJournal(ctx context.Context, entries []store.JournalEntry,
 				worlds = append(worlds, entries[i].WorldID)
 			}
 		}
-		// Multi-row INSERTs: one statement per chunk, not per entry.
-		for chunk := range slices.Chunk(entries, journalInsertRows) {
-			var b strings.Builder
-			b.WriteString(`INSERT INTO journal (seq, world_id, id, type, at, body) VALUES `)
-			args := make([]any, 0, 6*len(chunk))
-			for i, e := range chunk {
-				if i > 0 {
-					b.WriteString(", ")
-				}
-				n := len(args)
-				fmt.Fprintf(&b, "($%d, $%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5, n+6)
+		rest := entries
+		for i, n := range chunks {
+			chunk := rest[:n]
+			rest = rest[n:]
+			args := make([]any, 0, 6*n)
+			for _, e := range chunk {
 				args = append(args, e.Seq, id64(e.WorldID), id64(e.ID), e.Type, unix(e.At), string(e.Body))
 			}
-			if _, err := tx.ExecContext(ctx, b.String(), args...); err != nil {
-				return fmt.Errorf("append %d journal entries: %w", len(chunk), s.formatError(err))
+			if _, err := s.txExec(ctx, tx, inserts[i], args...); err != nil {
+				return fmt.Errorf("append %d journal entries: %w", n, s.formatError(err))
 			}
 		}
 		if keep <= 0 {
@@ -64,8 +108,7 @@ func (s *Store) AppendJournal(ctx context.Context, entries []store.JournalEntry,
 		for _, w := range worlds {
 			// The (keep+1)th newest and everything older go; NULL (fewer
 			// kept) deletes nothing.
-			if _, err := tx.ExecContext(ctx, `DELETE FROM journal WHERE world_id = $1 AND seq <=
-				(SELECT seq FROM journal WHERE world_id = $1 ORDER BY seq DESC LIMIT 1 OFFSET $2)`, id64(w), keep); err != nil {
+			if _, err := s.txExec(ctx, tx, queryTrimJournal, id64(w), keep); err != nil {
 				return fmt.Errorf("trim world %d's journal: %w", w, s.formatError(err))
 			}
 		}

@@ -95,6 +95,30 @@ func testJournal(t *testing.T, open func(t *testing.T) store.Store) {
 			t.Fatalf("after a batch over the cap world 1 keeps %v; want n 13, 14", got)
 		}
 	})
+	t.Run("BatchesOfEverySize", func(t *testing.T) {
+		// A batch is written in statements of a few fixed sizes: each
+		// size, and a batch over the largest, keeps every entry in order.
+		s, ctx := open(t), t.Context()
+		n := 0
+		for _, size := range []int{1, 2, 3, 7, 31, 161, 300} {
+			var batch []store.JournalEntry
+			for range size {
+				n++
+				batch = append(batch, journalEntry(w2, "rest.request", n))
+			}
+			must(t, s.AppendJournal(ctx, batch, 0))
+		}
+		got, err := s.JournalEntries(ctx, store.JournalQuery{WorldID: w2, Limit: 1000})
+		must(t, err)
+		if len(got) != n {
+			t.Fatalf("the journal keeps %d entries; want %d", len(got), n)
+		}
+		for i, e := range got {
+			if want := fmt.Sprintf(`{"n":%d}`, i+1); string(e.Body) != want || i > 0 && e.Seq <= got[i-1].Seq {
+				t.Fatalf("entry %d = seq %d %s; want %s after seq %d", i, e.Seq, e.Body, want, got[max(i-1, 0)].Seq)
+			}
+		}
+	})
 	t.Run("OneOrderAcrossWriters", func(t *testing.T) {
 		// Writers append concurrently while a reader follows the cursor:
 		// if a smaller seq could commit after a larger one the reader
