@@ -107,5 +107,6 @@ func (a *API) routes() []route {
 		{"POST", world + "/clock", on(theWorld), withBody, a.advanceClock},
 		{"POST", world + "/act", on(theWorld), withBody, a.act},
 		{"GET", world + "/events", on(theWorld), noBody, a.worldEvents},
+		{"GET", world + "/export", on(theWorld), noBody, a.exportWorld},
 	}, a.faultRoutes(world)...)
 }

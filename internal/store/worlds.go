@@ -75,6 +75,11 @@ type WorldPlan struct {
 	ClientTokens  []ClientToken
 	Commands      []WorldCommands
 	Private       []PrivateChannel // DMs and group DMs
+	// Permissions are command permission overwrite lists (of commands
+	// in Commands, or of an app: ID the app's).
+	Permissions []command.GuildPermissions
+	// Messages of the world's channels, DMs and group DMs, in order.
+	Messages []Message
 }
 
 // WorldApp is an application with its bot user.
