@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
 	"time"
 
@@ -18,8 +19,8 @@ import (
 )
 
 // worldSpec is issue 24's example, widened with what a spec may also
-// hold: a DM, a group DM, a user install, a Bearer grant, a category and
-// guild commands.
+// hold: a DM, a group DM, a user install, a Bearer grant, a category,
+// guild commands, command permissions and messages.
 const worldSpec = `{"name": "ban-tests",
  "users": {"alice": {}, "bob": {"locale": "fr"}, "carol": {"installs": ["modbot"],
    "grants": {"modbot": ["identify", "applications.commands.permissions.update"]}}},
@@ -29,11 +30,13 @@ const worldSpec = `{"name": "ban-tests",
    "guild_commands": {"club": [{"name": "Report", "type": 3}]}}},
  "guilds": {"club": {"owner": "alice",
    "roles": {"mods": {"permissions": ["BAN_MEMBERS"]}},
-   "channels": {"general": {}, "text": {"type": 4}, "staff": {"parent": "text",
+   "channels": {"general": {"messages": [{"author": "alice", "content": "hi"}, {"author": "modbot", "content": "hello"}]}, "text": {"type": 4}, "staff": {"parent": "text",
      "overwrites": {"@everyone": {"deny": ["VIEW_CHANNEL"]}, "mods": {"allow": ["VIEW_CHANNEL"]}, "bob": {"allow": "1024"}}}},
    "members": {"alice": {"roles": ["mods"]}, "bob": {"nick": "Bobby"}},
-   "install": {"modbot": {"scopes": ["bot", "applications.commands"]}}}},
- "dms": {"alice-bot": {"between": ["alice", "modbot"]}},
+   "install": {"modbot": {"scopes": ["bot", "applications.commands"]}},
+   "command_permissions": {"modbot": {"ban": [{"role": "mods", "permission": true}, {"user": "bob", "permission": false}],
+     "*": [{"channel": "*", "permission": false}, {"channel": "general", "permission": true}]}}}},
+ "dms": {"alice-bot": {"between": ["alice", "modbot"], "messages": [{"author": "modbot", "content": "psst"}]}},
  "group_dms": {"trio": {"recipients": ["alice", "bob", "carol"], "name": "Trio"}}}`
 
 // planned is a world planned from a spec, ready for CreateWorld.
@@ -316,7 +319,27 @@ func checkWorldRows(t *testing.T, f *fixture, p planned, present bool) {
 			is("command "+c.Name, err)
 		}
 	}
+	for _, gp := range p.plan.Permissions {
+		got, err := f.s.CommandPermissions(f.ctx, gp.ApplicationID, gp.GuildID, gp.ID)
+		switch {
+		case present && (err != nil || !reflect.DeepEqual(got.Permissions, gp.Permissions)):
+			t.Errorf("permissions of %d = %+v, %v; want %+v", gp.ID, got, err, gp.Permissions)
+		case !present && err == nil && len(got.Permissions) > 0:
+			t.Errorf("permissions of %d after delete: %+v", gp.ID, got)
+		}
+	}
+	for _, m := range p.plan.Messages {
+		got, err := f.s.Message(f.ctx, m.ID)
+		is("message", err)
+		if present && err == nil && (!bytes.Equal(got.Body, m.Body) || got.ChannelID != m.ChannelID || got.AuthorID != m.AuthorID ||
+			got.GuildID != m.GuildID) {
+			t.Errorf("message = %+v, want %+v", got, m)
+		}
+	}
 	if present {
+		if len(p.plan.Permissions) != 2 || len(p.plan.Messages) != 3 {
+			t.Errorf("permissions %+v, messages %+v", p.plan.Permissions, p.plan.Messages)
+		}
 		// The counts the spec implies.
 		if len(p.plan.Private) != 2 || len(p.plan.UserInstalls) != 1 || len(p.plan.Commands) != 2 ||
 			len(p.plan.Tokens) != 2 || len(p.plan.Members) != 3 || len(p.plan.Roles) != 3 || len(p.plan.Channels) != 3 {
