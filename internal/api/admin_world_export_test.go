@@ -195,6 +195,7 @@ func exportRoundTrip(t *testing.T, s exportServer) {
 		"apps.modbot.guild_commands.club.1.name":                 "warn",
 		"guilds.club.channels.general.messages.1.author":         "modbot",
 		"dms.ab.messages.0.content":                              "psst",
+		"guilds.club.channels.general.messages.0.content":        "hello <@bob>",
 	} {
 		if got := lookupPath(doc, path); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%s = %v, want %v", path, got, want)
@@ -226,6 +227,16 @@ func exportRoundTrip(t *testing.T, s exportServer) {
 		"/commands/permissions", "Bot "+w2.Apps["modbot"].BotToken, nil), &perms)
 	if len(perms) != 3 {
 		t.Errorf("the copy has %d permission lists, want 3: %+v", len(perms), perms)
+	}
+
+	// Mentions are the copy's: bob's handle became the copy's bob.
+	var msgs []struct {
+		Content string `json:"content"`
+	}
+	s.decode(t, s.do(t, http.StatusOK, "GET", "/api/v10/channels/"+w2.Guilds["club"].Channels["general"]+"/messages",
+		w2.Users["alice"].ClientToken, nil), &msgs)
+	if len(msgs) != 2 || msgs[1].Content != "hello <@"+w2.Users["bob"].ID+">" {
+		t.Errorf("the copy's messages = %+v", msgs)
 	}
 
 	// An unknown world is 404 10000; a bad ?messages a 50035.

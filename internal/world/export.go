@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/bits"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/slashd/slashd/internal/admin"
 	"github.com/slashd/slashd/internal/command"
@@ -164,7 +166,7 @@ func Export(name string, rows store.WorldPlan, spec Spec, st State) (Document, e
 		if !x.allParties(c.Recipients) {
 			continue // a conversation with someone outside the world is not the world's alone
 		}
-		msgs := x.messages(c.ID)
+		msgs := x.messages(c.ID, 0)
 		if c.Type == guild.ChannelDM && len(c.Recipients) == 2 {
 			between := [2]string{x.party[c.Recipients[0]], x.party[c.Recipients[1]]}
 			if between[0] > between[1] {
@@ -498,7 +500,7 @@ func (x *exporter) guildDoc(g store.Guild) GuildDoc {
 			continue
 		}
 		cd := ChannelDoc{Type: c.Type, Parent: chans[c.ParentID], NSFW: c.NSFW, Position: c.Position,
-			Overwrites: map[string]OverwriteDoc{}, Messages: x.messages(c.ID)}
+			Overwrites: map[string]OverwriteDoc{}, Messages: x.messages(c.ID, g.ID)}
 		if c.Name != ch {
 			cd.Name = c.Name
 		}
@@ -622,7 +624,7 @@ func (x *exporter) botRolePermissions(gid, app snowflake.ID) guild.Permissions {
 // messages are a channel's messages to export: those everyone sees, by
 // authors of the world, that say something a spec can say; the newest
 // MaxMessages.
-func (x *exporter) messages(channel snowflake.ID) []MessageDoc {
+func (x *exporter) messages(channel, gid snowflake.ID) []MessageDoc {
 	var out []MessageDoc
 	for _, m := range x.messagesOf[channel] {
 		author, ok := x.party[m.AuthorID]
@@ -633,7 +635,26 @@ func (x *exporter) messages(channel snowflake.ID) []MessageDoc {
 		if err := json.Unmarshal(m.Body, &body); err != nil {
 			continue
 		}
-		md := MessageDoc{Author: author, Content: body.Content, Embeds: body.Embeds, Components: body.Components,
+		content := rewriteMentions(body.Content, func(kind, ref string) (string, bool) {
+			id, err := snowflake.Parse(ref)
+			if err != nil {
+				return "", false
+			}
+			var h string
+			switch kind {
+			case mentionUser:
+				h = x.party[id]
+			case mentionRole:
+				h = x.roles[gid][id]
+			case mentionChannel:
+				h = x.channels[gid][id]
+			}
+			return h, h != ""
+		})
+		if utf8.RuneCountInString(content) > interaction.MaxContentLength {
+			content = body.Content // handles longer than the ids would not fit
+		}
+		md := MessageDoc{Author: author, Content: content, Embeds: body.Embeds, Components: body.Components,
 			Flags: body.Flags & exportFlags, TTS: body.TTS}
 		if md.Content == "" && len(md.Embeds) == 0 && len(md.Components) == 0 {
 			continue // a deferred answer never filled, a poll, attachments alone
@@ -675,4 +696,35 @@ func permissionNameOf(bit uint) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// Kinds of mention in a message's content.
+const (
+	mentionUser    = "@"
+	mentionRole    = "@&"
+	mentionChannel = "#"
+)
+
+// mentionRE finds <@x>, <@!x>, <@&x> and <#x>, x an id or a handle.
+var mentionRE = regexp.MustCompile(`<(@!?|@&|#)([A-Za-z0-9_][A-Za-z0-9._-]{0,63})>`)
+
+// rewriteMentions replaces each mention's target by what to gives it
+// (kind: mentionUser, mentionRole or mentionChannel), keeping the
+// mentions it gives nothing for: an export writes the world's ids as
+// handles, a plan the handles as the new world's ids.
+func rewriteMentions(content string, to func(kind, ref string) (string, bool)) string {
+	if !strings.Contains(content, "<") {
+		return content
+	}
+	return mentionRE.ReplaceAllStringFunc(content, func(m string) string {
+		sub := mentionRE.FindStringSubmatch(m)
+		kind := sub[1]
+		if kind == "@!" {
+			kind = mentionUser
+		}
+		if ref, ok := to(kind, sub[2]); ok {
+			return "<" + kind + ref + ">"
+		}
+		return m
+	})
 }

@@ -199,3 +199,19 @@ func FuzzHandleOf(f *testing.F) {
 		}
 	})
 }
+
+func TestRewriteMentions(t *testing.T) {
+	ids := map[string]string{"@1": "alice", "@&2": "mods", "#3": "general"}
+	to := func(kind, ref string) (string, bool) { h, ok := ids[kind+ref]; return h, ok }
+	for in, want := range map[string]string{
+		"hi <@1> and <@!1>":      "hi <@alice> and <@alice>",
+		"<@&2> see <#3>":         "<@&mods> see <#general>",
+		"<@9> stays, <#2> too":   "<@9> stays, <#2> too",
+		"no mention < @1 >, <@>": "no mention < @1 >, <@>",
+		"<@1><@&2><#3>":          "<@alice><@&mods><#general>",
+	} {
+		if got := rewriteMentions(in, to); got != want {
+			t.Errorf("rewriteMentions(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -139,7 +139,7 @@ func (p *planner) run() error {
 	for _, g := range p.spec.Guilds {
 		p.commandPermissions(g)
 		for _, c := range g.Channels {
-			if err := p.messages(p.channels[g.Handle][c.Handle], p.guilds[g.Handle], c.Messages, now); err != nil {
+			if err := p.messages(p.channels[g.Handle][c.Handle], p.guilds[g.Handle], g.Handle, c.Messages, now); err != nil {
 				return err
 			}
 		}
@@ -168,7 +168,7 @@ func (p *planner) run() error {
 		id := p.id(dmKey(dm.Handle))
 		p.plan.Private = append(p.plan.Private, store.PrivateChannel{ID: id, Type: guild.ChannelDM,
 			Recipients: rec, CreatedAt: now})
-		if err := p.messages(id, 0, dm.Messages, now); err != nil {
+		if err := p.messages(id, 0, "", dm.Messages, now); err != nil {
 			return err
 		}
 	}
@@ -181,7 +181,7 @@ func (p *planner) run() error {
 		id := p.id(groupDMKey(g.Handle))
 		p.plan.Private = append(p.plan.Private, store.PrivateChannel{ID: id, Type: guild.ChannelGroupDM,
 			Name: g.Name, OwnerID: p.users[g.Owner], Recipients: rec, CreatedAt: now})
-		if err := p.messages(id, 0, g.Messages, now); err != nil {
+		if err := p.messages(id, 0, "", g.Messages, now); err != nil {
 			return err
 		}
 	}
@@ -528,12 +528,26 @@ func (p *planner) commandID(app, g, key string) snowflake.ID {
 // messages plans a channel's messages, oldest first, as POST
 // /channels/{id}/messages renders them (new ids: a message is not kept
 // across a reset).
-func (p *planner) messages(channel, guildID snowflake.ID, msgs []Message, now time.Time) error {
+func (p *planner) messages(channel, guildID snowflake.ID, guildHandle string, msgs []Message, now time.Time) error {
 	ts := now.UTC().Format(interaction.TimestampLayout)
 	for _, m := range msgs {
 		u := p.authors[m.Author]
 		msg := interaction.NewMessage(p.src.IDs(), channel, wire.NewUser(u.ID, u.Username, u.GlobalName, u.Bot), ts)
 		msg.Apply(m.Data)
+		// Mentions by handle (as an export writes them) become the
+		// world's ids.
+		msg.Content = rewriteMentions(msg.Content, func(kind, h string) (string, bool) {
+			var id snowflake.ID
+			switch kind {
+			case mentionUser:
+				id = p.users[h]
+			case mentionRole:
+				id = p.roles[guildHandle][h]
+			case mentionChannel:
+				id = p.channels[guildHandle][h]
+			}
+			return id.String(), id != 0
+		})
 		msg.ExpirePoll(func(hours int64) string {
 			return now.Add(time.Duration(hours) * time.Hour).UTC().Format(interaction.TimestampLayout)
 		})
