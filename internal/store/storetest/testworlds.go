@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -190,6 +191,73 @@ func testTestWorlds(t *testing.T, open func(t *testing.T) store.Store) {
 		}
 		if err := f.s.ResetWorld(f.ctx, store.TestWorld{ID: 4242}, plan); !errors.Is(err, store.ErrNotFound) {
 			t.Fatalf("reset of an unknown world: %v", err)
+		}
+	})
+
+	t.Run("WorldRows", func(t *testing.T) {
+		f := newFixture(t, open)
+		p := planWorld(t, f.ids, worldSpec, now)
+		must(t, f.s.CreateWorld(f.ctx, p.w, p.plan))
+		extra := addWorldContent(t, f, p)
+		rows, err := f.s.WorldRows(f.ctx, p.w.ID, 1000)
+		must(t, err)
+		idsOf := func(n int, id func(i int) snowflake.ID) []snowflake.ID {
+			out := make([]snowflake.ID, n)
+			for i := range out {
+				out[i] = id(i)
+			}
+			slices.Sort(out)
+			return out
+		}
+		same := func(what string, got, want []snowflake.ID) {
+			t.Helper()
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: %v, want %v", what, got, want)
+			}
+		}
+		same("users", idsOf(len(rows.Users), func(i int) snowflake.ID { return rows.Users[i].ID }),
+			idsOf(len(p.plan.Users), func(i int) snowflake.ID { return p.plan.Users[i].ID }))
+		same("apps", idsOf(len(rows.Apps), func(i int) snowflake.ID { return rows.Apps[i].Bot.ID }),
+			idsOf(len(p.plan.Apps), func(i int) snowflake.ID { return p.plan.Apps[i].App.ID }))
+		for _, a := range rows.Apps {
+			if a.App.PrivateKey != nil || a.App.ClientSecretHash != nil || a.App.WorldID != p.w.ID {
+				t.Errorf("app %+v: a secret was read", a.App)
+			}
+		}
+		same("guilds", idsOf(len(rows.Guilds), func(i int) snowflake.ID { return rows.Guilds[i].ID }),
+			idsOf(len(p.plan.Guilds), func(i int) snowflake.ID { return p.plan.Guilds[i].ID }))
+		same("roles", idsOf(len(rows.Roles), func(i int) snowflake.ID { return rows.Roles[i].ID }),
+			append(idsOf(len(p.plan.Roles), func(i int) snowflake.ID { return p.plan.Roles[i].ID }), extra.role))
+		same("channels", idsOf(len(rows.Channels), func(i int) snowflake.ID { return rows.Channels[i].ID }),
+			append(idsOf(len(p.plan.Channels), func(i int) snowflake.ID { return p.plan.Channels[i].ID }), extra.channel))
+		if len(rows.Members) != len(p.plan.Members)+1 || len(rows.Installations) != len(p.plan.Installations) ||
+			len(rows.UserInstalls) != len(p.plan.UserInstalls) || len(rows.Private) != len(p.plan.Private) ||
+			len(rows.Tokens) != 0 || len(rows.ClientTokens) != 0 {
+			t.Errorf("rows = %+v", rows)
+		}
+		if !reflect.DeepEqual(rows.Permissions, p.plan.Permissions) {
+			t.Errorf("permissions %+v, want %+v", rows.Permissions, p.plan.Permissions)
+		}
+		cmds := 0
+		for _, wc := range rows.Commands {
+			cmds += len(wc.Commands)
+		}
+		if len(rows.Commands) != len(p.plan.Commands) || cmds != 2 {
+			t.Errorf("commands %+v", rows.Commands)
+		}
+		// Messages: the newest first kept, listed oldest first.
+		if len(rows.Messages) != len(p.plan.Messages)+1 || rows.Messages[0].ID != p.plan.Messages[0].ID ||
+			rows.Messages[2].ID != extra.message {
+			t.Errorf("messages %+v", rows.Messages)
+		}
+		if rows, err := f.s.WorldRows(f.ctx, p.w.ID, 1); err != nil || len(rows.Messages) != 2 || rows.Messages[0].ID != extra.message {
+			t.Errorf("the newest message of each channel: %+v, %v", rows.Messages, err)
+		}
+		if rows, err := f.s.WorldRows(f.ctx, p.w.ID, 0); err != nil || len(rows.Messages) != 0 {
+			t.Errorf("no messages asked: %+v, %v", rows.Messages, err)
+		}
+		if rows, err := f.s.WorldRows(f.ctx, 4242, 10); err != nil || len(rows.Users)+len(rows.Guilds)+len(rows.Apps) != 0 {
+			t.Errorf("an unknown world: %+v, %v", rows, err)
 		}
 	})
 
