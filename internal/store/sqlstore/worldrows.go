@@ -28,6 +28,33 @@ func (s *Store) WorldRows(ctx context.Context, id snowflake.ID, messages int) (s
 	return rows, err
 }
 
+// The reads of WorldRows beside the ones other methods share (roles,
+// channels, installations, commands). "world_id <> 0" lets SQLite use the
+// partial world_id indexes (see worldRowsDeletes).
+const (
+	queryWorldUsers        = `SELECT ` + userColumns + ` FROM users WHERE world_id = $1 AND world_id <> 0 ORDER BY id`
+	queryWorldApps         = `SELECT ` + applicationColumns + ` FROM applications WHERE world_id = $1 AND world_id <> 0 ORDER BY id`
+	queryWorldGuilds       = `SELECT ` + guildColumns + ` FROM guilds WHERE world_id = $1 AND world_id <> 0 ORDER BY id`
+	queryWorldUserInstalls = `SELECT ` + userInstallationColumns + ` FROM user_installations WHERE user_id = $1
+		ORDER BY application_id`
+	queryWorldPrivate = `SELECT ` + privateChannelColumns + `, r.user_id
+		FROM private_channel_recipients mine
+		JOIN private_channels c ON c.id = mine.channel_id
+		JOIN private_channel_recipients r ON r.channel_id = c.id
+		WHERE mine.user_id = $1 ORDER BY c.id, r.user_id`
+	queryWorldMembers     = `SELECT ` + memberColumns + ` FROM members WHERE guild_id = $1 ORDER BY user_id`
+	queryWorldPermissions = `SELECT command_id, body FROM command_permissions
+		WHERE application_id = $1 AND guild_id = $2 ORDER BY command_id`
+	queryWorldMessages = `SELECT ` + messageColumns + ` FROM messages WHERE channel_id = $1 AND visible_to = 0
+		ORDER BY id DESC LIMIT $2`
+	queryWorldCommands = `SELECT body FROM commands WHERE application_id = $1 AND guild_id = $2 ORDER BY id`
+)
+
+// worldRowsReads are WorldRows' statements, for the query-plan test.
+var worldRowsReads = []string{queryWorldUsers, queryWorldApps, queryWorldGuilds, queryWorldUserInstalls, queryWorldPrivate,
+	queryWorldMembers, queryWorldPermissions, queryWorldMessages, queryWorldCommands, queryRoles, queryChannels,
+	queryInstallations}
+
 func (s *Store) worldRows(ctx context.Context, id snowflake.ID, messages int) (store.WorldPlan, error) {
 	var p store.WorldPlan
 	if err := s.prepareAll(ctx, queryRoles, queryChannels, queryInstallations); err != nil {
@@ -42,7 +69,7 @@ func (s *Store) worldRows(ctx context.Context, id snowflake.ID, messages int) (s
 	what := func(s string) string { return fmt.Sprintf("read world %d: %s", id, s) }
 
 	users, err := list(ctx, r, what("users"), scanUser,
-		`SELECT `+userColumns+` FROM users WHERE world_id = $1 AND world_id <> 0 ORDER BY id`, id64(id))
+		queryWorldUsers, id64(id))
 	if err != nil {
 		return p, err
 	}
@@ -57,7 +84,7 @@ func (s *Store) worldRows(ctx context.Context, id snowflake.ID, messages int) (s
 		parties = append(parties, u.ID)
 	}
 	apps, err := list(ctx, r, what("applications"), scanApplication,
-		`SELECT `+applicationColumns+` FROM applications WHERE world_id = $1 AND world_id <> 0 ORDER BY id`, id64(id))
+		queryWorldApps, id64(id))
 	if err != nil {
 		return p, err
 	}
@@ -67,7 +94,7 @@ func (s *Store) worldRows(ctx context.Context, id snowflake.ID, messages int) (s
 		parties = append(parties, a.ID)
 	}
 	if p.Guilds, err = list(ctx, r, what("guilds"), scanGuild,
-		`SELECT `+guildColumns+` FROM guilds WHERE world_id = $1 AND world_id <> 0 ORDER BY id`, id64(id)); err != nil {
+		queryWorldGuilds, id64(id)); err != nil {
 		return p, err
 	}
 	for _, g := range p.Guilds {
@@ -98,16 +125,12 @@ func (s *Store) worldRows(ctx context.Context, id snowflake.ID, messages int) (s
 	seen := map[snowflake.ID]bool{}
 	for _, u := range parties {
 		ins, err := list(ctx, r, what("user installations"), scanUserInstallation,
-			`SELECT `+userInstallationColumns+` FROM user_installations WHERE user_id = $1 ORDER BY application_id`, id64(u))
+			queryWorldUserInstalls, id64(u))
 		if err != nil {
 			return p, err
 		}
 		p.UserInstalls = append(p.UserInstalls, ins...)
-		rows, err := tx.QueryContext(ctx, `SELECT `+privateChannelColumns+`, r.user_id
-			FROM private_channel_recipients mine
-			JOIN private_channels c ON c.id = mine.channel_id
-			JOIN private_channel_recipients r ON r.channel_id = c.id
-			WHERE mine.user_id = $1 ORDER BY c.id, r.user_id`, id64(u))
+		rows, err := tx.QueryContext(ctx, queryWorldPrivate, id64(u))
 		if err != nil {
 			return p, fmt.Errorf("read world %d: private channels: %w", id, err)
 		}
@@ -148,7 +171,7 @@ func (s *Store) readGuildRows(ctx context.Context, r reader, gid snowflake.ID, m
 	sortByID(chans, func(x guild.Channel) snowflake.ID { return x.ID })
 	p.Channels = append(p.Channels, chans...)
 	members, err := list(ctx, r, fmt.Sprintf("members of guild %d", gid), scanMember,
-		`SELECT `+memberColumns+` FROM members WHERE guild_id = $1 ORDER BY user_id`, id64(gid))
+		queryWorldMembers, id64(gid))
 	if err != nil {
 		return err
 	}
@@ -168,8 +191,7 @@ func (s *Store) readGuildRows(ctx context.Context, r reader, gid snowflake.ID, m
 
 // readPermissions reads an app's permission lists in a guild, by command.
 func readPermissions(ctx context.Context, r reader, appID, guildID snowflake.ID) ([]command.GuildPermissions, error) {
-	rows, err := r.QueryContext(ctx, `SELECT command_id, body FROM command_permissions
-		WHERE application_id = $1 AND guild_id = $2 ORDER BY command_id`, id64(appID), id64(guildID))
+	rows, err := r.QueryContext(ctx, queryWorldPermissions, id64(appID), id64(guildID))
 	if err != nil {
 		return nil, fmt.Errorf("permissions of app %d in guild %d: %w", appID, guildID, err)
 	}
@@ -199,8 +221,7 @@ func readMessages(ctx context.Context, r reader, channel snowflake.ID, n int, p 
 		return nil
 	}
 	msgs, err := list(ctx, r, fmt.Sprintf("messages of channel %d", channel), scanMessage,
-		`SELECT `+messageColumns+` FROM messages WHERE channel_id = $1 AND visible_to = 0 ORDER BY id DESC LIMIT $2`,
-		id64(channel), n)
+		queryWorldMessages, id64(channel), n)
 	if err != nil {
 		return err
 	}
