@@ -130,6 +130,8 @@ func exportRoundTrip(t *testing.T, s exportServer) {
 			map[string]any{"id": carol.ID, "type": 1, "deny": "2048"}}}), &ops)
 	s.do(t, http.StatusCreated, "PUT", "/admin/v1/guilds/"+club.ID+"/members/"+carol.ID, s.admin,
 		map[string]any{"nick": "cc", "roles": []string{helpers.ID, club.Roles["mods"]}})
+	s.do(t, http.StatusOK, "PUT", "/admin/v1/guilds/"+club.ID+"/members/"+appID, s.admin,
+		map[string]any{"nick": "Moddy", "roles": []string{helpers.ID}})
 	s.do(t, http.StatusCreated, "POST", "/admin/v1/group-dms", s.admin,
 		map[string]any{"owner_id": bob.ID, "recipient_ids": []string{alice.ID, carol.ID}, "name": "trio"})
 	s.do(t, http.StatusCreated, "PUT", "/admin/v1/users/"+carol.ID+"/installations/"+appID, s.admin, nil)
@@ -188,6 +190,8 @@ func exportRoundTrip(t *testing.T, s exportServer) {
 		"guilds.club.channels.ops.parent":                        "Work",
 		"guilds.club.channels.ops.overwrites.Carol-Smith.deny":   []any{"SEND_MESSAGES"},
 		"guilds.club.members.Carol-Smith.nick":                   "cc",
+		"guilds.club.members.modbot.nick":                        "Moddy",
+		"guilds.club.members.modbot.roles.0":                     "Helpers",
 		"guilds.club.command_permissions.modbot.slowmode.1.user": "bob",
 		"guilds.club.command_permissions.modbot.*.1.channel":     "*",
 		"group_dms.trio.owner":                                   "bob",

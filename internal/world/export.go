@@ -522,8 +522,8 @@ func (x *exporter) guildDoc(g store.Guild) GuildDoc {
 	}
 	for _, m := range x.rows.Members {
 		uh, ok := x.party[m.UserID]
-		if m.GuildID != g.ID || !ok || x.bots[m.UserID] {
-			continue // a bot is a member by its installation
+		if m.GuildID != g.ID || !ok {
+			continue
 		}
 		md := MemberDoc{Nick: m.Nick}
 		for _, r := range m.Roles {
@@ -532,6 +532,12 @@ func (x *exporter) guildDoc(g store.Guild) GuildDoc {
 			}
 		}
 		sort.Strings(md.Roles)
+		// A bot is a member by its installation with bot (one that is not
+		// is left out: no spec field makes it); an entry only gives it
+		// a nick or roles beside its managed one.
+		if x.bots[m.UserID] && (!x.botInstalled(g.ID, m.UserID) || md.Nick == "" && len(md.Roles) == 0) {
+			continue
+		}
 		d.Members[uh] = md
 	}
 	for _, in := range x.rows.Installations {
@@ -603,6 +609,13 @@ func (x *exporter) commandKey(gp command.GuildPermissions, gid snowflake.ID) str
 		return GlobalPrefix + name
 	}
 	return name
+}
+
+// botInstalled reports whether app is installed in the guild with bot.
+func (x *exporter) botInstalled(gid, app snowflake.ID) bool {
+	return slices.ContainsFunc(x.rows.Installations, func(in store.Installation) bool {
+		return in.GuildID == gid && in.ApplicationID == app && slices.Contains(in.Scopes, "bot")
+	})
 }
 
 // botRolePermissions are the permissions of the managed role of app's

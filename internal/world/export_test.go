@@ -119,6 +119,8 @@ func TestDecodeExportedPartsErrors(t *testing.T) {
 			"guilds.club.channels.general.messages.0.content", form.CodeStringConvert},
 		{`{"author": "bob", "content": "psst"}`, `{"author": "modbot", "content": "psst"}`,
 			"dms.ab.messages.0.author", CodeUnknownHandle},
+		{`"install": {"modbot": {}}`, `"install": {"modbot": {"scopes": ["applications.commands"]}}, "members": {"modbot": {"nick": "m"}}`,
+			"guilds.club.members.modbot", "USER_BOT_INVALID"},
 		{`{"name": "ban", "description": "Ban someone"}`, `{"name": "ban", "description": "Ban someone", "nsfw": true}`,
 			"apps.modbot.discoverable", "APPLICATION_DISCOVERABLE_INVALID"},
 	} {

@@ -317,7 +317,12 @@ func (p *planner) guild(g Guild, now time.Time) {
 		pos++
 		p.plan.Roles = append(p.plan.Roles, guild.Role{ID: rid, GuildID: gid, Name: app.Name, Permissions: in.Permissions,
 			Position: pos, Managed: true})
-		put(guild.Member{GuildID: gid, UserID: app.ID, Roles: []snowflake.ID{rid}, JoinedAt: now})
+		bot := guild.Member{GuildID: gid, UserID: app.ID, Roles: []snowflake.ID{rid}, JoinedAt: now}
+		if i, ok := members[app.ID]; ok { // the spec's members entry: its nick and other roles
+			bot.Nick = p.plan.Members[i].Nick
+			bot.Roles = append(bot.Roles, p.plan.Members[i].Roles...)
+		}
+		put(bot)
 	}
 }
 

@@ -614,9 +614,12 @@ func (d *decoder) guild(e entry) Guild {
 		c.Messages = d.messages(cf, nil)
 		g.Channels = append(g.Channels, c)
 	}
+	var botMembers []entry
 	for _, me := range entries(f, "members", nil) {
 		known(me.f, me.m, fieldsOf["member"]...)
-		if !d.users[me.handle] {
+		if d.apps[me.handle] {
+			botMembers = append(botMembers, me) // checked against the installations below
+		} else if !d.users[me.handle] {
 			me.f.At().Add(admin.CodeUnknownUser, msgUnknownUser)
 			continue
 		}
@@ -640,6 +643,15 @@ func (d *decoder) guild(e entry) Guild {
 			ie.f.At("permissions").Add(admin.CodeInstallPerms, "Permissions are only granted with the bot scope")
 		}
 		g.Installs = append(g.Installs, in)
+	}
+	// An app's bot is a member through its installation with bot; a
+	// members entry gives it a nick and roles beside its managed one.
+	for _, me := range botMembers {
+		if !slices.ContainsFunc(g.Installs, func(in Install) bool {
+			return in.App == me.handle && slices.Contains(in.Scopes, auth.ScopeBot)
+		}) {
+			me.f.At().Add(admin.CodeUserBot, "An app's bot is a member through its installation: install the app here with the bot scope")
+		}
 	}
 	g.CommandPermissions = d.commandPermissions(f, &g, roles)
 	return g
