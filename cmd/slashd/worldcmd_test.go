@@ -58,6 +58,15 @@ func TestWorldExportImportCLI(t *testing.T) {
 		t.Errorf("a refused import left a world: %s", errOut)
 	}
 
+	// YAML by its name; --json answers the world object.
+	yamlSpec := filepath.Join(files, "second.yaml")
+	if err := os.WriteFile(yamlSpec, []byte(worldYAML), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := run(0, "world", "import", "--json", yamlSpec); !strings.Contains(out, `"client_token"`) {
+		t.Errorf("import --json: %s", out)
+	}
+
 	// Export to stdout and to a file: the same bytes, no temporary left.
 	stdout, _ := run(0, "world", "export", "ban-tests")
 	outFile := filepath.Join(files, "out", "exported.json")
