@@ -135,7 +135,7 @@ func exportRoundTrip(t *testing.T, s exportServer) {
 	s.do(t, http.StatusCreated, "POST", "/admin/v1/group-dms", s.admin,
 		map[string]any{"owner_id": bob.ID, "recipient_ids": []string{alice.ID, carol.ID}, "name": "trio"})
 	s.do(t, http.StatusCreated, "PUT", "/admin/v1/users/"+carol.ID+"/installations/"+appID, s.admin, nil)
-	s.do(t, http.StatusOK, "PATCH", "/admin/v1/applications/"+appID, s.admin, map[string]any{"flags": 8192})
+	s.do(t, http.StatusOK, "PATCH", "/admin/v1/applications/"+appID, s.admin, map[string]any{"flags": 8192 | 131072})
 
 	// Through /api/v10: a guild command by the bot, its permissions and
 	// the app's by alice's grant, messages.
@@ -195,7 +195,8 @@ func exportRoundTrip(t *testing.T, s exportServer) {
 		"guilds.club.command_permissions.modbot.slowmode.1.user": "bob",
 		"guilds.club.command_permissions.modbot.*.1.channel":     "*",
 		"group_dms.trio.owner":                                   "bob",
-		"apps.modbot.flags":                                      float64(8192),
+		"apps.modbot.flags":                                      float64(8192 | 131072),
+		"apps.modbot.commands.0.name":                            "Launch",
 		"apps.modbot.guild_commands.club.1.name":                 "warn",
 		"guilds.club.channels.general.messages.1.author":         "modbot",
 		"dms.ab.messages.0.content":                              "psst",
