@@ -135,7 +135,9 @@ func exportRoundTrip(t *testing.T, s exportServer) {
 	s.do(t, http.StatusCreated, "POST", "/admin/v1/group-dms", s.admin,
 		map[string]any{"owner_id": bob.ID, "recipient_ids": []string{alice.ID, carol.ID}, "name": "trio"})
 	s.do(t, http.StatusCreated, "PUT", "/admin/v1/users/"+carol.ID+"/installations/"+appID, s.admin, nil)
-	s.do(t, http.StatusOK, "PATCH", "/admin/v1/applications/"+appID, s.admin, map[string]any{"flags": 8192 | 131072})
+	s.do(t, http.StatusOK, "PATCH", "/admin/v1/applications/"+appID, s.admin, map[string]any{"flags": 8192 | 131072,
+		"integration_types_config": map[string]any{"0": map[string]any{"oauth2_install_params": map[string]any{
+			"scopes": []string{"applications.commands", "bot"}, "permissions": "2048"}}, "1": nil}})
 
 	// Through /api/v10: a guild command by the bot, its permissions and
 	// the app's by alice's grant, messages.
@@ -184,23 +186,24 @@ func exportRoundTrip(t *testing.T, s exportServer) {
 	var doc map[string]any
 	s.decode(t, first, &doc)
 	for path, want := range map[string]any{
-		"users.Carol-Smith.username":                             "Carol Smith",
-		"users.Carol-Smith.installs.0":                           "modbot",
-		"guilds.club.roles.Helpers.name":                         "Helpers!",
-		"guilds.club.channels.ops.parent":                        "Work",
-		"guilds.club.channels.ops.overwrites.Carol-Smith.deny":   []any{"SEND_MESSAGES"},
-		"guilds.club.members.Carol-Smith.nick":                   "cc",
-		"guilds.club.members.modbot.nick":                        "Moddy",
-		"guilds.club.members.modbot.roles.0":                     "Helpers",
-		"guilds.club.command_permissions.modbot.slowmode.1.user": "bob",
-		"guilds.club.command_permissions.modbot.*.1.channel":     "*",
-		"group_dms.trio.owner":                                   "bob",
-		"apps.modbot.flags":                                      float64(8192 | 131072),
-		"apps.modbot.commands.0.name":                            "Launch",
-		"apps.modbot.guild_commands.club.1.name":                 "warn",
-		"guilds.club.channels.general.messages.1.author":         "modbot",
-		"dms.ab.messages.0.content":                              "psst",
-		"guilds.club.channels.general.messages.0.content":        "hello <@bob>",
+		"users.Carol-Smith.username":                                               "Carol Smith",
+		"users.Carol-Smith.installs.0":                                             "modbot",
+		"guilds.club.roles.Helpers.name":                                           "Helpers!",
+		"guilds.club.channels.ops.parent":                                          "Work",
+		"guilds.club.channels.ops.overwrites.Carol-Smith.deny":                     []any{"SEND_MESSAGES"},
+		"guilds.club.members.Carol-Smith.nick":                                     "cc",
+		"guilds.club.members.modbot.nick":                                          "Moddy",
+		"guilds.club.members.modbot.roles.0":                                       "Helpers",
+		"guilds.club.command_permissions.modbot.slowmode.1.user":                   "bob",
+		"guilds.club.command_permissions.modbot.*.1.channel":                       "*",
+		"group_dms.trio.owner":                                                     "bob",
+		"apps.modbot.flags":                                                        float64(8192 | 131072),
+		"apps.modbot.integration_types_config.0.oauth2_install_params.permissions": "2048",
+		"apps.modbot.commands.0.name":                                              "Launch",
+		"apps.modbot.guild_commands.club.1.name":                                   "warn",
+		"guilds.club.channels.general.messages.1.author":                           "modbot",
+		"dms.ab.messages.0.content":                                                "psst",
+		"guilds.club.channels.general.messages.0.content":                          "hello <@bob>",
 	} {
 		if got := lookupPath(doc, path); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%s = %v, want %v", path, got, want)
