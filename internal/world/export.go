@@ -232,7 +232,7 @@ func newExporter(rows store.WorldPlan, spec Spec, st State) *exporter {
 		gid := st.IDs[guildKey(g.Handle)]
 		guilds.keep(x.guild, gid, g.Handle)
 		x.roles[gid], x.channels[gid] = map[snowflake.ID]string{}, map[snowflake.ID]string{}
-		roles, chans := handleSet{Everyone: true}, handleSet{}
+		roles, chans := x.roleHandles(parties), handleSet{}
 		for _, r := range g.Roles {
 			roles.keep(x.roles[gid], st.IDs[roleKey(g.Handle, r.Handle)], r.Handle)
 		}
@@ -245,7 +245,7 @@ func newExporter(rows store.WorldPlan, spec Spec, st State) *exporter {
 		if _, ok := x.guild[g.ID]; !ok {
 			guilds.derive(x.guild, g.ID, g.Name, "guild")
 			x.roles[g.ID], x.channels[g.ID] = map[snowflake.ID]string{}, map[snowflake.ID]string{}
-			x.deriveGuildParts(g.ID, handleSet{Everyone: true}, handleSet{})
+			x.deriveGuildParts(g.ID, x.roleHandles(parties), handleSet{})
 		}
 	}
 	privates := handleSet{}
@@ -305,6 +305,17 @@ func (x *exporter) deriveGuildParts(gid snowflake.ID, roles, chans handleSet) {
 			chans.derive(x.channels[gid], c.ID, c.Name, "channel")
 		}
 	}
+}
+
+// roleHandles is a guild's role namespace to derive handles in: a
+// derived role handle is never a user's or app's, since an overwrite
+// keyed by a handle both have would name the role.
+func (x *exporter) roleHandles(parties handleSet) handleSet {
+	s := handleSet{Everyone: true}
+	for h := range parties {
+		s[h] = true
+	}
+	return s
 }
 
 // handleSet is a namespace of handles.

@@ -11,6 +11,7 @@ import (
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/form"
+	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
@@ -215,5 +216,33 @@ func TestRewriteMentions(t *testing.T) {
 		if got := rewriteMentions(in, to); got != want {
 			t.Errorf("rewriteMentions(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A role made later is never given a user's handle: an overwrite keyed by
+// it would name the role.
+func TestExportRoleHandlesAvoidParties(t *testing.T) {
+	s, err := decodeJSON(t, `{"name": "w", "users": {"alice": {}}, "guilds": {"club": {"owner": "alice"}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, st, err := Plan(s, 7, State{}, Sources{IDs: counterIDs(), Rand: rand.Reader, Now: time.Unix(1e9, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gid := st.IDs["guilds.club"]
+	plan.Roles = append(plan.Roles, guild.Role{ID: 9000, GuildID: gid, Name: "alice", Position: 1})
+	plan.Channels = append(plan.Channels, guild.Channel{ID: 9001, GuildID: gid, Name: "general",
+		Overwrites: []guild.Overwrite{{ID: 9000, Type: guild.OverwriteRole, Allow: guild.ViewChannel},
+			{ID: st.IDs["users.alice"], Type: guild.OverwriteMember, Deny: guild.ViewChannel}}})
+	doc, err := Export("w", plan, s, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := jsonenc.Marshal(doc.Guilds["club"])
+	want := `{"owner":"alice","roles":{"alice-2":{"name":"alice","position":1}},"channels":{"general":{"position":0,` +
+		`"overwrites":{"alice":{"deny":["VIEW_CHANNEL"]},"alice-2":{"allow":["VIEW_CHANNEL"]}}}},"members":{"alice":{}}}`
+	if string(raw) != want {
+		t.Fatalf("club = %s\nwant   %s", raw, want)
 	}
 }
