@@ -13,7 +13,6 @@ import (
 	"strings"
 
 	"github.com/slashd/slashd/internal/apierr"
-	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/world"
 	"github.com/slashd/slashd/internal/worlds"
@@ -70,15 +69,9 @@ func readWorldFiles(paths []string) ([]worldFile, error) {
 	var out []worldFile
 	names := map[string]string{}
 	for _, path := range paths {
-		raw, err := os.ReadFile(path)
-		if err != nil {
+		body, err := readSpecFile(path)
+		if pe := new(os.PathError); errors.As(err, &pe) {
 			return nil, fmt.Errorf("--world: %w", err)
-		}
-		var body any
-		if ext := strings.ToLower(filepath.Ext(path)); ext == ".yaml" || ext == ".yml" {
-			body, err = world.FromYAML(raw)
-		} else if body, err = form.DecodeJSON(raw); err != nil {
-			err = errors.New("not one JSON value (a YAML file needs a .yaml or .yml name)")
 		}
 		if err != nil {
 			return nil, fmt.Errorf("--world %s: %w", path, err)

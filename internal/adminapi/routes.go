@@ -108,5 +108,6 @@ func (a *API) routes() []route {
 		{"POST", world + "/act", on(theWorld), withBody, a.act},
 		{"GET", world + "/events", on(theWorld), noBody, a.worldEvents},
 		{"GET", world + "/sessions", on(theWorld), noBody, a.worldSessions},
+		{"GET", world + "/export", on(theWorld), noBody, a.exportWorld},
 	}, a.faultRoutes(world)...)
 }

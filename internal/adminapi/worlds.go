@@ -149,6 +149,22 @@ func (a *API) resetWorld(ctx context.Context, req *Request) (Response, error) {
 	return ok(obj), err
 }
 
+// exportWorld is GET /admin/v1/worlds/{world}/export: the world as it
+// is now, as a spec that makes it again (docs/worlds.md, "Export and
+// import"); ?messages=true adds its messages.
+func (a *API) exportWorld(ctx context.Context, req *Request) (Response, error) {
+	var o worlds.ExportOptions
+	switch raw := req.HTTP.URL.Query().Get("messages"); strings.ToLower(raw) {
+	case "", "false", "0":
+	case "true", "1":
+		o.Messages = true
+	default:
+		return Response{}, apierr.Invalid(form.CodeBoolConvert, form.MsgBoolConvert, "messages")
+	}
+	doc, err := worlds.Export(ctx, a.Store, req.World, o)
+	return ok(doc), err
+}
+
 // worldField reads a create request's optional "world_id" (see
 // admin.WorldField): a world that does not exist is UNKNOWN_WORLD there.
 func (a *API) worldField(ctx context.Context, f admin.Form) (snowflake.ID, error) {

@@ -80,6 +80,25 @@ func BenchmarkWorlds(b *testing.B) {
 		}
 		p50(b, ds, "reset")
 	})
+	// An export (one read-only transaction of the world's rows, then the
+	// spec), beside GET /admin/v1/worlds/{world} (the worlds row alone)
+	// as its baseline, on the same server, same world.
+	exported := fmt.Sprintf("x-%d", e.IDs.Next())
+	do(b, e, "POST", "/admin/v1/worlds", fmt.Sprintf(benchWorld, exported), http.StatusCreated)
+	b.Run("Export", func(b *testing.B) {
+		ds := make([]time.Duration, 0, b.N)
+		for b.Loop() {
+			ds = append(ds, do(b, e, "GET", "/admin/v1/worlds/"+exported+"/export", "", http.StatusOK))
+		}
+		p50(b, ds, "export")
+	})
+	b.Run("Get", func(b *testing.B) {
+		ds := make([]time.Duration, 0, b.N)
+		for b.Loop() {
+			ds = append(ds, do(b, e, "GET", "/admin/v1/worlds/"+exported, "", http.StatusOK))
+		}
+		p50(b, ds, "get")
+	})
 	b.Run("Baseline", func(b *testing.B) {
 		ctx := context.Background()
 		db := e.Store.DB()

@@ -50,6 +50,17 @@ type TestWorlds interface {
 	// the world's row to w (Spec, Handles, Credentials, UpdatedAt);
 	// ErrNotFound if unknown.
 	ResetWorld(ctx context.Context, w TestWorld, plan WorldPlan) error
+	// WorldRows reads everything the world has now, in one consistent
+	// read, in WorldPlan's shape (what an export is written from): its
+	// users (bot users in Apps), applications (without ClientSecretHash
+	// and PrivateKey), guilds with their roles, channels, members and
+	// installations, the apps' commands (global and in the world's
+	// guilds) and permission lists there, the user installs, DMs and
+	// group DMs of its users and bots and, with messages > 0, the newest
+	// messages of each channel that everyone sees, oldest first. Every
+	// list is by id (members by guild, then user). No token is read;
+	// ErrNotFound is never returned (an unknown world has no rows).
+	WorldRows(ctx context.Context, id snowflake.ID, messages int) (WorldPlan, error)
 	// SetWorldClock sets how far the world's clock is ahead.
 	SetWorldClock(ctx context.Context, id snowflake.ID, offset time.Duration) error
 	// WorldApplications lists the ids of a world's apps (its spec's and
@@ -82,6 +93,11 @@ type WorldPlan struct {
 	ClientTokens  []ClientToken
 	Commands      []WorldCommands
 	Private       []PrivateChannel // DMs and group DMs
+	// Permissions are command permission overwrite lists (of commands
+	// in Commands, or of an app: ID the app's).
+	Permissions []command.GuildPermissions
+	// Messages of the world's channels, DMs and group DMs, in order.
+	Messages []Message
 }
 
 // WorldApp is an application with its bot user.

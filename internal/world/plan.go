@@ -7,13 +7,17 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/slashd/slashd/internal/auth"
 	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/guild"
+	"github.com/slashd/slashd/internal/interaction"
+	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
+	"github.com/slashd/slashd/internal/wire"
 )
 
 // State is what a world keeps beside its spec so that a reset makes the
@@ -59,6 +63,11 @@ type planner struct {
 	users   map[string]snowflake.ID // users and apps' bot users, by handle
 	guilds  map[string]snowflake.ID
 	botApps map[string]store.Application
+	// roles and channels of each guild by handle (roles: @everyone
+	// included), for command permissions and messages.
+	roles, channels map[string]map[string]snowflake.ID
+	// authors are users and bot users by handle, as messages show them.
+	authors map[string]store.User
 }
 
 // Plan computes every row of the world spec describes. prior is the
@@ -68,7 +77,9 @@ type planner struct {
 func Plan(spec Spec, worldID snowflake.ID, prior State, src Sources) (store.WorldPlan, State, error) {
 	p := &planner{spec: spec, world: worldID, src: src, prior: prior,
 		next:  State{IDs: map[string]snowflake.ID{}, Secrets: map[string]string{}},
-		users: map[string]snowflake.ID{}, guilds: map[string]snowflake.ID{}, botApps: map[string]store.Application{}}
+		users: map[string]snowflake.ID{}, guilds: map[string]snowflake.ID{}, botApps: map[string]store.Application{},
+		roles: map[string]map[string]snowflake.ID{}, channels: map[string]map[string]snowflake.ID{},
+		authors: map[string]store.User{}}
 	if err := p.run(); err != nil {
 		return store.WorldPlan{}, State{}, err
 	}
@@ -105,6 +116,7 @@ func (p *planner) run() error {
 		p.users[u.Handle] = id
 		p.plan.Users = append(p.plan.Users, store.User{ID: id, Username: u.Username, GlobalName: u.GlobalName,
 			Locale: u.Locale, Adult: u.Adult, CreatedAt: now, WorldID: p.world})
+		p.authors[u.Handle] = p.plan.Users[len(p.plan.Users)-1]
 		tok, err := p.secret(userKey(u.Handle)+".client_token", func() (string, error) { return auth.NewClientToken(p.src.Rand) })
 		if err != nil {
 			return err
@@ -122,6 +134,14 @@ func (p *planner) run() error {
 	for _, a := range p.spec.Apps {
 		if err := p.commands(a); err != nil {
 			return err
+		}
+	}
+	for _, g := range p.spec.Guilds {
+		p.commandPermissions(g)
+		for _, c := range g.Channels {
+			if err := p.messages(p.channels[g.Handle][c.Handle], p.guilds[g.Handle], g.Handle, c.Messages, now); err != nil {
+				return err
+			}
 		}
 	}
 	for _, u := range p.spec.Users {
@@ -145,8 +165,12 @@ func (p *planner) run() error {
 	for _, dm := range p.spec.DMs {
 		a, b := p.users[dm.Between[0]], p.users[dm.Between[1]]
 		rec := []snowflake.ID{min(a, b), max(a, b)}
-		p.plan.Private = append(p.plan.Private, store.PrivateChannel{ID: p.id(dmKey(dm.Handle)), Type: guild.ChannelDM,
+		id := p.id(dmKey(dm.Handle))
+		p.plan.Private = append(p.plan.Private, store.PrivateChannel{ID: id, Type: guild.ChannelDM,
 			Recipients: rec, CreatedAt: now})
+		if err := p.messages(id, 0, "", dm.Messages, now); err != nil {
+			return err
+		}
 	}
 	for _, g := range p.spec.GroupDMs {
 		rec := make([]snowflake.ID, 0, len(g.Recipients))
@@ -154,8 +178,12 @@ func (p *planner) run() error {
 			rec = append(rec, p.users[h])
 		}
 		slices.Sort(rec)
-		p.plan.Private = append(p.plan.Private, store.PrivateChannel{ID: p.id(groupDMKey(g.Handle)), Type: guild.ChannelGroupDM,
+		id := p.id(groupDMKey(g.Handle))
+		p.plan.Private = append(p.plan.Private, store.PrivateChannel{ID: id, Type: guild.ChannelGroupDM,
 			Name: g.Name, OwnerID: p.users[g.Owner], Recipients: rec, CreatedAt: now})
+		if err := p.messages(id, 0, "", g.Messages, now); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -190,10 +218,11 @@ func (p *planner) app(a App, now time.Time) error {
 	app := store.Application{ID: id, Name: a.Name, OwnerID: id, Flags: a.Flags, IntegrationTypes: a.IntegrationTypes,
 		InstallParams: a.InstallParams, ClientSecretHash: auth.Hash(secret),
 		PublicKey: hex.EncodeToString(priv.Public().(ed25519.PublicKey)), PrivateKey: priv, CreatedAt: now,
-		InteractionsEndpointURL: a.EndpointURL, WorldID: p.world}
+		InteractionsEndpointURL: a.EndpointURL, Discoverable: a.Discoverable, WorldID: p.world}
 	p.botApps[a.Handle] = app
-	p.plan.Apps = append(p.plan.Apps, store.WorldApp{App: app,
-		Bot: store.User{ID: id, Username: a.Name, Bot: true, CreatedAt: now, WorldID: p.world}})
+	bot := store.User{ID: id, Username: a.Name, Bot: true, CreatedAt: now, WorldID: p.world}
+	p.plan.Apps = append(p.plan.Apps, store.WorldApp{App: app, Bot: bot})
+	p.authors[a.Handle] = bot
 	p.plan.Tokens = append(p.plan.Tokens, store.Token{Hash: auth.Hash(botToken), Kind: store.TokenBot, ApplicationID: id,
 		UserID: id, Scopes: []string{auth.ScopeBot, auth.ScopeApplicationsCommands}, CreatedAt: now})
 	return nil
@@ -220,7 +249,7 @@ func (p *planner) guild(g Guild, now time.Time) {
 		id := p.id(roleKey(g.Handle, r.Handle))
 		roles[r.Handle] = id
 		position := r.Position
-		if position == 0 {
+		if !r.PositionSet {
 			pos++
 			position = pos
 		}
@@ -239,7 +268,7 @@ func (p *planner) guild(g Guild, now time.Time) {
 			}
 			ch := guild.Channel{ID: chans[c.Handle], GuildID: gid, Type: c.Type, Name: c.Name, ParentID: chans[c.Parent],
 				NSFW: c.NSFW, Position: c.Position, Overwrites: []guild.Overwrite{}}
-			if c.Position == 0 {
+			if !c.PositionSet {
 				ch.Position = i
 			}
 			if c.Parent == "" {
@@ -257,6 +286,7 @@ func (p *planner) guild(g Guild, now time.Time) {
 			p.plan.Channels = append(p.plan.Channels, ch)
 		}
 	}
+	p.roles[g.Handle], p.channels[g.Handle] = roles, chans
 	members := map[snowflake.ID]int{} // user → index in the plan
 	put := func(m guild.Member) {
 		if i, ok := members[m.UserID]; ok {
@@ -287,7 +317,12 @@ func (p *planner) guild(g Guild, now time.Time) {
 		pos++
 		p.plan.Roles = append(p.plan.Roles, guild.Role{ID: rid, GuildID: gid, Name: app.Name, Permissions: in.Permissions,
 			Position: pos, Managed: true})
-		put(guild.Member{GuildID: gid, UserID: app.ID, Roles: []snowflake.ID{rid}, JoinedAt: now})
+		bot := guild.Member{GuildID: gid, UserID: app.ID, Roles: []snowflake.ID{rid}, JoinedAt: now}
+		if i, ok := members[app.ID]; ok { // the spec's members entry: its nick and other roles
+			bot.Nick = p.plan.Members[i].Nick
+			bot.Roles = append(bot.Roles, p.plan.Members[i].Roles...)
+		}
+		put(bot)
 	}
 }
 
@@ -448,4 +483,85 @@ func ViewOf(s Spec, st State) View {
 		v.GroupDMs[g.Handle] = st.IDs[groupDMKey(g.Handle)]
 	}
 	return v
+}
+
+// commandPermissions plans a guild's overwrite lists; the commands are
+// planned (their ids are in the state).
+func (p *planner) commandPermissions(g Guild) {
+	gid := p.guilds[g.Handle]
+	for _, cp := range g.CommandPermissions {
+		appID := p.users[cp.App]
+		cmd := p.commandID(cp.App, g.Handle, cp.Command)
+		if cmd == 0 {
+			continue // Decode checked every key
+		}
+		list := command.GuildPermissions{ID: cmd, ApplicationID: appID, GuildID: gid, Permissions: []command.Permission{}}
+		for _, o := range cp.Permissions {
+			var id snowflake.ID
+			switch o.Type {
+			case command.PermissionRole:
+				id = p.roles[g.Handle][o.Target]
+			case command.PermissionUser:
+				id = p.users[o.Target]
+			case command.PermissionChannel:
+				id = p.channels[g.Handle][o.Target]
+				if o.Target == AllChannels {
+					id = command.AllChannelsID(gid)
+				}
+			}
+			list.Permissions = append(list.Permissions, command.Permission{ID: id, Type: o.Type, Permission: o.Allow})
+		}
+		p.plan.Permissions = append(p.plan.Permissions, list)
+	}
+}
+
+// commandID is the id of the command key names (CommandPermissions.Command)
+// for app in guild g: the app's own id for AllCommands; 0 for none.
+func (p *planner) commandID(app, g, key string) snowflake.ID {
+	if key == AllCommands {
+		return p.users[app]
+	}
+	if name, ok := strings.CutPrefix(key, GlobalPrefix); ok {
+		return p.next.IDs[commandKey(app, "", name)]
+	}
+	if id := p.next.IDs[commandKey(app, g+".", key)]; id != 0 {
+		return id
+	}
+	return p.next.IDs[commandKey(app, "", key)]
+}
+
+// messages plans a channel's messages, oldest first, as POST
+// /channels/{id}/messages renders them (new ids: a message is not kept
+// across a reset).
+func (p *planner) messages(channel, guildID snowflake.ID, guildHandle string, msgs []Message, now time.Time) error {
+	ts := now.UTC().Format(interaction.TimestampLayout)
+	for _, m := range msgs {
+		u := p.authors[m.Author]
+		msg := interaction.NewMessage(p.src.IDs(), channel, wire.NewUser(u.ID, u.Username, u.GlobalName, u.Bot), ts)
+		msg.Apply(m.Data)
+		// Mentions by handle (as an export writes them) become the
+		// world's ids.
+		msg.Content = rewriteMentions(msg.Content, func(kind, h string) (string, bool) {
+			var id snowflake.ID
+			switch kind {
+			case mentionUser:
+				id = p.users[h]
+			case mentionRole:
+				id = p.roles[guildHandle][h]
+			case mentionChannel:
+				id = p.channels[guildHandle][h]
+			}
+			return id.String(), id != 0
+		})
+		msg.ExpirePoll(func(hours int64) string {
+			return now.Add(time.Duration(hours) * time.Hour).UTC().Format(interaction.TimestampLayout)
+		})
+		body, err := jsonenc.Marshal(msg)
+		if err != nil {
+			return fmt.Errorf("world: render a message of %s: %w", m.Author, err)
+		}
+		p.plan.Messages = append(p.plan.Messages, store.Message{ID: msg.ID, ChannelID: channel, GuildID: guildID,
+			AuthorID: u.ID, Body: body, CreatedAt: now})
+	}
+	return nil
 }

@@ -136,6 +136,16 @@ func (v validator) check(schema any, value any, path string) []string {
 			if !okAny {
 				fail("%v matches no alternative", value)
 			}
+		case "oneOf":
+			n := 0
+			for _, alt := range rule.([]any) {
+				if len(v.check(alt, value, path)) == 0 {
+					n++
+				}
+			}
+			if n != 1 {
+				fail("%v matches %d alternatives, not one", value, n)
+			}
 		case "not":
 			if len(v.check(rule, value, path)) == 0 {
 				fail("%v matches what is excluded", value)
@@ -187,7 +197,7 @@ func equal(a, b any) bool {
 
 func TestSchemaAcceptsWhatTheDecoderAccepts(t *testing.T) {
 	v := validator{root: loadSchema(t)}
-	specs := map[string]string{"the issue's example": issueExample, "the wider spec": wideSpec}
+	specs := map[string]string{"the issue's example": issueExample, "the wider spec": wideSpec, "an export's spec": exportedSpec}
 	for name, spec := range specs {
 		body, err := form.DecodeJSON([]byte(spec))
 		if err != nil {
@@ -214,6 +224,8 @@ func TestSchemaAcceptsWhatTheDecoderAccepts(t *testing.T) {
 		{`"ban-tests"`, `"12345"`},
 		{`"general": {}`, `"general": {"type": 1}`},
 		{`"owner": "alice",`, ``},
+		{`"general": {}`, `"general": {"messages": [{"content": "hi"}]}`},
+		{`"general": {}`, `"general": {"messages": [{"author": "alice", "content": "hi", "pinned": true}]}`},
 	} {
 		body, _ := form.DecodeJSON([]byte(withPatch(t, bad.old, bad.new)))
 		if _, err := Decode(body); err == nil {

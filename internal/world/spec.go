@@ -19,6 +19,7 @@ import (
 	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/guild"
+	"github.com/slashd/slashd/internal/interaction"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 )
@@ -109,6 +110,7 @@ type App struct {
 	IntegrationTypes []int
 	InstallParams    map[int]store.InstallParams
 	EndpointURL      string
+	Discoverable     bool
 	// Commands are the global commands; GuildCommands the commands of
 	// one guild each (by guild handle, sorted).
 	Commands      []command.Parsed
@@ -131,25 +133,75 @@ type Guild struct {
 	Channels []Channel
 	Members  []Member
 	Installs []Install
+	// CommandPermissions are the overwrite lists of apps' commands in
+	// the guild (sorted by app, then command key).
+	CommandPermissions []CommandPermissions
 }
+
+// CommandPermissions is one overwrite list of an app in a guild: of one
+// command, or of the whole app.
+type CommandPermissions struct {
+	App string
+	// Command is AllCommands (the app's list), a command's key (its
+	// name, "#2"/"#3" for a user/message command: the guild's command of
+	// that key if the app has one there, else the global one), or
+	// GlobalPrefix and a key (the global one even when the guild has a
+	// command of that key).
+	Command     string
+	Permissions []CommandPermission
+}
+
+// CommandPermission allows or denies a command to a role (Everyone
+// included), a user (or an app's bot) or a channel (AllChannels: every
+// channel), by handle.
+type CommandPermission struct {
+	Type   command.PermissionType
+	Target string
+	Allow  bool
+}
+
+// Keys of command permissions.
+const (
+	AllCommands  = "*"
+	AllChannels  = "*"
+	GlobalPrefix = "global:"
+)
+
+// Message is a message in a channel, DM or group DM: its author (a user's
+// or an app's handle) and what it says, as POST /channels/{id}/messages
+// takes it.
+type Message struct {
+	Author string
+	Data   interaction.MessageData
+}
+
+// MaxMessages is the most messages a spec gives one channel (an export
+// keeps each channel's newest).
+const MaxMessages = 1000
 
 // Role is a guild role.
 type Role struct {
 	Handle      string
 	Name        string
 	Permissions guild.Permissions
-	Position    int // 0: after the roles with positions, by handle
+	// Position: without PositionSet, after the roles with positions, by
+	// handle.
+	Position    int
+	PositionSet bool
 }
 
 // Channel is a guild channel or category.
 type Channel struct {
-	Handle     string
-	Name       string
-	Type       int
-	Parent     string // a category's handle, or ""
-	NSFW       bool
-	Position   int
-	Overwrites []Overwrite
+	Handle string
+	Name   string
+	Type   int
+	Parent string // a category's handle, or ""
+	NSFW   bool
+	// Position: without PositionSet, the channel's index by handle.
+	Position    int
+	PositionSet bool
+	Overwrites  []Overwrite
+	Messages    []Message
 }
 
 // Overwrite is a channel's permission overwrite for a role (or
@@ -176,8 +228,9 @@ type Install struct {
 // DM is a DM between two parties (users or apps, whose bot users take
 // part).
 type DM struct {
-	Handle  string
-	Between [2]string
+	Handle   string
+	Between  [2]string
+	Messages []Message
 }
 
 // GroupDM is a group DM of users.
@@ -186,6 +239,7 @@ type GroupDM struct {
 	Name       string
 	Owner      string
 	Recipients []string
+	Messages   []Message
 }
 
 // Everyone is the overwrite target and role key of a guild's @everyone
@@ -231,18 +285,20 @@ type decoder struct {
 // definition's name in docs/world.schema.json (a test keeps the two
 // equal).
 var fieldsOf = map[string][]string{
-	"spec":      {"$schema", "name", "users", "apps", "guilds", "dms", "group_dms"},
-	"user":      {"username", "global_name", "locale", "adult", "installs", "grants"},
-	"app":       {"name", "flags", "integration_types_config", "interactions_endpoint_url", "commands", "guild_commands"},
-	"guild":     {"name", "owner", "roles", "channels", "members", "install"},
-	"role":      {"name", "permissions", "position"},
-	"everyone":  {"permissions"},
-	"channel":   {"name", "type", "parent", "nsfw", "position", "overwrites"},
-	"overwrite": {"allow", "deny"},
-	"member":    {"nick", "roles"},
-	"install":   {"scopes", "permissions"},
-	"dm":        {"between"},
-	"group_dm":  {"name", "owner", "recipients"},
+	"spec":               {"$schema", "name", "users", "apps", "guilds", "dms", "group_dms"},
+	"user":               {"username", "global_name", "locale", "adult", "installs", "grants"},
+	"app":                {"name", "flags", "integration_types_config", "interactions_endpoint_url", "discoverable", "commands", "guild_commands"},
+	"guild":              {"name", "owner", "roles", "channels", "members", "install", "command_permissions"},
+	"role":               {"name", "permissions", "position"},
+	"everyone":           {"permissions"},
+	"channel":            {"name", "type", "parent", "nsfw", "position", "overwrites", "messages"},
+	"overwrite":          {"allow", "deny"},
+	"member":             {"nick", "roles"},
+	"install":            {"scopes", "permissions"},
+	"dm":                 {"between", "messages"},
+	"group_dm":           {"name", "owner", "recipients", "messages"},
+	"command_permission": {"role", "user", "channel", "permission"},
+	"message":            {"author", "content", "embeds", "components", "flags", "tts"},
 }
 
 // known checks that an object has only the keys it may have.
@@ -428,6 +484,7 @@ func (d *decoder) app(e entry) App {
 			a.EndpointURL = url
 		}
 	}
+	a.Discoverable, _ = f.Bool("discoverable")
 	capp := command.App{Flags: a.Flags, IntegrationTypes: a.IntegrationTypes}
 	a.Commands = commands(f, "commands", capp, command.Scope{ApplicationID: 1})
 	if gc, ok := f.Dict("guild_commands"); ok {
@@ -441,6 +498,9 @@ func (d *decoder) app(e entry) App {
 			f.At("guild_commands", gh).Merge(sub.At("commands"))
 			a.GuildCommands = append(a.GuildCommands, GuildCommands{Guild: gh, Commands: cmds})
 		}
+	}
+	if a.Discoverable && a.hasNSFW() {
+		f.At("discoverable").Add(admin.CodeDiscoveryNSFW, admin.MsgDiscoveryNSFW)
 	}
 	return a
 }
@@ -507,8 +567,8 @@ func (d *decoder) guild(e entry) Guild {
 			r.Name = name
 		}
 		r.Permissions, _ = perms(rf, "permissions")
-		if pos, ok := rf.Integer("position", 1, admin.MaxPosition); ok {
-			r.Position = int(pos)
+		if pos, ok := rf.Integer("position", 0, admin.MaxPosition); ok {
+			r.Position, r.PositionSet = int(pos), true
 		}
 		g.Roles = append(g.Roles, r)
 	}
@@ -538,7 +598,7 @@ func (d *decoder) guild(e entry) Guild {
 		}
 		c.NSFW, _ = cf.Bool("nsfw")
 		if pos, ok := cf.Integer("position", 0, admin.MaxPosition); ok {
-			c.Position = int(pos)
+			c.Position, c.PositionSet = int(pos), true
 		}
 		for _, oe := range entries(cf, "overwrites", func(h string) bool { return h == Everyone }) {
 			known(oe.f, oe.m, fieldsOf["overwrite"]...)
@@ -551,11 +611,15 @@ func (d *decoder) guild(e entry) Guild {
 			o.Deny, _ = perms(oe.f, "deny")
 			c.Overwrites = append(c.Overwrites, o)
 		}
+		c.Messages = d.messages(cf, nil)
 		g.Channels = append(g.Channels, c)
 	}
+	var botMembers []entry
 	for _, me := range entries(f, "members", nil) {
 		known(me.f, me.m, fieldsOf["member"]...)
-		if !d.users[me.handle] {
+		if d.apps[me.handle] {
+			botMembers = append(botMembers, me) // checked against the installations below
+		} else if !d.users[me.handle] {
 			me.f.At().Add(admin.CodeUnknownUser, msgUnknownUser)
 			continue
 		}
@@ -580,6 +644,16 @@ func (d *decoder) guild(e entry) Guild {
 		}
 		g.Installs = append(g.Installs, in)
 	}
+	// An app's bot is a member through its installation with bot; a
+	// members entry gives it a nick and roles beside its managed one.
+	for _, me := range botMembers {
+		if !slices.ContainsFunc(g.Installs, func(in Install) bool {
+			return in.App == me.handle && slices.Contains(in.Scopes, auth.ScopeBot)
+		}) {
+			me.f.At().Add(admin.CodeUserBot, "An app's bot is a member through its installation: install the app here with the bot scope")
+		}
+	}
+	g.CommandPermissions = d.commandPermissions(f, &g, roles)
 	return g
 }
 
@@ -684,6 +758,7 @@ func (d *decoder) dm(e entry) DM {
 	if d.apps[dm.Between[0]] && d.apps[dm.Between[1]] {
 		f.At("between").Add(CodeDuplicate, "Two bots cannot have a DM")
 	}
+	dm.Messages = d.messages(f, dm.Between[:])
 	return dm
 }
 
@@ -706,6 +781,7 @@ func (d *decoder) groupDM(e entry) GroupDM {
 		}
 		g.Owner = owner
 	}
+	g.Messages = d.messages(f, g.Recipients)
 	return g
 }
 
@@ -742,4 +818,19 @@ func (d *decoder) checkContexts(users, guilds []entry) {
 			}
 		}
 	}
+}
+
+// hasNSFW reports whether one of the app's commands is age-restricted:
+// a discoverable app may have none.
+func (a App) hasNSFW() bool {
+	nsfw := func(c command.Parsed) bool { return c.NSFW }
+	if slices.ContainsFunc(a.Commands, nsfw) {
+		return true
+	}
+	for _, gc := range a.GuildCommands {
+		if slices.ContainsFunc(gc.Commands, nsfw) {
+			return true
+		}
+	}
+	return false
 }

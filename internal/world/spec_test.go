@@ -291,6 +291,8 @@ func TestFromYAMLRefusesWhatJSONCannotHold(t *testing.T) {
 
 func FuzzDecode(f *testing.F) {
 	f.Add([]byte(issueExample))
+	f.Add([]byte(exportedSpec))
+	f.Add([]byte(`{"name":"x","users":{"a":{}},"guilds":{"g":{"owner":"a","channels":{"c":{"messages":[{"author":"a","content":"hi","components":[{"type":1,"components":[{"type":2,"style":1,"label":"ok","custom_id":"ok"}]}]}]}}}}}`))
 	f.Add([]byte(`{"name":"x","users":{"a":{"grants":{"b":["identify"]}}},"apps":{"b":{}},"dms":{"d":{"between":["a","b"]}}}`))
 	f.Add([]byte(`{"name":"x","guilds":{"g":{"owner":"a","channels":{"c":{"parent":"c","type":4}}}},"users":{"a":null}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {

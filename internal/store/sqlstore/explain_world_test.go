@@ -43,3 +43,36 @@ func TestWorldDeletesUseIndexes(t *testing.T) {
 		rows.Close()
 	}
 }
+
+// TestWorldRowsUseIndexes: an export costs what the world holds. No
+// statement of WorldRows scans a table (SQLite's plans); a sort of the
+// rows found is allowed.
+func TestWorldRowsUseIndexes(t *testing.T) {
+	st, err := sqlite.OpenFromTemplate(context.Background(), filepath.Join(t.TempDir(), "x.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	scan := regexp.MustCompile(`^SCAN (\w+)`)
+	for _, q := range sqlstore.WorldRowsReads() {
+		args := []any{1}
+		if strings.Contains(q, "$2") {
+			args = append(args, 2)
+		}
+		rows, err := st.DB().Query("EXPLAIN QUERY PLAN "+q, args...)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			if m := scan.FindStringSubmatch(detail); m != nil {
+				t.Errorf("%s\n  scans: %s", strings.Join(strings.Fields(q), " "), detail)
+			}
+		}
+		rows.Close()
+	}
+}

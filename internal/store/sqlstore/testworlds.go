@@ -87,12 +87,14 @@ const (
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`
 	insertWorldPrivate = `INSERT INTO private_channels (id, type, name, owner_id, dm_low, dm_high, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`
-	insertWorldRecipient = `INSERT INTO private_channel_recipients (channel_id, user_id) VALUES ($1, $2)`
+	insertWorldRecipient   = `INSERT INTO private_channel_recipients (channel_id, user_id) VALUES ($1, $2)`
+	insertWorldPermissions = `INSERT INTO command_permissions (application_id, guild_id, command_id, body) VALUES ($1, $2, $3, $4)`
+	insertWorldMessage     = `INSERT INTO messages (` + messageColumns + `) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
 )
 
 var worldWrites = []string{insertWorldUser, insertWorldApp, insertWorldGuild, insertWorldRole, insertWorldChan,
 	insertWorldMember, insertWorldInstall, insertWorldUserInstall, insertWorldToken, insertWorldClientToken,
-	insertWorldScope, insertWorldCommand, insertWorldPrivate, insertWorldRecipient}
+	insertWorldScope, insertWorldCommand, insertWorldPrivate, insertWorldRecipient, insertWorldPermissions, insertWorldMessage}
 
 // writeWorldPlan inserts every row of plan, in the order of its fields
 // (parents before what refers to them). The plan is the planner's: its
@@ -175,6 +177,17 @@ func (s *Store) writeWorldPlan(ctx context.Context, tx *sql.Tx, p store.WorldPla
 		for _, u := range c.Recipients {
 			exec("recipient", insertWorldRecipient, id64(c.ID), id64(u))
 		}
+	}
+	for _, gp := range p.Permissions {
+		body, jerr := jsonenc.Marshal(gp.Permissions)
+		if jerr != nil {
+			return fmt.Errorf("world: encode the permissions of command %d: %w", gp.ID, jerr)
+		}
+		exec(fmt.Sprintf("permissions of command %d", gp.ID), insertWorldPermissions, id64(gp.ApplicationID), id64(gp.GuildID),
+			id64(gp.ID), string(body))
+	}
+	for _, m := range p.Messages {
+		exec(fmt.Sprintf("message %d", m.ID), insertWorldMessage, messageArgs(m)...)
 	}
 	return err
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -20,8 +21,8 @@ import (
 )
 
 // worldSpec is issue 24's example, widened with what a spec may also
-// hold: a DM, a group DM, a user install, a Bearer grant, a category and
-// guild commands.
+// hold: a DM, a group DM, a user install, a Bearer grant, a category,
+// guild commands, command permissions and messages.
 const worldSpec = `{"name": "ban-tests",
  "users": {"alice": {}, "bob": {"locale": "fr"}, "carol": {"installs": ["modbot"],
    "grants": {"modbot": ["identify", "applications.commands.permissions.update"]}}},
@@ -31,11 +32,13 @@ const worldSpec = `{"name": "ban-tests",
    "guild_commands": {"club": [{"name": "Report", "type": 3}]}}},
  "guilds": {"club": {"owner": "alice",
    "roles": {"mods": {"permissions": ["BAN_MEMBERS"]}},
-   "channels": {"general": {}, "text": {"type": 4}, "staff": {"parent": "text",
+   "channels": {"general": {"messages": [{"author": "alice", "content": "hi"}, {"author": "modbot", "content": "hello"}]}, "text": {"type": 4}, "staff": {"parent": "text",
      "overwrites": {"@everyone": {"deny": ["VIEW_CHANNEL"]}, "mods": {"allow": ["VIEW_CHANNEL"]}, "bob": {"allow": "1024"}}}},
    "members": {"alice": {"roles": ["mods"]}, "bob": {"nick": "Bobby"}},
-   "install": {"modbot": {"scopes": ["bot", "applications.commands"]}}}},
- "dms": {"alice-bot": {"between": ["alice", "modbot"]}},
+   "install": {"modbot": {"scopes": ["bot", "applications.commands"]}},
+   "command_permissions": {"modbot": {"ban": [{"role": "mods", "permission": true}, {"user": "bob", "permission": false}],
+     "*": [{"channel": "*", "permission": false}, {"channel": "general", "permission": true}]}}}},
+ "dms": {"alice-bot": {"between": ["alice", "modbot"], "messages": [{"author": "modbot", "content": "psst"}]}},
  "group_dms": {"trio": {"recipients": ["alice", "bob", "carol"], "name": "Trio"}}}`
 
 // planned is a world planned from a spec, ready for CreateWorld.
@@ -211,6 +214,73 @@ func testTestWorlds(t *testing.T, open func(t *testing.T) store.Store) {
 		}
 	})
 
+	t.Run("WorldRows", func(t *testing.T) {
+		f := newFixture(t, open)
+		p := planWorld(t, f.ids, worldSpec, now)
+		must(t, f.s.CreateWorld(f.ctx, p.w, p.plan))
+		extra := addWorldContent(t, f, p)
+		rows, err := f.s.WorldRows(f.ctx, p.w.ID, 1000)
+		must(t, err)
+		idsOf := func(n int, id func(i int) snowflake.ID) []snowflake.ID {
+			out := make([]snowflake.ID, n)
+			for i := range out {
+				out[i] = id(i)
+			}
+			slices.Sort(out)
+			return out
+		}
+		same := func(what string, got, want []snowflake.ID) {
+			t.Helper()
+			if !slices.Equal(got, want) {
+				t.Errorf("%s: %v, want %v", what, got, want)
+			}
+		}
+		same("users", idsOf(len(rows.Users), func(i int) snowflake.ID { return rows.Users[i].ID }),
+			idsOf(len(p.plan.Users), func(i int) snowflake.ID { return p.plan.Users[i].ID }))
+		same("apps", idsOf(len(rows.Apps), func(i int) snowflake.ID { return rows.Apps[i].Bot.ID }),
+			idsOf(len(p.plan.Apps), func(i int) snowflake.ID { return p.plan.Apps[i].App.ID }))
+		for _, a := range rows.Apps {
+			if a.App.PrivateKey != nil || a.App.ClientSecretHash != nil || a.App.WorldID != p.w.ID {
+				t.Errorf("app %+v: a secret was read", a.App)
+			}
+		}
+		same("guilds", idsOf(len(rows.Guilds), func(i int) snowflake.ID { return rows.Guilds[i].ID }),
+			idsOf(len(p.plan.Guilds), func(i int) snowflake.ID { return p.plan.Guilds[i].ID }))
+		same("roles", idsOf(len(rows.Roles), func(i int) snowflake.ID { return rows.Roles[i].ID }),
+			append(idsOf(len(p.plan.Roles), func(i int) snowflake.ID { return p.plan.Roles[i].ID }), extra.role))
+		same("channels", idsOf(len(rows.Channels), func(i int) snowflake.ID { return rows.Channels[i].ID }),
+			append(idsOf(len(p.plan.Channels), func(i int) snowflake.ID { return p.plan.Channels[i].ID }), extra.channel))
+		if len(rows.Members) != len(p.plan.Members)+1 || len(rows.Installations) != len(p.plan.Installations) ||
+			len(rows.UserInstalls) != len(p.plan.UserInstalls) || len(rows.Private) != len(p.plan.Private) ||
+			len(rows.Tokens) != 0 || len(rows.ClientTokens) != 0 {
+			t.Errorf("rows = %+v", rows)
+		}
+		if !reflect.DeepEqual(rows.Permissions, p.plan.Permissions) {
+			t.Errorf("permissions %+v, want %+v", rows.Permissions, p.plan.Permissions)
+		}
+		cmds := 0
+		for _, wc := range rows.Commands {
+			cmds += len(wc.Commands)
+		}
+		if len(rows.Commands) != len(p.plan.Commands) || cmds != 2 {
+			t.Errorf("commands %+v", rows.Commands)
+		}
+		// Messages: the newest first kept, listed oldest first.
+		if len(rows.Messages) != len(p.plan.Messages)+1 || rows.Messages[0].ID != p.plan.Messages[0].ID ||
+			rows.Messages[2].ID != extra.message {
+			t.Errorf("messages %+v", rows.Messages)
+		}
+		if rows, err := f.s.WorldRows(f.ctx, p.w.ID, 1); err != nil || len(rows.Messages) != 2 || rows.Messages[0].ID != extra.message {
+			t.Errorf("the newest message of each channel: %+v, %v", rows.Messages, err)
+		}
+		if rows, err := f.s.WorldRows(f.ctx, p.w.ID, 0); err != nil || len(rows.Messages) != 0 {
+			t.Errorf("no messages asked: %+v, %v", rows.Messages, err)
+		}
+		if rows, err := f.s.WorldRows(f.ctx, 4242, 10); err != nil || len(rows.Users)+len(rows.Guilds)+len(rows.Apps) != 0 {
+			t.Errorf("an unknown world: %+v, %v", rows, err)
+		}
+	})
+
 	t.Run("Clock", func(t *testing.T) {
 		f := newFixture(t, open)
 		p := planWorld(t, f.ids, worldSpec, now)
@@ -353,7 +423,27 @@ func checkWorldRows(t *testing.T, f *fixture, p planned, present bool) {
 			is("command "+c.Name, err)
 		}
 	}
+	for _, gp := range p.plan.Permissions {
+		got, err := f.s.CommandPermissions(f.ctx, gp.ApplicationID, gp.GuildID, gp.ID)
+		switch {
+		case present && (err != nil || !reflect.DeepEqual(got.Permissions, gp.Permissions)):
+			t.Errorf("permissions of %d = %+v, %v; want %+v", gp.ID, got, err, gp.Permissions)
+		case !present && err == nil && len(got.Permissions) > 0:
+			t.Errorf("permissions of %d after delete: %+v", gp.ID, got)
+		}
+	}
+	for _, m := range p.plan.Messages {
+		got, err := f.s.Message(f.ctx, m.ID)
+		is("message", err)
+		if present && err == nil && (!bytes.Equal(got.Body, m.Body) || got.ChannelID != m.ChannelID || got.AuthorID != m.AuthorID ||
+			got.GuildID != m.GuildID) {
+			t.Errorf("message = %+v, want %+v", got, m)
+		}
+	}
 	if present {
+		if len(p.plan.Permissions) != 2 || len(p.plan.Messages) != 3 {
+			t.Errorf("permissions %+v, messages %+v", p.plan.Permissions, p.plan.Messages)
+		}
 		// The counts the spec implies.
 		if len(p.plan.Private) != 2 || len(p.plan.UserInstalls) != 1 || len(p.plan.Commands) != 2 ||
 			len(p.plan.Tokens) != 2 || len(p.plan.Members) != 3 || len(p.plan.Roles) != 3 || len(p.plan.Channels) != 3 {

@@ -571,6 +571,11 @@ func (w *wrapper) ResetWorld(a0 context.Context, a1 store.TestWorld, a2 store.Wo
 	return w.Store.ResetWorld(a0, a1, a2)
 }
 
+func (w *wrapper) WorldRows(a0 context.Context, a1 snowflake.ID, a2 int) (store.WorldPlan, error) {
+	defer w.observe("WorldRows", time.Now())
+	return w.Store.WorldRows(a0, a1, a2)
+}
+
 func (w *wrapper) SetWorldClock(a0 context.Context, a1 snowflake.ID, a2 time.Duration) error {
 	defer w.observe("SetWorldClock", time.Now())
 	return w.Store.SetWorldClock(a0, a1, a2)
