@@ -81,7 +81,7 @@ func TestEveryMethodClassified(t *testing.T) {
 		// test worlds' faults (each node's fault engine keeps its own copy)
 		"CreateFault", "WorldFaults", "LiveFaults", "DeleteFault", "DeleteWorldFaults", "MatchFault",
 		// test worlds' own rows (their users, apps and guilds are written by the wrapped ones)
-		"TestWorld", "TestWorldByName", "TestWorldList", "SetWorldClock", "WorldClockOffset",
+		"TestWorld", "TestWorldByName", "TestWorldList", "SetWorldClock", "WorldClockOffset", "DefaultWorld",
 	}
 	known := slices.Concat(wrapped, untouched)
 	typ := reflect.TypeFor[store.Store]()
