@@ -35,9 +35,15 @@ exit 3`
 			t.Errorf("%s is empty: without --world it is the demo application's", name)
 		}
 	}
-	var worlds map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(lines[5]), &worlds); err != nil || len(worlds) != 0 {
-		t.Errorf("SLASHD_WORLDS = %q (%v); want an empty object without --world", lines[5], err)
+	// Without --world, the one world is the first start's demo, whose
+	// app is SLASHD_APPLICATION_ID's.
+	var worlds map[string]struct {
+		Default bool                      `json:"default"`
+		Apps    map[string]map[string]any `json:"apps"`
+	}
+	if err := json.Unmarshal([]byte(lines[5]), &worlds); err != nil || len(worlds) != 1 || !worlds["demo"].Default ||
+		worlds["demo"].Apps["demo"]["id"] != appID || worlds["demo"].Apps["demo"]["bot_token"] != bot {
+		t.Errorf("SLASHD_WORLDS = %q (%v); want the demo world alone without --world, with the demo app", lines[5], err)
 	}
 	if !strings.HasPrefix(dataDir, tmp) {
 		t.Errorf("SLASHD_DATA %q is not under TMPDIR %q", dataDir, tmp)
