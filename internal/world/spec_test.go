@@ -295,6 +295,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(issueExample))
 	f.Add([]byte(`{"name":"x","users":{"a":{"grants":{"b":["identify"]}}},"apps":{"b":{}},"dms":{"d":{"between":["a","b"]}}}`))
 	f.Add([]byte(`{"name":"x","guilds":{"g":{"owner":"a","channels":{"c":{"parent":"c","type":4}}}},"users":{"a":null}}`))
+	f.Add([]byte(`{"name":"demo","users":{"owner":{}},"apps":{"demo":{"owner":"owner"}},"guilds":{"demo":{"owner":"owner"}}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		v, err := form.DecodeJSON(body)
 		if err != nil {
