@@ -88,8 +88,8 @@ func TestSlashdTestStatuses(t *testing.T) {
 }
 
 // TestSlashdTestWithAWorld: --world applies the file before the command
-// runs; SLASHD_WORLDS holds it by name and, with one app, SLASHD_BOT_TOKEN
-// is that app's (and works on the API).
+// runs; SLASHD_WORLDS holds it by name, alone (no demo world), and, with
+// one app, SLASHD_BOT_TOKEN is that app's (and works on the API).
 func TestSlashdTestWithAWorld(t *testing.T) {
 	bin := slashdBinary(t)
 	tmp := t.TempDir()
@@ -113,6 +113,10 @@ cat "$SLASHD_WORLDS"`
 	}
 	if len(lines) < 3 || json.Unmarshal([]byte(lines[2]), &worlds) != nil {
 		t.Fatalf("stdout:\n%s", stdout)
+	}
+	// The test's worlds are its own: no demo world beside them.
+	if len(worlds) != 1 {
+		t.Errorf("SLASHD_WORLDS holds %d worlds, want the file's alone (no demo with --world): %s", len(worlds), lines[2])
 	}
 	app := worlds["ci"].Apps["modbot"]
 	if app.BotToken == "" || lines[0] != app.BotToken || lines[1] != app.ID {
