@@ -302,8 +302,12 @@ func defineAppCreate(fs *flagSet) func() (worldStep, error) {
 			return nil, req.refused(err)
 		}
 		return func(ctx context.Context, env bootstrap.Env) (any, string, error) {
+			world, err := env.Store.DefaultWorld(ctx)
+			if err != nil {
+				return nil, "", err
+			}
 			creds, err := bootstrap.CreateApp(ctx, env,
-				bootstrap.AppOptions{Name: app.Name, BaseURL: baseURLOf(addr), Embedded: app.Embedded})
+				bootstrap.AppOptions{Name: app.Name, BaseURL: baseURLOf(addr), Embedded: app.Embedded, WorldID: world})
 			if err != nil {
 				return nil, "", err
 			}
@@ -338,27 +342,35 @@ func defineGuildCreate(fs *flagSet) func() (worldStep, error) {
 	}
 }
 
-// guildCreate creates a guild; with an app to install, the app's owner
-// owns it (so their Bearer token can edit permissions), else a new user.
+// guildCreate creates a guild of the default world (the admin API's
+// rule for a create naming no world); with an app to install, the app's
+// owner owns it (so their Bearer token can edit permissions), else a new
+// user.
 func guildCreate(ctx context.Context, env bootstrap.Env, name string, appID snowflake.ID) (any, string, error) {
+	world, err := env.Store.DefaultWorld(ctx)
+	if err != nil {
+		return nil, "", err
+	}
 	var owner snowflake.ID
 	if appID != 0 {
 		app, err := env.Store.Application(ctx, appID)
 		if err != nil {
 			return nil, "", fmt.Errorf("--install %s: %w", appID, err)
 		}
-		// The guild is of no world: a test world's app is not linked to it.
-		if err := admin.SameWorld("application", app.WorldID, "guild", 0, "install"); err != nil {
+		// An app of another world is not linked to the guild.
+		if err := admin.SameWorld("application", app.WorldID, "guild", world, "install"); err != nil {
 			return nil, "", refusedOr("guild create", err, nil)
 		}
 		owner = app.OwnerID
 	} else {
 		owner = env.IDs.Next()
-		if err := env.Store.CreateUser(ctx, bootstrap.NewOwner(owner, env.Now())); err != nil {
+		u := bootstrap.NewOwner(owner, env.Now())
+		u.WorldID = world
+		if err := env.Store.CreateUser(ctx, u); err != nil {
 			return nil, "", err
 		}
 	}
-	id, err := bootstrap.CreateGuild(ctx, env, name, owner, appID)
+	id, err := bootstrap.CreateGuildIn(ctx, env, world, name, owner, appID)
 	if err != nil {
 		return nil, "", err
 	}

@@ -131,7 +131,11 @@ func defineUserCreate(fs *flagSet) func() (worldStep, error) {
 					return nil, "", fmt.Errorf("--password: %w", err)
 				}
 			}
-			u.ID, u.CreatedAt = env.IDs.Next(), env.Now().UTC()
+			world, err := env.Store.DefaultWorld(ctx)
+			if err != nil {
+				return nil, "", err
+			}
+			u.ID, u.CreatedAt, u.WorldID = env.IDs.Next(), env.Now().UTC(), world
 			if err := env.Store.CreateUser(ctx, u); err != nil {
 				return nil, "", err
 			}

@@ -64,8 +64,9 @@ func TestServeEncryptsSecretsAtRest(t *testing.T) {
 
 	s := startServeConfig(t, withKeys(secrets.Config{KeyFile: key1}))
 	t.Run("the data directory is made private", func(t *testing.T) {
+		// The demo app's private key, and the demo world's credentials.
 		for _, want := range []string{"made a data directory entry private", "private keys are stored encrypted",
-			"encrypted_now=1"} {
+			"encrypted_now=2"} {
 			if !strings.Contains(s.out.String(), want) {
 				t.Errorf("the log does not say %q:\n%s", want, s.out.String())
 			}
@@ -123,8 +124,9 @@ func TestServeEncryptsSecretsAtRest(t *testing.T) {
 
 	t.Run("rotation encrypts again with the new key", func(t *testing.T) {
 		s := startServeConfig(t, withKeys(secrets.Config{KeyFile: key2, OldKeyFile: key1}))
-		if !strings.Contains(s.out.String(), "encrypted_again=3") { // two apps, one signing key
-			t.Errorf("the log does not say 3 were encrypted again:\n%s", s.out.String())
+		// Two apps, one signing key, the demo world's credentials.
+		if !strings.Contains(s.out.String(), "encrypted_again=4") {
+			t.Errorf("the log does not say 4 were encrypted again:\n%s", s.out.String())
 		}
 		s.stop(t)
 		k2, err := secrets.Load(secrets.Config{KeyFile: key2})

@@ -43,6 +43,8 @@ func commands() []cliCommand {
 		{name: "serve", summary: "run the service: the API, the gateway, the admin API and OAuth2",
 			about: "On an empty store it creates a demo application and writes its credentials to\n" +
 				"bootstrap.json in the data directory (base_url follows --addr on every start).\n" +
+				"The demo is the test world \"demo\", the default world: what the admin API and the\n" +
+				"CLI create without a world_id joins it.\n" +
 				"One server runs on a data directory at a time: it locks the directory's serve.lock\n" +
 				"while it runs, and a second serve there exits at once. The other commands work\n" +
 				"beside it.",

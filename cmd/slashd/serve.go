@@ -24,6 +24,7 @@ import (
 	"github.com/slashd/slashd/internal/api"
 	"github.com/slashd/slashd/internal/bootstrap"
 	"github.com/slashd/slashd/internal/datadir"
+	"github.com/slashd/slashd/internal/demo"
 	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/event/natsbus"
 	"github.com/slashd/slashd/internal/journal"
@@ -59,6 +60,9 @@ type serveConfig struct {
 	// sweep is how often ended rate-limit windows are deleted from a
 	// shared store; 0: every 30 s (tests shorten it).
 	sweep time.Duration
+	// noDemo: a first start makes no demo, only the admin token
+	// (`slashd test --world`, whose worlds are the test's own).
+	noDemo bool
 }
 
 // windowSweep is how often the janitor deletes ended rate-limit windows.
@@ -201,7 +205,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 	env := bootstrap.Env{Store: st, IDs: ids, Rand: rand.Reader, Now: time.Now}
 	// JSON logs keep stdout to JSON lines: the first run's credentials
 	// are then only in the file (the start line says where).
-	if err := firstRun(ctx, env, cfg.dataDir, baseURL, stdout, cfg.logFormat != logJSON); err != nil {
+	if err := firstRun(ctx, env, demoModeOf(cfg, worldSpecs), cfg.dataDir, baseURL, stdout, cfg.logFormat != logJSON); err != nil {
 		ln.Close()
 		return err
 	}
@@ -521,9 +525,37 @@ func redactURL(urls string) string {
 	return strings.Join(parts, ",")
 }
 
-// firstRun bootstraps a demo world on a store with no application and,
-// with showTryIt, prints how to try it.
-func firstRun(ctx context.Context, env bootstrap.Env, dataDir, baseURL string, out io.Writer, showTryIt bool) error {
+// demoMode is what a first start makes of the demo.
+type demoMode int
+
+const (
+	// demoWorld: the demo is the test world "demo", the node's default
+	// world (internal/demo).
+	demoWorld demoMode = iota
+	// demoNoWorld: the demo is made in no world (world 0), as before it
+	// was a world, when a --world file takes the name "demo": that
+	// world is the file's.
+	demoNoWorld
+	// demoNone: no demo, only the admin token (slashd test --world).
+	demoNone
+)
+
+// demoModeOf is cfg's demo, given the --world files it applies.
+func demoModeOf(cfg serveConfig, files []worldFile) demoMode {
+	if cfg.noDemo {
+		return demoNone
+	}
+	for _, f := range files {
+		if f.spec.Name == demo.WorldName {
+			return demoNoWorld
+		}
+	}
+	return demoWorld
+}
+
+// firstRun bootstraps a demo on a store with no application and, with
+// showTryIt, prints how to try it.
+func firstRun(ctx context.Context, env bootstrap.Env, mode demoMode, dataDir, baseURL string, out io.Writer, showTryIt bool) error {
 	n, err := env.Store.CountApplications(ctx)
 	if err != nil || n > 0 {
 		return err
@@ -546,12 +578,9 @@ func firstRun(ctx context.Context, env bootstrap.Env, dataDir, baseURL string, o
 	if err := checkWritable(dataDir); err != nil {
 		return fmt.Errorf("bootstrap: %w", err)
 	}
-	creds, err := bootstrap.CreateApp(ctx, env, bootstrap.AppOptions{Name: "demo", GuildName: "demo guild", BaseURL: baseURL})
+	creds, err := makeDemo(ctx, env, mode, baseURL)
 	if err != nil {
-		return fmt.Errorf("bootstrap demo app: %w", err)
-	}
-	if _, err := bootstrap.Furnish(ctx, env, &creds); err != nil {
-		return fmt.Errorf("bootstrap demo channel: %w", err)
+		return err
 	}
 	if creds.AdminToken, err = bootstrap.CreateAdminToken(ctx, env); err != nil {
 		return err
@@ -562,10 +591,28 @@ func firstRun(ctx context.Context, env bootstrap.Env, dataDir, baseURL string, o
 		fmt.Fprintf(out, "could not write %s; the credentials are:\n%s\n", bootstrap.FileName, b)
 		return err
 	}
-	if showTryIt {
+	if showTryIt && mode != demoNone {
 		fmt.Fprint(out, tryIt(creds, filepath.Join(dataDir, bootstrap.FileName)))
 	}
 	return nil
+}
+
+// makeDemo makes the demo of mode and returns its credentials.
+func makeDemo(ctx context.Context, env bootstrap.Env, mode demoMode, baseURL string) (bootstrap.Credentials, error) {
+	switch mode {
+	case demoNone:
+		return bootstrap.Credentials{BaseURL: baseURL}, nil
+	case demoNoWorld:
+		creds, err := bootstrap.CreateApp(ctx, env, bootstrap.AppOptions{Name: "demo", GuildName: "demo guild", BaseURL: baseURL})
+		if err != nil {
+			return creds, fmt.Errorf("bootstrap demo app: %w", err)
+		}
+		if _, err := bootstrap.Furnish(ctx, env, &creds); err != nil {
+			return creds, fmt.Errorf("bootstrap demo channel: %w", err)
+		}
+		return creds, nil
+	}
+	return demo.Create(ctx, env, baseURL)
 }
 
 // firstRunStale is how long a bootstrap claim holds before another node
@@ -621,6 +668,11 @@ func tryIt(c bootstrap.Credentials, path string) string {
 	fmt.Fprintf(&b, "    -H 'Authorization: Bot %s' \\\n", c.BotToken)
 	fmt.Fprintf(&b, "    -H 'Content-Type: application/json' \\\n")
 	fmt.Fprintf(&b, "    -d '{\"name\":\"ping\",\"description\":\"Replies with pong\"}'\n\n")
+	if c.WorldName != "" {
+		fmt.Fprintf(&b, "The demo is the test world %q, the default world: what the admin API creates without\n"+
+			"a world_id joins it, and POST %s/admin/v1/worlds/%s/reset puts it back as it was made.\n\n",
+			c.WorldName, c.BaseURL, c.WorldName)
+	}
 	return b.String()
 }
 

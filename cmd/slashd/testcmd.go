@@ -23,6 +23,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/slashd/slashd/internal/bootstrap"
 	"github.com/slashd/slashd/internal/journal"
 	"github.com/slashd/slashd/internal/secrets"
 	"github.com/slashd/slashd/internal/snowflake"
@@ -39,7 +40,7 @@ and runs COMMAND once the server is ready. COMMAND's environment gets:
                        (what GET /admin/v1/worlds/{world} answers)
   SLASHD_BOT_TOKEN, SLASHD_APPLICATION_ID, SLASHD_PUBLIC_KEY
                        when there is exactly one application (without --world: the
-                       demo application of a first start)
+                       demo application, of the test world "demo" a first start makes)
   SLASHD_DATA          the temporary data directory (its bootstrap.json)
 
 When COMMAND ends, it prints to stderr what the bots got wrong, from the worlds'
@@ -166,6 +167,10 @@ func startTestServer(ctx context.Context, o *testOptions, dir string, log io.Wri
 	if err != nil {
 		return nil, usageErrorf("test: %v", err)
 	}
+	// The test's worlds are its own: no demo beside them (whose world
+	// would take the name "demo" and a place in SLASHD_WORLDS). Without
+	// --world, the demo world is the one world.
+	cfg.noDemo = len(o.worlds) > 0
 	serveCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s := &testServer{dir: dir, cancel: cancel, done: make(chan struct{}), client: &http.Client{Timeout: 30 * time.Second}}
 	addrc := make(chan string, 1)
@@ -187,10 +192,19 @@ func startTestServer(ctx context.Context, o *testOptions, dir string, log io.Wri
 		s.stop()
 		return nil, err
 	}
-	creds, err := readBootstrap(dir)
+	// With --world the first start made no demo: bootstrap.json holds
+	// the admin token alone.
+	raw, err := os.ReadFile(filepath.Join(dir, bootstrap.FileName))
+	var creds bootstrap.Credentials
+	if err == nil {
+		err = json.Unmarshal(raw, &creds)
+	}
+	if err == nil && creds.AdminToken == "" {
+		err = errors.New("no admin_token in it")
+	}
 	if err != nil {
 		s.stop()
-		return nil, fmt.Errorf("test: %w", err)
+		return nil, fmt.Errorf("test: the server's %s: %w", bootstrap.FileName, err)
 	}
 	s.admin = creds.AdminToken
 	return s, nil

@@ -35,9 +35,15 @@ exit 3`
 			t.Errorf("%s is empty: without --world it is the demo application's", name)
 		}
 	}
-	var worlds map[string]json.RawMessage
-	if err := json.Unmarshal([]byte(lines[5]), &worlds); err != nil || len(worlds) != 0 {
-		t.Errorf("SLASHD_WORLDS = %q (%v); want an empty object without --world", lines[5], err)
+	// Without --world, the one world is the first start's demo, whose
+	// app is SLASHD_APPLICATION_ID's.
+	var worlds map[string]struct {
+		Default bool                      `json:"default"`
+		Apps    map[string]map[string]any `json:"apps"`
+	}
+	if err := json.Unmarshal([]byte(lines[5]), &worlds); err != nil || len(worlds) != 1 || !worlds["demo"].Default ||
+		worlds["demo"].Apps["demo"]["id"] != appID || worlds["demo"].Apps["demo"]["bot_token"] != bot {
+		t.Errorf("SLASHD_WORLDS = %q (%v); want the demo world alone without --world, with the demo app", lines[5], err)
 	}
 	if !strings.HasPrefix(dataDir, tmp) {
 		t.Errorf("SLASHD_DATA %q is not under TMPDIR %q", dataDir, tmp)
@@ -82,8 +88,8 @@ func TestSlashdTestStatuses(t *testing.T) {
 }
 
 // TestSlashdTestWithAWorld: --world applies the file before the command
-// runs; SLASHD_WORLDS holds it by name and, with one app, SLASHD_BOT_TOKEN
-// is that app's (and works on the API).
+// runs; SLASHD_WORLDS holds it by name, alone (no demo world), and, with
+// one app, SLASHD_BOT_TOKEN is that app's (and works on the API).
 func TestSlashdTestWithAWorld(t *testing.T) {
 	bin := slashdBinary(t)
 	tmp := t.TempDir()
@@ -107,6 +113,10 @@ cat "$SLASHD_WORLDS"`
 	}
 	if len(lines) < 3 || json.Unmarshal([]byte(lines[2]), &worlds) != nil {
 		t.Fatalf("stdout:\n%s", stdout)
+	}
+	// The test's worlds are its own: no demo world beside them.
+	if len(worlds) != 1 {
+		t.Errorf("SLASHD_WORLDS holds %d worlds, want the file's alone (no demo with --world): %s", len(worlds), lines[2])
 	}
 	app := worlds["ci"].Apps["modbot"]
 	if app.BotToken == "" || lines[0] != app.BotToken || lines[1] != app.ID {

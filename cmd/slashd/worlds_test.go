@@ -105,12 +105,14 @@ func TestServeWorlds(t *testing.T) {
 	if status, _ := call(t, "GET", p.url+"/healthz", "", ""); status != 200 {
 		t.Fatalf("healthz %d", status)
 	}
+	// The first start's demo world comes first, then the file's.
 	ws := list(p.url, admin)
-	if len(ws) != 1 || ws[0]["name"] != "ban-tests" {
+	if len(ws) != 2 || ws[0]["name"] != "demo" || ws[0]["default"] != true || ws[1]["name"] != "ban-tests" ||
+		ws[1]["default"] != false {
 		t.Fatalf("worlds after the first start: %v", ws)
 	}
-	first := ws[0]["id"]
-	apps := ws[0]["apps"].(map[string]any)
+	first := ws[1]["id"]
+	apps := ws[1]["apps"].(map[string]any)
 	token := apps["modbot"].(map[string]any)["bot_token"].(string)
 	if status, body := call(t, "GET", p.url+"/api/v10/users/@me", "Bot "+token, ""); status != 200 {
 		t.Fatalf("the world's bot: %d %s", status, body)
@@ -121,7 +123,7 @@ func TestServeWorlds(t *testing.T) {
 	must(os.WriteFile(jsonPath, []byte(strings.Replace(worldJSON, `"fr"`, `"de"`, 1)), 0o600))
 	p, log := serveWith(t, dir, []string{"SLASHD_WORLD=" + jsonPath + string(os.PathListSeparator) + yamlPath})
 	ws = list(p.url, admin)
-	if len(ws) != 2 || ws[0]["id"] != first || ws[1]["name"] != "second" {
+	if len(ws) != 3 || ws[0]["name"] != "demo" || ws[1]["id"] != first || ws[2]["name"] != "second" {
 		t.Fatalf("worlds after the restart: %v", ws)
 	}
 	if !strings.Contains(log(), `msg="world kept: its file changed`) || !strings.Contains(log(), `msg="world created" world=second`) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/slashd/slashd/internal/apierr"
+	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 
@@ -41,12 +42,21 @@ func WorldMismatchMessage(what string, world snowflake.ID, other string, otherWo
 }
 
 // WorldField reads the optional "world_id" of a create request: the test
-// world the new object joins (0 when absent). Whether that world exists
-// is the caller's check.
-func WorldField(f Form) snowflake.ID {
-	if !f.Present("world_id") {
-		return 0 // absent or null: no world
+// world the new object joins. given is false when it is absent or null:
+// the object then joins the node's default world, which is the caller's
+// to read (docs/admin-api.md: the first start's demo world, else world
+// 0). "0" (or 0) names world 0, no world, explicitly. Whether a world
+// exists is the caller's check.
+func WorldField(f Form) (id snowflake.ID, given bool) {
+	v, ok := f.Value("world_id")
+	if !ok {
+		return 0, false // absent or null: the default world
 	}
-	id, _ := f.ID("world_id")
-	return id
+	if n, isInt := form.ToInt(v); isInt && n == 0 {
+		if s, isStr := v.(string); !isStr || s == "0" {
+			return 0, true
+		}
+	}
+	id, _ = f.ID("world_id")
+	return id, true
 }

@@ -9,28 +9,32 @@ import (
 	"github.com/slashd/slashd/internal/snowflake"
 )
 
-// TestWorldField: "world_id" of a create request: absent or null is no
-// world, a snowflake names one, anything else is a form error there.
+// TestWorldField: "world_id" of a create request: absent or null is
+// not given (the default world), "0" is world 0 given, a snowflake names
+// one, anything else is a form error there.
 func TestWorldField(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		body    map[string]any
 		want    snowflake.ID
+		given   bool
 		invalid bool
 	}{
-		{"absent", map[string]any{}, 0, false},
-		{"null", map[string]any{"world_id": nil}, 0, false},
-		{"a snowflake", map[string]any{"world_id": "1234567890123456789"}, 1234567890123456789, false},
-		{"zero", map[string]any{"world_id": "0"}, 0, true},
-		{"words", map[string]any{"world_id": "ban-tests"}, 0, true},
-		{"a list", map[string]any{"world_id": []any{"1"}}, 0, true},
+		{"absent", map[string]any{}, 0, false, false},
+		{"null", map[string]any{"world_id": nil}, 0, false, false},
+		{"a snowflake", map[string]any{"world_id": "1234567890123456789"}, 1234567890123456789, true, false},
+		{"zero: no world", map[string]any{"world_id": "0"}, 0, true, false},
+		{"zero as a number", map[string]any{"world_id": json.Number("0")}, 0, true, false},
+		{"zero padded", map[string]any{"world_id": "00"}, 0, true, true},
+		{"words", map[string]any{"world_id": "ban-tests"}, 0, true, true},
+		{"a list", map[string]any{"world_id": []any{"1"}}, 0, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := NewForm(tc.body)
-			got := WorldField(f)
-			if got != tc.want || (f.Err() != nil) != tc.invalid {
-				t.Errorf("WorldField = %d, errors %v; want %d, invalid %v", got, f.Err(), tc.want, tc.invalid)
+			got, given := WorldField(f)
+			if got != tc.want || given != tc.given || (f.Err() != nil) != tc.invalid {
+				t.Errorf("WorldField = %d, %v, errors %v; want %d, %v, invalid %v", got, given, f.Err(), tc.want, tc.given, tc.invalid)
 			}
 		})
 	}
@@ -77,7 +81,7 @@ func FuzzWorldField(f *testing.F) {
 			return
 		}
 		form := NewForm(map[string]any{"world_id": v})
-		id := WorldField(form)
+		id, _ := WorldField(form)
 		if form.Err() != nil && id != 0 {
 			t.Fatalf("world_id %s: id %d with errors %v", raw, id, form.Err())
 		}

@@ -166,9 +166,14 @@ func (a *API) exportWorld(ctx context.Context, req *Request) (Response, error) {
 }
 
 // worldField reads a create request's optional "world_id" (see
-// admin.WorldField): a world that does not exist is UNKNOWN_WORLD there.
+// admin.WorldField): absent or null, the node's default world (the
+// first start's demo, else 0); a world that does not exist is
+// UNKNOWN_WORLD there.
 func (a *API) worldField(ctx context.Context, f admin.Form) (snowflake.ID, error) {
-	id := admin.WorldField(f)
+	id, given := admin.WorldField(f)
+	if !given {
+		return a.Store.DefaultWorld(ctx)
+	}
 	if id == 0 {
 		return 0, nil
 	}

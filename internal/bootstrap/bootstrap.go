@@ -30,20 +30,21 @@ import (
 const FileName = "bootstrap.json"
 
 // Credentials are what a developer needs to talk to an app; the JSON keys
-// are a contract (scripts read bootstrap.json).
+// are a contract (scripts read bootstrap.json). Only a first start
+// without a demo (slashd test --world) leaves the app's keys out.
 type Credentials struct {
 	BaseURL       string `json:"base_url"`
-	ApplicationID string `json:"application_id"`
-	BotToken      string `json:"bot_token"`
-	ClientID      string `json:"client_id"`
-	ClientSecret  string `json:"client_secret"`
-	PublicKey     string `json:"public_key"`
-	GuildID       string `json:"guild_id"`
+	ApplicationID string `json:"application_id,omitempty"`
+	BotToken      string `json:"bot_token,omitempty"`
+	ClientID      string `json:"client_id,omitempty"`
+	ClientSecret  string `json:"client_secret,omitempty"`
+	PublicKey     string `json:"public_key,omitempty"`
+	GuildID       string `json:"guild_id,omitempty"`
 	// ChannelID is the demo guild's text channel #general, a place to
 	// invoke commands; only the first-run credentials carry one.
 	ChannelID        string `json:"channel_id,omitempty"`
-	OwnerUserID      string `json:"owner_user_id"`
-	OwnerBearerToken string `json:"owner_bearer_token"`
+	OwnerUserID      string `json:"owner_user_id,omitempty"`
+	OwnerBearerToken string `json:"owner_bearer_token,omitempty"`
 	// OwnerClientToken is the owner's client token (the bare
 	// Authorization a chat client sends), to invoke commands as them;
 	// only the first-run credentials carry one.
@@ -51,6 +52,12 @@ type Credentials struct {
 	// AdminToken authorizes the admin API (Authorization: Admin …); only
 	// the first-run credentials carry one.
 	AdminToken string `json:"admin_token,omitempty"`
+	// WorldID and WorldName name the test world the credentials' objects
+	// belong to: the first start's demo world ("demo"), the node's
+	// default world. Absent: no world (world 0), as in a data directory
+	// from before the demo was a world.
+	WorldID   string `json:"world_id,omitempty"`
+	WorldName string `json:"world_name,omitempty"`
 }
 
 // Env is what creating things needs.
@@ -149,6 +156,12 @@ func CreateApp(ctx context.Context, env Env, opt AppOptions) (Credentials, error
 // installs that app there with the applications.commands and bot scopes.
 func CreateGuild(ctx context.Context, env Env, name string, owner, install snowflake.ID) (snowflake.ID, error) {
 	return createGuild(ctx, env, store.Guild{Name: name, OwnerID: owner}, install)
+}
+
+// CreateGuildIn is CreateGuild of a guild of the test world world (0:
+// none); the owner and the app are the caller's to check are of it.
+func CreateGuildIn(ctx context.Context, env Env, world snowflake.ID, name string, owner, install snowflake.ID) (snowflake.ID, error) {
+	return createGuild(ctx, env, store.Guild{Name: name, OwnerID: owner, WorldID: world}, install)
 }
 
 // createGuild is CreateGuild of g (its name, owner and world).

@@ -1,6 +1,10 @@
 package killtest
 
 import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,8 +39,55 @@ func TestSimultaneousFirstStart(t *testing.T) {
 		}
 	}
 	if apps := countApplications(t, dsn); apps != 1 || len(wrote) != 1 {
-		t.Errorf("%d nodes started together on an empty store made %d demo applications (nodes %v wrote bootstrap.json), want 1",
+		t.Fatalf("%d nodes started together on an empty store made %d demo applications (nodes %v wrote bootstrap.json), want 1",
 			len(nodes), apps, wrote)
+	}
+	// Every node agrees on the one demo world, the default world: a
+	// user created through any of them without world_id joins the demo
+	// guild.
+	creds, err := readCredentials(nodes[wrote[0]].dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes {
+		var ws []struct {
+			Name    string `json:"name"`
+			Default bool   `json:"default"`
+		}
+		adminCall(t, n.URL(), creds.AdminToken, "GET", "/worlds", "", &ws)
+		if len(ws) != 1 || ws[0].Name != "demo" || !ws[0].Default {
+			t.Errorf("node %d lists the worlds %+v, want the demo world alone, the default", n.index, ws)
+		}
+		var u struct{ ID string }
+		adminCall(t, n.URL(), creds.AdminToken, "POST", "/users", fmt.Sprintf(`{"username": "user%d"}`, n.index), &u)
+		adminCall(t, n.URL(), creds.AdminToken, "PUT", "/guilds/"+creds.GuildID+"/members/"+u.ID, "", nil)
+	}
+}
+
+// adminCall calls a node's admin API and decodes a 2xx answer into out.
+func adminCall(t *testing.T, base, token, method, path, body string, out any) {
+	t.Helper()
+	req, err := http.NewRequest(method, base+"/admin/v1"+path, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Admin "+token)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode/100 != 2 {
+		t.Fatalf("%s %s on %s: %d %s", method, path, base, resp.StatusCode, raw)
+	}
+	if out != nil {
+		if err := json.Unmarshal(raw, out); err != nil {
+			t.Fatalf("%s %s: %v in %s", method, path, err, raw)
+		}
 	}
 }
 

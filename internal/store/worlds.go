@@ -26,7 +26,12 @@ type TestWorld struct {
 	// tokens are found by their hashes, written with the plan.
 	Credentials []byte
 	// ClockOffset is how far the world's clock was moved ahead.
-	ClockOffset          time.Duration
+	ClockOffset time.Duration
+	// Default marks the node's default world: the one the admin API's
+	// and the CLI's creates join when they name no world (the first
+	// start's demo). At most one world is; none means world 0. Set at
+	// creation; a reset keeps it.
+	Default              bool
 	CreatedAt, UpdatedAt time.Time
 }
 
@@ -74,6 +79,10 @@ type TestWorlds interface {
 	// nothing else of its row (ErrNotFound): what a request of one of
 	// the world's principals reads to know its time.
 	WorldClockOffset(ctx context.Context, id snowflake.ID) (time.Duration, error)
+	// DefaultWorld is the id of the world marked Default, 0 when there
+	// is none (no demo, a data directory from before the mark, or the
+	// default world was deleted).
+	DefaultWorld(ctx context.Context) (snowflake.ID, error)
 }
 
 // WorldPlan is every row a world spec makes, computed by the pure

@@ -215,7 +215,11 @@ func (p *planner) app(a App, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	app := store.Application{ID: id, Name: a.Name, OwnerID: id, Flags: a.Flags, IntegrationTypes: a.IntegrationTypes,
+	owner := id // an app of no owner is its own bot user's
+	if a.Owner != "" {
+		owner = p.users[a.Owner]
+	}
+	app := store.Application{ID: id, Name: a.Name, OwnerID: owner, Flags: a.Flags, IntegrationTypes: a.IntegrationTypes,
 		InstallParams: a.InstallParams, ClientSecretHash: auth.Hash(secret),
 		PublicKey: hex.EncodeToString(priv.Public().(ed25519.PublicKey)), PrivateKey: priv, CreatedAt: now,
 		InteractionsEndpointURL: a.EndpointURL, Discoverable: a.Discoverable, WorldID: p.world}

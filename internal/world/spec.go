@@ -104,8 +104,11 @@ type Grant struct {
 
 // App is an application with its bot user.
 type App struct {
-	Handle           string
-	Name             string
+	Handle string
+	Name   string
+	// Owner is the user handle of the app's owner; "": the app's own
+	// bot user.
+	Owner            string
 	Flags            uint64
 	IntegrationTypes []int
 	InstallParams    map[int]store.InstallParams
@@ -287,7 +290,7 @@ type decoder struct {
 var fieldsOf = map[string][]string{
 	"spec":               {"$schema", "name", "users", "apps", "guilds", "dms", "group_dms"},
 	"user":               {"username", "global_name", "locale", "adult", "installs", "grants"},
-	"app":                {"name", "flags", "integration_types_config", "interactions_endpoint_url", "discoverable", "commands", "guild_commands"},
+	"app":                {"name", "owner", "flags", "integration_types_config", "interactions_endpoint_url", "discoverable", "commands", "guild_commands"},
 	"guild":              {"name", "owner", "roles", "channels", "members", "install", "command_permissions"},
 	"role":               {"name", "permissions", "position"},
 	"everyone":           {"permissions"},
@@ -470,6 +473,12 @@ func (d *decoder) app(e entry) App {
 		a.Name = name
 	} else if !f.Present("name") && len(e.handle) > admin.MaxUsername {
 		f.At().Add(form.CodeBadLength, "An app's handle is its name unless it has one: "+form.MsgBadLength(1, admin.MaxUsername))
+	}
+	if owner, ok := f.Str("owner"); ok {
+		if !d.users[owner] {
+			f.At("owner").Add(admin.CodeUnknownUser, msgUnknownUser)
+		}
+		a.Owner = owner
 	}
 	if flags, ok := f.Integer("flags", 0, 1<<53-1); ok {
 		a.Flags = uint64(flags)

@@ -197,6 +197,8 @@ func TestDecodeErrors(t *testing.T) {
 			"apps.modbot.commands.0.options.1", "UNION_TYPE_CHOICES"},
 		{"commands list rule", `"description": "Ban someone",`, `"description": "Ban someone"}, {"name": "ban", "description": "Again",`,
 			"apps.modbot.commands", CodeCommands},
+		{"app owner unknown", `"modbot": {"commands"`, `"modbot": {"owner": "carol", "commands"`, "apps.modbot.owner", "UNKNOWN_USER"},
+		{"app owner not a string", `"modbot": {"commands"`, `"modbot": {"owner": 1, "commands"`, "apps.modbot.owner", form.CodeStringConvert},
 		{"app name length", `"modbot": {"commands"`, `"modbot": {"name": "", "commands"`, "apps.modbot.name", form.CodeBadLength},
 		{"spec not an object", `"users": {"alice": {}, "bob": {"locale": "fr"}}`, `"users": []`, "users", form.CodeDictConvert},
 	} {
@@ -295,6 +297,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"name":"x","users":{"a":{}},"guilds":{"g":{"owner":"a","channels":{"c":{"messages":[{"author":"a","content":"hi","components":[{"type":1,"components":[{"type":2,"style":1,"label":"ok","custom_id":"ok"}]}]}]}}}}}`))
 	f.Add([]byte(`{"name":"x","users":{"a":{"grants":{"b":["identify"]}}},"apps":{"b":{}},"dms":{"d":{"between":["a","b"]}}}`))
 	f.Add([]byte(`{"name":"x","guilds":{"g":{"owner":"a","channels":{"c":{"parent":"c","type":4}}}},"users":{"a":null}}`))
+	f.Add([]byte(`{"name":"demo","users":{"owner":{}},"apps":{"demo":{"owner":"owner"}},"guilds":{"demo":{"owner":"owner"}}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		v, err := form.DecodeJSON(body)
 		if err != nil {
@@ -342,5 +345,32 @@ func TestInstallsNeedTheirContext(t *testing.T) {
 	_, err = decodeJSON(t, withPatch(t, `"bob": {"locale": "fr"}`, `"bob": {"installs": ["modbot"]}`))
 	if err != nil {
 		t.Fatalf("a user install of an app that supports it: %v", err)
+	}
+}
+
+// TestAppOwner: an app's owner is the user its spec names, else its own
+// bot user.
+func TestAppOwner(t *testing.T) {
+	for _, tc := range []struct {
+		name, patch, owner string
+	}{
+		{"own bot user", `"modbot": {"commands"`, "apps.modbot"},
+		{"a user of the world", `"modbot": {"owner": "bob", "commands"`, "users.bob"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec, err := decodeJSON(t, withPatch(t, `"modbot": {"commands"`, tc.patch))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var next snowflake.ID
+			ids := func() snowflake.ID { next++; return next }
+			plan, st, err := Plan(spec, 99, State{}, Sources{IDs: ids, Rand: rand.Reader, Now: time.Unix(1, 0)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := plan.Apps[0].App.OwnerID, st.IDs[tc.owner]; got != want || want == 0 {
+				t.Fatalf("owner = %d, want %d (%s)", got, want, tc.owner)
+			}
+		})
 	}
 }

@@ -54,7 +54,10 @@ type Object struct {
 	Name      string       `json:"name"`
 	CreatedAt time.Time    `json:"created_at"`
 	UpdatedAt time.Time    `json:"updated_at"`
-	Clock     Clock        `json:"clock"`
+	// Default: the node's default world, which creates naming no
+	// world_id join (the first start's demo).
+	Default bool  `json:"default"`
+	Clock   Clock `json:"clock"`
 	world.View
 }
 
@@ -67,6 +70,18 @@ type Clock struct {
 // Create decodes a spec (a decoded JSON or YAML object), plans it and
 // stores it in one transaction. A name already taken is ErrNameTaken.
 func Create(ctx context.Context, env Env, body any) (store.TestWorld, error) {
+	return create(ctx, env, body, false)
+}
+
+// CreateDefault is Create of the node's default world (the first
+// start's demo, internal/bootstrap): the world the admin API's and the
+// CLI's creates join when they name no world. The store refuses a second
+// default world (ErrConflict).
+func CreateDefault(ctx context.Context, env Env, body any) (store.TestWorld, error) {
+	return create(ctx, env, body, true)
+}
+
+func create(ctx context.Context, env Env, body any, isDefault bool) (store.TestWorld, error) {
 	spec, err := world.Decode(body)
 	if err != nil {
 		return store.TestWorld{}, err
@@ -81,7 +96,7 @@ func Create(ctx context.Context, env Env, body any) (store.TestWorld, error) {
 		return store.TestWorld{}, fmt.Errorf("encode world spec: %w", err)
 	}
 	now := env.Now().UTC()
-	w := store.TestWorld{ID: env.IDs(), Name: spec.Name, Spec: raw, CreatedAt: now, UpdatedAt: now}
+	w := store.TestWorld{ID: env.IDs(), Name: spec.Name, Spec: raw, Default: isDefault, CreatedAt: now, UpdatedAt: now}
 	plan, st, err := world.Plan(spec, w.ID, world.State{}, world.Sources{IDs: env.IDs, Rand: env.Rand, Now: now})
 	if err != nil {
 		return store.TestWorld{}, err
@@ -89,7 +104,7 @@ func Create(ctx context.Context, env Env, body any) (store.TestWorld, error) {
 	if w.Handles, w.Credentials, err = encodeState(st); err != nil {
 		return store.TestWorld{}, err
 	}
-	if err := env.Store.CreateWorld(ctx, w, plan); errors.Is(err, store.ErrConflict) {
+	if err := env.Store.CreateWorld(ctx, w, plan); errors.Is(err, store.ErrConflict) && !isDefault {
 		return store.TestWorld{}, ErrNameTaken()
 	} else if err != nil {
 		return store.TestWorld{}, err
@@ -152,7 +167,7 @@ func ObjectOf(w store.TestWorld, now time.Time) (Object, error) {
 	if err != nil {
 		return Object{}, err
 	}
-	return Object{ID: w.ID, Name: w.Name, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
+	return Object{ID: w.ID, Name: w.Name, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt, Default: w.Default,
 		Clock: Clock{OffsetMS: w.ClockOffset.Milliseconds(), Now: now.Add(w.ClockOffset).UTC()},
 		View:  world.ViewOf(spec, st)}, nil
 }

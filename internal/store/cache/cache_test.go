@@ -81,7 +81,7 @@ func TestEveryMethodClassified(t *testing.T) {
 		// test worlds' faults (each node's fault engine keeps its own copy)
 		"CreateFault", "WorldFaults", "LiveFaults", "DeleteFault", "DeleteWorldFaults", "MatchFault",
 		// test worlds' own rows (their users, apps and guilds are written by the wrapped ones)
-		"TestWorld", "TestWorldByName", "TestWorldList", "SetWorldClock", "AdvanceWorldClock", "WorldApplications", "WorldClockOffset",
+		"TestWorld", "TestWorldByName", "TestWorldList", "SetWorldClock", "AdvanceWorldClock", "WorldApplications", "WorldClockOffset", "DefaultWorld",
 		// an export's read of a world's rows (read past the cache: one consistent read)
 		"WorldRows",
 	}

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -37,10 +38,10 @@ func (s *Store) CreateWorld(ctx context.Context, w store.TestWorld, plan store.W
 		return err
 	}
 	return s.Tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO worlds (id, name, spec, handles, credentials, clock_ms, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		_, err := tx.ExecContext(ctx, `INSERT INTO worlds (id, name, spec, handles, credentials, clock_ms, created_at, updated_at, is_default)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 			id64(w.ID), w.Name, string(w.Spec), string(w.Handles), sealed, w.ClockOffset.Milliseconds(),
-			unix(w.CreatedAt), unix(w.UpdatedAt))
+			unix(w.CreatedAt), unix(w.UpdatedAt), boolInt(w.Default))
 		if err != nil {
 			return fmt.Errorf("insert world %q: %w", w.Name, s.formatError(err))
 		}
@@ -364,17 +365,32 @@ func (s *Store) WorldClockOffset(ctx context.Context, id snowflake.ID) (time.Dur
 	return time.Duration(ms) * time.Millisecond, nil
 }
 
-const worldColumns = `id, name, spec, handles, credentials, clock_ms, created_at, updated_at`
+// DefaultWorld is the world marked default (0: none).
+func (s *Store) DefaultWorld(ctx context.Context) (snowflake.ID, error) {
+	var id int64
+	err := s.queryRow(ctx, `SELECT id FROM worlds WHERE is_default <> 0`).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("default world: %w", err)
+	}
+	return snowflake.ID(id), nil
+}
+
+const worldColumns = `id, name, spec, handles, credentials, clock_ms, created_at, updated_at, is_default`
 
 func (s *Store) scanWorld(row scanner) (store.TestWorld, error) {
 	var (
 		w                           store.TestWorld
 		id, clock, created, updated int64
+		isDefault                   int64
 		spec, handles               string
 	)
-	if err := row.Scan(&id, &w.Name, &spec, &handles, &w.Credentials, &clock, &created, &updated); err != nil {
+	if err := row.Scan(&id, &w.Name, &spec, &handles, &w.Credentials, &clock, &created, &updated, &isDefault); err != nil {
 		return w, err
 	}
+	w.Default = isDefault != 0
 	w.ID, w.Spec, w.Handles = snowflake.ID(id), []byte(spec), []byte(handles)
 	w.ClockOffset = time.Duration(clock) * time.Millisecond
 	w.CreatedAt, w.UpdatedAt = fromUnix(created), fromUnix(updated)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -279,6 +280,53 @@ func testTestWorlds(t *testing.T, open func(t *testing.T) store.Store) {
 		if rows, err := f.s.WorldRows(f.ctx, 4242, 10); err != nil || len(rows.Users)+len(rows.Guilds)+len(rows.Apps) != 0 {
 			t.Errorf("an unknown world: %+v, %v", rows, err)
 		}
+	})
+
+	t.Run("DefaultWorld", func(t *testing.T) {
+		f := newFixture(t, open)
+		defaultIs := func(want snowflake.ID) {
+			t.Helper()
+			if id, err := f.s.DefaultWorld(f.ctx); err != nil || id != want {
+				t.Fatalf("DefaultWorld = %d, %v; want %d", id, err, want)
+			}
+		}
+		defaultIs(0) // none: world 0
+		plain := planWorld(t, f.ids, worldSpec, now)
+		must(t, f.s.CreateWorld(f.ctx, plain.w, plain.plan))
+		defaultIs(0)
+		demo := planWorld(t, f.ids, strings.Replace(worldSpec, `"ban-tests"`, `"demo"`, 1), now)
+		demo.w.Default = true
+		must(t, f.s.CreateWorld(f.ctx, demo.w, demo.plan))
+		defaultIs(demo.w.ID)
+		for _, get := range []func() (store.TestWorld, error){
+			func() (store.TestWorld, error) { return f.s.TestWorld(f.ctx, demo.w.ID) },
+			func() (store.TestWorld, error) { return f.s.TestWorldByName(f.ctx, "demo") },
+		} {
+			if w, err := get(); err != nil || !w.Default {
+				t.Fatalf("the default world reads as %+v, %v", w, err)
+			}
+		}
+		list, err := f.s.TestWorldList(f.ctx)
+		must(t, err)
+		for _, w := range list {
+			if w.Default != (w.ID == demo.w.ID) {
+				t.Fatalf("listed world %q: Default = %v", w.Name, w.Default)
+			}
+		}
+		// One default at most: a second is refused and writes nothing.
+		other := planWorld(t, f.ids, strings.Replace(worldSpec, `"ban-tests"`, `"other"`, 1), now)
+		other.w.Default = true
+		if err := f.s.CreateWorld(f.ctx, other.w, other.plan); !errors.Is(err, store.ErrConflict) {
+			t.Fatalf("a second default world: %v, want ErrConflict", err)
+		}
+		if _, err := f.s.TestWorld(f.ctx, other.w.ID); !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("the refused second default world was stored: %v", err)
+		}
+		// A reset keeps the mark; a delete takes it away.
+		must(t, f.s.ResetWorld(f.ctx, demo.w, demo.plan))
+		defaultIs(demo.w.ID)
+		must(t, f.s.DeleteWorld(f.ctx, demo.w.ID))
+		defaultIs(0)
 	})
 
 	t.Run("Clock", func(t *testing.T) {

@@ -596,6 +596,11 @@ func (w *wrapper) WorldClockOffset(a0 context.Context, a1 snowflake.ID) (time.Du
 	return w.Store.WorldClockOffset(a0, a1)
 }
 
+func (w *wrapper) DefaultWorld(a0 context.Context) (snowflake.ID, error) {
+	defer w.observe("DefaultWorld", time.Now())
+	return w.Store.DefaultWorld(a0)
+}
+
 func (w *wrapper) CreateFault(a0 context.Context, a1 store.Fault, a2 int) error {
 	defer w.observe("CreateFault", time.Now())
 	return w.Store.CreateFault(a0, a1, a2)
