@@ -52,6 +52,7 @@ type UserDoc struct {
 // AppDoc is an exported application.
 type AppDoc struct {
 	Name                   string                      `json:"name,omitempty"`
+	Owner                  string                      `json:"owner,omitempty"` // a user handle; none: its bot owns it
 	Flags                  uint64                      `json:"flags,omitempty"`
 	IntegrationTypesConfig any                         `json:"integration_types_config,omitempty"`
 	InteractionsEndpoint   string                      `json:"interactions_endpoint_url,omitempty"`
@@ -421,6 +422,11 @@ func (x *exporter) app(a store.Application) (AppDoc, error) {
 	d := AppDoc{Flags: a.Flags, InteractionsEndpoint: a.InteractionsEndpointURL, Discoverable: a.Discoverable}
 	if a.Name != h {
 		d.Name = a.Name
+	}
+	// An app owned by one of the world's users (the demo app is its
+	// owner's) says so; one owned by its own bot, a spec's default, not.
+	if owner, ok := x.party[a.OwnerID]; ok && a.OwnerID != a.ID && !x.bots[a.OwnerID] {
+		d.Owner = owner
 	}
 	types := slices.Clone(a.IntegrationTypes)
 	slices.Sort(types)

@@ -246,3 +246,26 @@ func TestExportRoleHandlesAvoidParties(t *testing.T) {
 		t.Fatalf("club = %s\nwant   %s", raw, want)
 	}
 }
+
+// An app's owner is exported when it is one of the world's users (as the
+// first start's demo app is its owner's), and not when its bot owns it.
+func TestExportAppOwner(t *testing.T) {
+	s, err := decodeJSON(t, `{"name": "w", "users": {"alice": {}}, "apps": {"owned": {"owner": "alice"}, "plain": {}}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, st, err := Plan(s, 7, State{}, Sources{IDs: counterIDs(), Rand: rand.Reader, Now: time.Unix(1e9, 0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := Export("w", plan, s, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := doc.Apps["owned"].Owner; got != "alice" {
+		t.Errorf("owned app's owner = %q, want alice", got)
+	}
+	if got := doc.Apps["plain"].Owner; got != "" {
+		t.Errorf("a bot-owned app's owner = %q, want none", got)
+	}
+}
