@@ -42,7 +42,7 @@ type botSessionView struct {
 // sessions of the world's apps, connected or waiting for a resume,
 // every node's (each node knows the others' sessions: gateway/cluster.go),
 // the oldest first.
-func (a *API) worldSessions(_ context.Context, req *Request) (Response, error) {
+func (a *API) worldSessions(ctx context.Context, req *Request) (Response, error) {
 	var ids map[string]snowflake.ID
 	if err := json.Unmarshal(req.World.Handles, &ids); err != nil {
 		return Response{}, fmt.Errorf("world %v: stored ids: %w", req.World.ID, err)
@@ -51,10 +51,22 @@ func (a *API) worldSessions(_ context.Context, req *Request) (Response, error) {
 	if a.BotSessions == nil {
 		return ok(out), nil
 	}
+	handles := map[snowflake.ID]string{}
 	for key, id := range ids {
-		handle, isApp := strings.CutPrefix(key, "apps.")
-		if !isApp || strings.Contains(handle, ".") {
-			continue
+		if handle, isApp := strings.CutPrefix(key, "apps."); isApp && !strings.Contains(handle, ".") {
+			handles[id] = handle
+		}
+	}
+	// Every app of the world, those made in it after its spec too (they
+	// have no handle: "app" is then their id).
+	apps, err := a.Store.WorldApplications(ctx, req.World.ID)
+	if err != nil {
+		return Response{}, fmt.Errorf("world %v: its apps: %w", req.World.ID, err)
+	}
+	for _, id := range apps {
+		handle, ok := handles[id]
+		if !ok {
+			handle = id.String()
 		}
 		for _, s := range a.BotSessions(id) {
 			out = append(out, renderBotSession(s, handle))

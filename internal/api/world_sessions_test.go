@@ -117,6 +117,27 @@ func TestWorldSessions(t *testing.T) {
 		t.Errorf("after the drop: %+v; want the first resumable with disconnected_at, the second connected", got)
 	}
 
+	// An app made in the world after its spec is listed too, by its id
+	// (it has no handle).
+	res := e.Do("POST", "/admin/v1/applications", e.AdminAuth(), map[string]any{"name": "later", "world_id": w.ID})
+	if res.Status != 201 && res.Status != 200 {
+		t.Fatalf("an app in the world: %d %s", res.Status, res.Body)
+	}
+	var later struct {
+		ApplicationID string `json:"application_id"`
+		BotToken      string `json:"bot_token"`
+	}
+	res.JSON(t, &later)
+	_, laterID := identifyBot(t, e, later.BotToken, 0, 1)
+	testenv.WaitFor(t, "the later app's session listed", func() bool {
+		for _, s := range worldSessions(t, e, w.ID) {
+			if s.SessionID == laterID {
+				return s.App == later.ApplicationID && s.ApplicationID == later.ApplicationID && s.State == "connected"
+			}
+		}
+		return false
+	})
+
 	if res := e.Do("GET", "/admin/v1/worlds/nope/sessions", e.AdminAuth(), nil); res.Status != 404 {
 		t.Errorf("unknown world: %d %s", res.Status, res.Body)
 	}
