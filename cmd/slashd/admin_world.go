@@ -295,14 +295,14 @@ func defineTokenMint(fs *flagSet) func() (worldStep, error) {
 			if err := admin.CheckTokenApp(ctx, env.Store, u, t); err != nil {
 				return nil, "", refusedOr(fs.Name(), err, flagOf)
 			}
-			return mintToken(ctx, env, u.ID, t)
+			return mintToken(ctx, env, u, t)
 		}, nil
 	}
 }
 
 // mintToken makes the token t asks for, storing only its hash.
-func mintToken(ctx context.Context, env bootstrap.Env, user snowflake.ID, t admin.TokenRequest) (any, string, error) {
-	now := env.Now().UTC()
+func mintToken(ctx context.Context, env bootstrap.Env, u store.User, t admin.TokenRequest) (any, string, error) {
+	now, user := env.Now().UTC(), u.ID
 	if t.Type == admin.TokenClient {
 		tok, err := auth.NewClientToken(env.Rand)
 		if err != nil {
@@ -317,8 +317,12 @@ func mintToken(ctx context.Context, env bootstrap.Env, user snowflake.ID, t admi
 	if err != nil {
 		return nil, "", err
 	}
+	expires, err := admin.BearerExpiry(ctx, env.Store, u, now)
+	if err != nil {
+		return nil, "", err
+	}
 	if err := env.Store.CreateToken(ctx, store.Token{Hash: auth.Hash(access), Kind: store.TokenBearer,
-		ApplicationID: t.ApplicationID, UserID: user, Scopes: t.Scopes, ExpiresAt: now.Add(auth.AccessTokenLifetime),
+		ApplicationID: t.ApplicationID, UserID: user, Scopes: t.Scopes, ExpiresAt: expires,
 		CreatedAt: now}); err != nil {
 		return nil, "", err
 	}

@@ -3,7 +3,9 @@ package admin
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/auth"
@@ -155,6 +157,22 @@ func CheckTokenApp(ctx context.Context, st store.Store, user store.User, t Token
 		return err
 	}
 	return SameWorld("application", app.WorldID, "user", user.WorldID, "application_id")
+}
+
+// BearerExpiry is when a Bearer token minted for user at now expires:
+// auth.AccessTokenLifetime later on the user's world's clock, so that a
+// test world's token minted after its clock moved a week is not born
+// expired (the admin API's and the CLI's token mint alike).
+func BearerExpiry(ctx context.Context, st store.Store, user store.User, now time.Time) (time.Time, error) {
+	expires := now.Add(auth.AccessTokenLifetime)
+	if user.WorldID == 0 {
+		return expires, nil
+	}
+	offset, err := st.WorldClockOffset(ctx, user.WorldID)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("the clock of world %v: %w", user.WorldID, err)
+	}
+	return expires.Add(offset), nil
 }
 
 // scopes reads "scopes": space-separated, as OAuth2 writes them (a list
