@@ -169,6 +169,9 @@ func BearerExpiry(ctx context.Context, st store.Store, user store.User, now time
 		return expires, nil
 	}
 	offset, err := st.WorldClockOffset(ctx, user.WorldID)
+	if errors.Is(err, store.ErrNotFound) {
+		return expires, nil // a world deleted meanwhile: its user is going too
+	}
 	if err != nil {
 		return time.Time{}, fmt.Errorf("the clock of world %v: %w", user.WorldID, err)
 	}
