@@ -35,27 +35,7 @@ const exportSpec = `{"name": "export-src",
  "dms": {"ab": {"between": ["alice", "bob"]}}}`
 
 // exportWorldAnswer is what the round trip reads of a world object.
-type exportWorldAnswer struct {
-	ID    string `json:"id"`
-	Users map[string]struct {
-		ID          string `json:"id"`
-		ClientToken string `json:"client_token"`
-	} `json:"users"`
-	Apps map[string]struct {
-		ID       string            `json:"id"`
-		BotToken string            `json:"bot_token"`
-		Commands map[string]string `json:"commands"`
-	} `json:"apps"`
-	Guilds map[string]struct {
-		ID       string            `json:"id"`
-		Roles    map[string]string `json:"roles"`
-		Channels map[string]string `json:"channels"`
-	} `json:"guilds"`
-	DMs          map[string]string `json:"dms"`
-	BearerTokens map[string]struct {
-		AccessToken string `json:"access_token"`
-	} `json:"bearer_tokens"`
-}
+type exportWorldAnswer = testenv.World
 
 // exportServer is a server to run the round trip on: its admin
 // Authorization and its requests.

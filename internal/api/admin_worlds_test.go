@@ -29,25 +29,7 @@ const issueExample = `{"name": "ban-tests",
    "install": {"modbot": {"scopes": ["bot", "applications.commands"]}}}}}`
 
 // worldAnswer is the part of the world object the tests read.
-type worldAnswer struct {
-	ID    string `json:"id"`
-	Name  string `json:"name"`
-	Users map[string]struct {
-		ID          string `json:"id"`
-		ClientToken string `json:"client_token"`
-	} `json:"users"`
-	Apps map[string]struct {
-		ID        string            `json:"id"`
-		BotToken  string            `json:"bot_token"`
-		PublicKey string            `json:"public_key"`
-		Commands  map[string]string `json:"commands"`
-	} `json:"apps"`
-	Guilds map[string]struct {
-		ID       string            `json:"id"`
-		Roles    map[string]string `json:"roles"`
-		Channels map[string]string `json:"channels"`
-	} `json:"guilds"`
-}
+type worldAnswer = testenv.World
 
 func createWorld(t *testing.T, e *testenv.Env, spec string) worldAnswer {
 	t.Helper()

@@ -13,41 +13,14 @@ import (
 	"github.com/slashd/slashd/internal/api"
 	"github.com/slashd/slashd/internal/clustertest"
 	"github.com/slashd/slashd/internal/ratelimit"
+	"github.com/slashd/slashd/internal/testenv"
 )
 
-// clusterWorldSpec is a small test world: modbot, with one command,
-// installed in club, where alice is a member of #general.
-const clusterWorldSpec = `{"name": %q,
- "users": {"alice": {}},
- "apps": {"modbot": {"commands": [{"name": "ping", "description": "Ping"}]}},
- "guilds": {"club": {"owner": "alice", "channels": {"general": {}},
-   "members": {"alice": {}},
-   "install": {"modbot": {"scopes": ["bot", "applications.commands"]}}}}}`
+// clusterWorldSpec is testenv.SmallWorldSpec.
+const clusterWorldSpec = testenv.SmallWorldSpec
 
 // clusterWorld is what these tests read of a world object.
-type clusterWorld struct {
-	ID    string `json:"id"`
-	Name  string `json:"name"`
-	Users map[string]struct {
-		ID          string `json:"id"`
-		ClientToken string `json:"client_token"`
-	} `json:"users"`
-	Apps map[string]struct {
-		ID       string            `json:"id"`
-		BotToken string            `json:"bot_token"`
-		Commands map[string]string `json:"commands"`
-	} `json:"apps"`
-	Guilds map[string]struct {
-		ID       string            `json:"id"`
-		Channels map[string]string `json:"channels"`
-	} `json:"guilds"`
-}
-
-func (w clusterWorld) bot() string     { return "Bot " + w.Apps["modbot"].BotToken }
-func (w clusterWorld) appID() string   { return w.Apps["modbot"].ID }
-func (w clusterWorld) client() string  { return w.Users["alice"].ClientToken }
-func (w clusterWorld) guild() string   { return w.Guilds["club"].ID }
-func (w clusterWorld) general() string { return w.Guilds["club"].Channels["general"] }
+type clusterWorld = testenv.World
 
 // createWorld creates a world of clusterWorldSpec named name through n.
 func createWorld(t testing.TB, n *clustertest.Node, name string) clusterWorld {
@@ -56,7 +29,7 @@ func createWorld(t testing.TB, n *clustertest.Node, name string) clusterWorld {
 	if err := n.Admin(ctxT(t), "POST", "/worlds", json.RawMessage(fmt.Sprintf(clusterWorldSpec, name)), 201, &w); err != nil {
 		t.Fatal(err)
 	}
-	if w.ID == "" || w.bot() == "Bot " || w.client() == "" || w.general() == "" {
+	if w.ID == "" || w.Bot() == "Bot " || w.Client() == "" || w.General() == "" {
 		t.Fatalf("world %s: missing ids or credentials: %+v", name, w)
 	}
 	return w
@@ -80,7 +53,7 @@ func connectBot(t testing.TB, n *clustertest.Node, w clusterWorld) *worldBot {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.Identify(ctxT(t), w.bot(), 1); err != nil {
+	if _, err := g.Identify(ctxT(t), w.Bot(), 1); err != nil {
 		t.Fatal(err)
 	}
 	b := &worldBot{t: t, g: g, frames: make(chan clustertest.Frame, 256), done: make(chan struct{})}
@@ -159,7 +132,7 @@ func actPing(t *testing.T, c *clustertest.Cluster, w clusterWorld, b *worldBot, 
 		answered <- result{r, err}
 	}()
 	i := decodeInteraction(t, b.next("INTERACTION_CREATE"))
-	if i.ApplicationID != w.appID() || i.ChannelID != w.general() || i.Data.Name != "ping" {
+	if i.ApplicationID != w.AppID() || i.ChannelID != w.General() || i.Data.Name != "ping" {
 		t.Fatalf("INTERACTION_CREATE %+v, want alice's /ping in #general", i)
 	}
 	c.Node(answerOn).Expect(t, 204, "POST", "/api/v10/interactions/"+i.ID+"/"+i.Token+"/callback", "",
@@ -194,7 +167,7 @@ func TestWorldAcrossNodes(t *testing.T) {
 	}
 
 	_, i := actPing(t, c, w, bot, 1, 0, "pong")
-	hook := "/api/v10/webhooks/" + w.appID() + "/" + i.Token
+	hook := "/api/v10/webhooks/" + w.AppID() + "/" + i.Token
 	for n := range 3 {
 		c.Node(n).Expect(t, 200, "POST", hook, "", jsonObj{"content": fmt.Sprintf("follow-up through node %d", n)})
 	}
@@ -227,18 +200,18 @@ func TestWorldAcrossNodes(t *testing.T) {
 	if err := c.Node(1).Admin(ctxT(t), "POST", "/worlds/"+w.ID+"/reset", nil, 200, &reset); err != nil {
 		t.Fatal(err)
 	}
-	if reset.bot() != w.bot() || reset.client() != w.client() || reset.guild() != w.guild() || reset.general() != w.general() {
+	if reset.Bot() != w.Bot() || reset.Client() != w.Client() || reset.GuildID() != w.GuildID() || reset.General() != w.General() {
 		t.Fatalf("reset changed ids or credentials: %+v, was %+v", reset, w)
 	}
 	if f := bot.next("GUILD_CREATE"); !hasName(f.D, "", "club") {
 		t.Fatalf("GUILD_CREATE after the reset %s", f.D)
 	}
 	for n := range 3 {
-		c.Node(n).Expect(t, 200, "GET", "/api/v10/users/@me", w.bot(), nil)
-		c.Node(n).Expect(t, 200, "GET", "/api/v10/channels/"+w.general(), w.bot(), nil)
-		c.Node(n).Expect(t, 200, "GET", "/api/v10/channels/"+w.general(), w.client(), nil)
+		c.Node(n).Expect(t, 200, "GET", "/api/v10/users/@me", w.Bot(), nil)
+		c.Node(n).Expect(t, 200, "GET", "/api/v10/channels/"+w.General(), w.Bot(), nil)
+		c.Node(n).Expect(t, 200, "GET", "/api/v10/channels/"+w.General(), w.Client(), nil)
 		// The reset removed what the world gained: the messages too.
-		if msgs := list(t, c.Node(n).Expect(t, 200, "GET", "/api/v10/channels/"+w.general()+"/messages", w.bot(), nil)); len(msgs) != 0 {
+		if msgs := list(t, c.Node(n).Expect(t, 200, "GET", "/api/v10/channels/"+w.General()+"/messages", w.Bot(), nil)); len(msgs) != 0 {
 			t.Errorf("node %d: %d messages in #general after the reset, want none", n, len(msgs))
 		}
 	}
@@ -257,15 +230,15 @@ func TestWorldAcrossNodes(t *testing.T) {
 			t.Errorf("node %d: the deleted world's bot's connection ended with %d, want 4004", b.g.Node.Index, code)
 		}
 	}
-	if _, err := dial(t, c.Node(1)).Identify(ctxT(t), w.bot(), 1); err == nil {
+	if _, err := dial(t, c.Node(1)).Identify(ctxT(t), w.Bot(), 1); err == nil {
 		t.Error("node 1: the deleted world's bot identified")
 	}
 	for n := range 3 {
 		node := c.Node(n)
-		node.Expect(t, 401, "GET", "/api/v10/users/@me", w.bot(), nil)
-		node.Expect(t, 401, "GET", "/api/v10/channels/"+w.general(), w.client(), nil)
-		for _, path := range []string{"/worlds/" + w.ID, "/worlds/" + w.Name, "/guilds/" + w.guild(),
-			"/users/" + w.Users["alice"].ID, "/applications/" + w.appID()} {
+		node.Expect(t, 401, "GET", "/api/v10/users/@me", w.Bot(), nil)
+		node.Expect(t, 401, "GET", "/api/v10/channels/"+w.General(), w.Client(), nil)
+		for _, path := range []string{"/worlds/" + w.ID, "/worlds/" + w.Name, "/guilds/" + w.GuildID(),
+			"/users/" + w.Users["alice"].ID, "/applications/" + w.AppID()} {
 			if err := node.Admin(ctxT(t), "GET", path, nil, 404, nil); err != nil {
 				t.Errorf("after the delete: %v", err)
 			}
@@ -290,42 +263,35 @@ func TestWorldIsolationAcrossNodes(t *testing.T) {
 		unknown    int // the status and code of another world's, as of an unknown id
 		code       int
 	}
-	bot, client := clusterWorld.bot, clusterWorld.client
+	bot, client := clusterWorld.Bot, clusterWorld.Client
 	checks := func(own, other clusterWorld) []check {
 		return []check{
-			{"guild", "/guilds/" + other.guild(), bot, 404, 10004},
-			{"guild channels", "/guilds/" + other.guild() + "/channels", client, 404, 10004},
-			{"channel", "/channels/" + other.general(), bot, 404, 10003},
-			{"channel of a client", "/channels/" + other.general(), client, 404, 10003},
-			{"messages", "/channels/" + other.general() + "/messages", bot, 404, 10003},
+			{"guild", "/guilds/" + other.GuildID(), bot, 404, 10004},
+			{"guild channels", "/guilds/" + other.GuildID() + "/channels", client, 404, 10004},
+			{"channel", "/channels/" + other.General(), bot, 404, 10003},
+			{"channel of a client", "/channels/" + other.General(), client, 404, 10003},
+			{"messages", "/channels/" + other.General() + "/messages", bot, 404, 10003},
 			{"user", "/users/" + other.Users["alice"].ID, bot, 404, 10013},
-			{"member", "/guilds/" + own.guild() + "/members/" + other.Users["alice"].ID, bot, 404, 10013},
-			{"commands", "/applications/" + other.appID() + "/commands", bot, 404, 10002},
-			{"command", "/applications/" + own.appID() + "/commands/" + other.Apps["modbot"].Commands["ping"], bot, 404, 10063},
-			{"guild commands", "/applications/" + own.appID() + "/guilds/" + other.guild() + "/commands", bot, 404, 10004},
+			{"member", "/guilds/" + own.GuildID() + "/members/" + other.Users["alice"].ID, bot, 404, 10013},
+			{"commands", "/applications/" + other.AppID() + "/commands", bot, 404, 10002},
+			{"command", "/applications/" + own.AppID() + "/commands/" + other.Apps["modbot"].Commands["ping"], bot, 404, 10063},
+			{"guild commands", "/applications/" + own.AppID() + "/guilds/" + other.GuildID() + "/commands", bot, 404, 10004},
 		}
 	}
 	// Each world's own objects answer 200, as seen from any node.
 	for n := range 2 {
 		for _, w := range []clusterWorld{a, b} {
-			for _, path := range []string{"/guilds/" + w.guild(), "/channels/" + w.general(), "/users/" + w.Users["alice"].ID,
-				"/applications/" + w.appID() + "/commands"} {
-				c.Node(n).Expect(t, 200, "GET", "/api/v10"+path, w.bot(), nil)
+			for _, path := range []string{"/guilds/" + w.GuildID(), "/channels/" + w.General(), "/users/" + w.Users["alice"].ID,
+				"/applications/" + w.AppID() + "/commands"} {
+				c.Node(n).Expect(t, 200, "GET", "/api/v10"+path, w.Bot(), nil)
 			}
 		}
 	}
-	unknownIDs := clusterWorld{Users: map[string]struct {
-		ID          string `json:"id"`
-		ClientToken string `json:"client_token"`
-	}{"alice": {ID: "1234567890123"}}, Apps: map[string]struct {
-		ID       string            `json:"id"`
-		BotToken string            `json:"bot_token"`
-		Commands map[string]string `json:"commands"`
-	}{"modbot": {ID: "1234567890124", Commands: map[string]string{"ping": "1234567890125"}}},
-		Guilds: map[string]struct {
-			ID       string            `json:"id"`
-			Channels map[string]string `json:"channels"`
-		}{"club": {ID: "1234567890126", Channels: map[string]string{"general": "1234567890127"}}}}
+	unknownIDs := clusterWorld{
+		Users: map[string]testenv.WorldUser{"alice": {ID: "1234567890123"}},
+		Apps:  map[string]testenv.WorldApp{"modbot": {ID: "1234567890124", Commands: map[string]string{"ping": "1234567890125"}}},
+		Guilds: map[string]testenv.WorldGuild{"club": {ID: "1234567890126",
+			Channels: map[string]string{"general": "1234567890127"}}}}
 	for n := range 2 {
 		for _, pair := range [][2]clusterWorld{{a, b}, {b, a}} {
 			own, other := pair[0], pair[1]
@@ -360,12 +326,12 @@ func TestWorldClockEndsRateLimitWindowsAcrossNodes(t *testing.T) {
 		cfg.ReadLimit = ratelimit.Limit{Count: 2, Window: time.Hour}
 	}))
 	moved, kept := createWorld(t, c.Node(0), "clock-moved"), createWorld(t, c.Node(0), "clock-kept")
-	commands := func(w clusterWorld) string { return "/api/v10/applications/" + w.appID() + "/commands" }
+	commands := func(w clusterWorld) string { return "/api/v10/applications/" + w.AppID() + "/commands" }
 	for _, w := range []clusterWorld{moved, kept} {
-		c.Node(1).Expect(t, 200, "GET", commands(w), w.bot(), nil)
-		c.Node(2).Expect(t, 200, "GET", commands(w), w.bot(), nil)
+		c.Node(1).Expect(t, 200, "GET", commands(w), w.Bot(), nil)
+		c.Node(2).Expect(t, 200, "GET", commands(w), w.Bot(), nil)
 		for n := 1; n <= 2; n++ {
-			c.Node(n).Expect(t, 429, "GET", commands(w), w.bot(), nil)
+			c.Node(n).Expect(t, 429, "GET", commands(w), w.Bot(), nil)
 		}
 	}
 	// An hour in three advances of 20 minutes racing on three nodes: each
@@ -391,8 +357,8 @@ func TestWorldClockEndsRateLimitWindowsAcrossNodes(t *testing.T) {
 		t.Fatalf("the clock after three racing advances of 20m: %d ms (%v), want an hour", clock.Clock.OffsetMS, err)
 	}
 	for n := 1; n <= 2; n++ {
-		c.Node(n).Expect(t, 200, "GET", commands(moved), moved.bot(), nil)
-		if r := c.Node(n).Do(t, "GET", commands(kept), kept.bot(), nil); r.Status != 429 {
+		c.Node(n).Expect(t, 200, "GET", commands(moved), moved.Bot(), nil)
+		if r := c.Node(n).Do(t, "GET", commands(kept), kept.Bot(), nil); r.Status != 429 {
 			t.Errorf("node %d: the other world's spent bucket: %s, want 429 still", n, r)
 		}
 	}

@@ -35,8 +35,8 @@ func BenchmarkRESTRequest(b *testing.B) {
 			e := testenv.New(b)
 			w, other := newWorld(b, e, "bench"), newWorld(b, e, "bench-other")
 			c.faults(e, w, other)
-			req := httptest.NewRequest("GET", "/api/v10/applications/"+w.appID()+"/commands", nil)
-			req.Header.Set("Authorization", w.bot())
+			req := httptest.NewRequest("GET", "/api/v10/applications/"+w.AppID()+"/commands", nil)
+			req.Header.Set("Authorization", w.Bot())
 			b.ReportAllocs()
 			for b.Loop() {
 				rec := httptest.NewRecorder()
@@ -97,13 +97,13 @@ func TestNoStoreReadWithoutFaults(t *testing.T) {
 	counted := &countingStore{Store: e.Store, calls: map[string]int{}}
 	n := e.NodeOn(counted)
 	w, other := newWorld(t, n, "quiet"), newWorld(t, n, "noisy")
-	path := "/api/v10/applications/" + w.appID() + "/commands"
+	path := "/api/v10/applications/" + w.AppID() + "/commands"
 	requests := func(what string) {
 		t.Helper()
-		n.Do("GET", path, w.bot(), nil) // warms the cache
+		n.Do("GET", path, w.Bot(), nil) // warms the cache
 		before := counted.snapshot()
 		for range 20 {
-			if r := n.Do("GET", path, w.bot(), nil); r.Status != 200 {
+			if r := n.Do("GET", path, w.Bot(), nil); r.Status != 200 {
 				t.Fatalf("%s: %d %s", what, r.Status, r.Body)
 			}
 		}

@@ -48,7 +48,7 @@ func TestCountsAcrossNodes(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res := node.Do("GET", "/api/v10/applications/"+w.appID()+"/commands", w.bot(), nil)
+			res := node.Do("GET", "/api/v10/applications/"+w.AppID()+"/commands", w.Bot(), nil)
 			mu.Lock()
 			defer mu.Unlock()
 			switch res.Status {
@@ -89,7 +89,7 @@ func TestGatewayCountAcrossNodes(t *testing.T) {
 	}
 	n1.Admin, n2.Admin = admin, admin
 	w := newWorld(t, n1, "two-node-gateway")
-	b1, b2 := dialRaw(t, n1, w.bot()), dialRaw(t, n2, w.bot())
+	b1, b2 := dialRaw(t, n1, w.Bot()), dialRaw(t, n2, w.Bot())
 	addFault(t, n1, w, map[string]any{"kind": "gateway.close", "app": "modbot", "code": 4000})
 	// The node that added it applies it first, to its own session.
 	for {

@@ -23,7 +23,7 @@ func TestEndpointDeliveryFaults(t *testing.T) {
 	var key struct {
 		PublicKey string `json:"public_key"`
 	}
-	res := e.Do("GET", "/admin/v1/applications/"+w.appID(), e.AdminAuth(), nil)
+	res := e.Do("GET", "/admin/v1/applications/"+w.AppID(), e.AdminAuth(), nil)
 	res.JSON(t, &key)
 	got := make(chan string, 8)
 	endpoint := httptest.NewServer(interactions.Handler(key.PublicKey, func(_ context.Context, i *interactions.Interaction) (interactions.Response, error) {
@@ -31,7 +31,7 @@ func TestEndpointDeliveryFaults(t *testing.T) {
 		return interactions.Message("from the endpoint"), nil
 	}))
 	t.Cleanup(endpoint.Close)
-	if r := e.Do("PUT", "/admin/v1/applications/"+w.appID()+"/interactions-endpoint", e.AdminAuth(),
+	if r := e.Do("PUT", "/admin/v1/applications/"+w.AppID()+"/interactions-endpoint", e.AdminAuth(),
 		map[string]any{"interactions_endpoint_url": endpoint.URL}); r.Status != 200 {
 		t.Fatalf("set endpoint: %d %s", r.Status, r.Body)
 	}
@@ -75,8 +75,8 @@ func TestFiredIsReported(t *testing.T) {
 		fired <- firing{world, f, detail}
 	})
 	f := addFault(t, e, w, map[string]any{"kind": "rest.500", "app": "modbot"})
-	path := "/api/v10/applications/" + w.appID() + "/commands"
-	if r := e.Do("GET", path, w.bot(), nil); r.Status != 500 {
+	path := "/api/v10/applications/" + w.AppID() + "/commands"
+	if r := e.Do("GET", path, w.Bot(), nil); r.Status != 500 {
 		t.Fatalf("status %d", r.Status)
 	}
 	got := recv(t, fired, "the hook")

@@ -45,7 +45,7 @@ type dgoBot struct {
 // content (and reports InteractionRespond's result).
 func startBot(t *testing.T, e *testenv.Env, w testWorld, content string) *dgoBot {
 	t.Helper()
-	s, rt := newDiscordgo(t, e, w.bot())
+	s, rt := newDiscordgo(t, e, w.Bot())
 	b := &dgoBot{s: s, rt: rt, ready: make(chan *discordgo.Ready, 8), resumed: make(chan *discordgo.Resumed, 8),
 		interactions: make(chan *discordgo.InteractionCreate, 8), answered: make(chan error, 8)}
 	s.AddHandler(func(_ *discordgo.Session, r *discordgo.Ready) { b.ready <- r })
@@ -182,20 +182,20 @@ func TestGatewayFaultsOnTheWire(t *testing.T) {
 	w := newWorld(t, e, "gateway-wire")
 
 	t.Run("invalid session, resumable", func(t *testing.T) {
-		b := dialRaw(t, e, w.bot())
+		b := dialRaw(t, e, w.Bot())
 		addFault(t, e, w, map[string]any{"kind": "gateway.invalid_session", "resumable": true})
 		f := b.read()
 		if f.Op != 9 || string(f.D) != "true" {
 			t.Errorf("frame op %d d %s, want op 9 d true", f.Op, f.D)
 		}
 		// The connection may identify again.
-		b.send(2, map[string]any{"token": w.bot(), "intents": 0, "properties": map[string]string{"os": "linux"}})
+		b.send(2, map[string]any{"token": w.Bot(), "intents": 0, "properties": map[string]string{"os": "linux"}})
 		if f := b.read(); f.T != "READY" {
 			t.Errorf("after op 9, IDENTIFY got %+v", f)
 		}
 	})
 	t.Run("close", func(t *testing.T) {
-		b := dialRaw(t, e, w.bot())
+		b := dialRaw(t, e, w.Bot())
 		addFault(t, e, w, map[string]any{"kind": "gateway.close", "code": 4000})
 		for {
 			_, err := b.readErr()
@@ -208,7 +208,7 @@ func TestGatewayFaultsOnTheWire(t *testing.T) {
 		}
 	})
 	t.Run("withheld ACKs", func(t *testing.T) {
-		b := dialRaw(t, e, w.bot())
+		b := dialRaw(t, e, w.Bot())
 		f := addFault(t, e, w, map[string]any{"kind": "gateway.withhold_ack", "count": 2})
 		for range 3 {
 			b.send(1, nil)
@@ -229,7 +229,7 @@ func TestGatewayFaultsOnTheWire(t *testing.T) {
 		}
 	})
 	t.Run("reconnect", func(t *testing.T) {
-		b := dialRaw(t, e, w.bot())
+		b := dialRaw(t, e, w.Bot())
 		addFault(t, e, w, map[string]any{"kind": "gateway.reconnect"})
 		if f := b.read(); f.Op != 7 {
 			t.Errorf("frame %+v, want op 7", f)

@@ -9,36 +9,11 @@ import (
 	"github.com/slashd/slashd/internal/testenv"
 )
 
-// worldSpec is a small world: modbot installed in club, where alice is a
-// member of #general, with one command.
-const worldSpec = `{"name": %q,
- "users": {"alice": {}},
- "apps": {"modbot": {"commands": [{"name": "ping", "description": "Ping"}]}},
- "guilds": {"club": {"owner": "alice", "channels": {"general": {}},
-   "members": {"alice": {}},
-   "install": {"modbot": {"scopes": ["bot", "applications.commands"]}}}}}`
+// worldSpec is testenv.SmallWorldSpec.
+const worldSpec = testenv.SmallWorldSpec
 
 // testWorld is what the tests read of a world object.
-type testWorld struct {
-	ID    string `json:"id"`
-	Name  string `json:"name"`
-	Users map[string]struct {
-		ID          string `json:"id"`
-		ClientToken string `json:"client_token"`
-	} `json:"users"`
-	Apps map[string]struct {
-		ID       string            `json:"id"`
-		BotToken string            `json:"bot_token"`
-		Commands map[string]string `json:"commands"`
-	} `json:"apps"`
-	Guilds map[string]struct {
-		ID       string            `json:"id"`
-		Channels map[string]string `json:"channels"`
-	} `json:"guilds"`
-}
-
-func (w testWorld) bot() string   { return "Bot " + w.Apps["modbot"].BotToken }
-func (w testWorld) appID() string { return w.Apps["modbot"].ID }
+type testWorld = testenv.World
 
 func newWorld(t testing.TB, e *testenv.Env, name string) testWorld {
 	t.Helper()

@@ -49,7 +49,7 @@ func TestFaultsPerWorldAreCapped(t *testing.T) {
 			}
 			full, other := newWorld(t, e, "full"), newWorld(t, e, "other")
 			spent := addFault(t, e, full, map[string]any{"kind": "rest.500", "app": "modbot", "route": "GET /users/@me"})
-			if r := e.Do("GET", "/api/v10/users/@me", full.bot(), nil); r.Status != 500 {
+			if r := e.Do("GET", "/api/v10/users/@me", full.Bot(), nil); r.Status != 500 {
 				t.Fatalf("the fault did not fire: %d %s", r.Status, r.Body)
 			}
 			var first faultView

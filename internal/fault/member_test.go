@@ -19,7 +19,7 @@ type member struct {
 
 func newMember(t *testing.T, e *testenv.Env, w testWorld) *member {
 	t.Helper()
-	res := e.Do("GET", "/api/v10/applications/"+w.appID()+"/commands", w.bot(), nil)
+	res := e.Do("GET", "/api/v10/applications/"+w.AppID()+"/commands", w.Bot(), nil)
 	var cmds []struct {
 		ID, Name, Version string
 	}
@@ -27,7 +27,7 @@ func newMember(t *testing.T, e *testenv.Env, w testWorld) *member {
 	if res.Status != 200 || len(cmds) != 1 {
 		t.Fatalf("commands: %d %s", res.Status, res.Body)
 	}
-	body, _ := json.Marshal(map[string]any{"type": 2, "application_id": w.appID(),
+	body, _ := json.Marshal(map[string]any{"type": 2, "application_id": w.AppID(),
 		"guild_id": w.Guilds["club"].ID, "channel_id": w.Guilds["club"].Channels["general"],
 		"data": map[string]any{"id": cmds[0].ID, "name": cmds[0].Name, "type": 1, "version": cmds[0].Version}})
 	return &member{e: e, w: w, body: body}

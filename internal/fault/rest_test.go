@@ -34,7 +34,7 @@ func TestRESTFaults(t *testing.T) {
 	e := testenv.New(t)
 	w := newWorld(t, e, "rest-faults")
 	other := newWorld(t, e, "rest-other")
-	commands := "/api/v10/applications/" + w.appID() + "/commands"
+	commands := "/api/v10/applications/" + w.AppID() + "/commands"
 	cases := []struct {
 		name    string
 		fault   map[string]any
@@ -63,13 +63,13 @@ func TestRESTFaults(t *testing.T) {
 			f := addFault(t, e, w, c.fault)
 			// Another route of the app, and the same route for another
 			// world's app, are untouched.
-			if res := e.Do("GET", "/api/v10/applications/"+w.appID(), w.bot(), nil); res.Status == c.status {
+			if res := e.Do("GET", "/api/v10/applications/"+w.AppID(), w.Bot(), nil); res.Status == c.status {
 				t.Errorf("another route got the fault: %d %s", res.Status, res.Body)
 			}
-			if res := e.Do("GET", "/api/v10/applications/"+other.appID()+"/commands", other.bot(), nil); res.Status != 200 {
+			if res := e.Do("GET", "/api/v10/applications/"+other.AppID()+"/commands", other.Bot(), nil); res.Status != 200 {
 				t.Errorf("another world's app: %d %s", res.Status, res.Body)
 			}
-			res := e.Do("GET", commands, w.bot(), nil)
+			res := e.Do("GET", commands, w.Bot(), nil)
 			if res.Status != c.status {
 				t.Fatalf("status %d %s, want %d", res.Status, res.Body, c.status)
 			}
@@ -82,7 +82,7 @@ func TestRESTFaults(t *testing.T) {
 				}
 			}
 			// Count 1: spent, listed with none left, and the route works.
-			if res := e.Do("GET", commands, w.bot(), nil); res.Status != 200 {
+			if res := e.Do("GET", commands, w.Bot(), nil); res.Status != 200 {
 				t.Errorf("after the fault: %d %s", res.Status, res.Body)
 			}
 			for _, got := range listFaults(t, e, w) {
@@ -93,9 +93,9 @@ func TestRESTFaults(t *testing.T) {
 		})
 	}
 	t.Run("delay", func(t *testing.T) {
-		addFault(t, e, w, map[string]any{"kind": "rest.delay", "delay_ms": 300, "app": w.appID()})
+		addFault(t, e, w, map[string]any{"kind": "rest.delay", "delay_ms": 300, "app": w.AppID()})
 		start := time.Now()
-		if res := e.Do("GET", commands, w.bot(), nil); res.Status != 200 {
+		if res := e.Do("GET", commands, w.Bot(), nil); res.Status != 200 {
 			t.Fatalf("delayed request: %d %s", res.Status, res.Body)
 		}
 		if took := time.Since(start); took < 300*time.Millisecond {
@@ -106,7 +106,7 @@ func TestRESTFaults(t *testing.T) {
 		addFault(t, e, w, map[string]any{"kind": "rest.500", "count": 3})
 		var got []int
 		for range 5 {
-			got = append(got, e.Do("GET", commands, w.bot(), nil).Status)
+			got = append(got, e.Do("GET", commands, w.Bot(), nil).Status)
 		}
 		if fmt.Sprint(got) != "[500 500 500 200 200]" {
 			t.Errorf("statuses %v, want three 500s then 200s", got)
@@ -118,7 +118,7 @@ func TestRESTFaults(t *testing.T) {
 			addFault(t, e, w, map[string]any{"kind": "rest.500", "probability": 0.5, "seed": 42})
 			var b strings.Builder
 			for range 16 {
-				fmt.Fprint(&b, e.Do("GET", commands, w.bot(), nil).Status/100)
+				fmt.Fprint(&b, e.Do("GET", commands, w.Bot(), nil).Status/100)
 			}
 			return b.String()
 		}
@@ -148,7 +148,7 @@ func TestFaultRoutes(t *testing.T) {
 		{map[string]any{"kind": "rest.500", "count": 0}, "count", "NUMBER_TYPE_MIN"},
 		{map[string]any{"kind": "rest.500", "app": "nobot"}, "app", "UNKNOWN_APPLICATION"},
 		// Another world's app is unknown here, by handle or by id.
-		{map[string]any{"kind": "rest.500", "app": other.appID()}, "app", "UNKNOWN_APPLICATION"},
+		{map[string]any{"kind": "rest.500", "app": other.AppID()}, "app", "UNKNOWN_APPLICATION"},
 	}
 	for _, c := range bad {
 		res := e.Do("POST", "/admin/v1/worlds/"+w.Name+"/faults", e.AdminAuth(), c.body)
@@ -166,7 +166,7 @@ func TestFaultRoutes(t *testing.T) {
 	}
 	a := addFault(t, e, w, map[string]any{"kind": "gateway.reconnect", "app": "modbot", "count": 2})
 	b := addFault(t, e, w, map[string]any{"kind": "delivery.late", "app": "modbot", "probability": 0.5, "seed": 42})
-	if a.AppID != w.appID() || a.Remaining == nil || *a.Remaining != 2 || a.Count != 2 {
+	if a.AppID != w.AppID() || a.Remaining == nil || *a.Remaining != 2 || a.Count != 2 {
 		t.Errorf("created %+v", a)
 	}
 	if b.Probability != 0.5 || b.Seed == nil || *b.Seed != 42 || b.Remaining != nil {
@@ -215,10 +215,10 @@ func TestDiscordgoSurvivesRESTFaults(t *testing.T) {
 	w := newWorld(t, e, "discordgo-rest")
 	for _, kind := range []string{"rest.429", "rest.502"} {
 		t.Run(kind, func(t *testing.T) {
-			s, rt := newDiscordgo(t, e, w.bot())
+			s, rt := newDiscordgo(t, e, w.Bot())
 			addFault(t, e, w, map[string]any{"kind": kind, "app": "modbot",
 				"route": "GET /api/v9/applications/{application_id}/commands"})
-			cmds, err := s.ApplicationCommands(w.appID(), "")
+			cmds, err := s.ApplicationCommands(w.AppID(), "")
 			if err != nil {
 				t.Fatalf("ApplicationCommands: %v", err)
 			}
