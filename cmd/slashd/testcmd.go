@@ -445,7 +445,12 @@ func describeFailure(raw json.RawMessage) string {
 		}
 		return line
 	case "rate_limit.hit":
-		return fmt.Sprintf("%s %s → 429 (retry after %gs)", e.Method, e.Route, e.RetryAfter)
+		// The route pattern names its method ("POST /api/v10/…").
+		route := e.Route
+		if !strings.HasPrefix(route, e.Method+" ") {
+			route = strings.TrimSpace(e.Method + " " + route)
+		}
+		return fmt.Sprintf("%s → 429 (retry after %gs)", route, e.RetryAfter)
 	case "interaction.failed":
 		return fmt.Sprintf("interaction %s failed: %s (%s)", e.Command, e.Outcome, e.Reason)
 	case "journal.dropped":

@@ -147,3 +147,23 @@ func TestSlashdTestReportsTheBotsFailures(t *testing.T) {
 		t.Errorf("with --strict: exit %d, stderr:\n%s", code, stderr)
 	}
 }
+
+// describeFailure writes one line per failure; a 429's route pattern
+// already names its method.
+func TestDescribeFailure(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ entry, want string }{
+		{`{"type":"rate_limit.hit","method":"POST","route":"POST /api/v10/channels/{channel_id}/messages","retry_after":0.5}`,
+			"POST /api/v10/channels/{channel_id}/messages → 429 (retry after 0.5s)"},
+		{`{"type":"rate_limit.hit","method":"GET","route":"/x","retry_after":2}`, "GET /x → 429 (retry after 2s)"},
+		{`{"type":"rest.request","route":"GET /api/v10/channels/{channel_id}","status":404,"error":{"code":10003}}`,
+			`GET /api/v10/channels/{channel_id} → 404 {"code":10003}`},
+		{`{"type":"interaction.failed","interaction_id":"12","outcome":"timeout","reason":"no answer"}`,
+			"interaction 12 failed: timeout (no answer)"},
+		{`{"type":"journal.dropped","count":3}`, "3 journal entries were lost (the journal was busy)"},
+	} {
+		if got := describeFailure(json.RawMessage(tc.entry)); got != tc.want {
+			t.Errorf("describeFailure(%s) = %q, want %q", tc.entry, got, tc.want)
+		}
+	}
+}

@@ -92,12 +92,30 @@ func (s *Server) journalRequest(w http.ResponseWriter, r *http.Request) (http.Re
 		s.journal.Record(world, journal.RESTRequest, body)
 		if rec.status == http.StatusTooManyRequests {
 			h := rec.Header()
-			retry, _ := strconv.ParseFloat(h.Get("Retry-After"), 64)
+			retry := retryAfterOf(rec.body, h)
 			s.journal.Record(world, journal.RateLimitHit, rateLimitEntry{ApplicationID: app, Method: r.Method, Route: r.Pattern,
 				Scope: h.Get("X-RateLimit-Scope"), Global: h.Get("X-RateLimit-Global") == "true", Bucket: h.Get("X-RateLimit-Bucket"),
 				RetryAfter: retry})
 		}
 	}
+}
+
+// retryAfterOf is a 429's exact wait: the body's retry_after (the
+// Retry-After header is whole seconds, rounded up), else the bucket's
+// X-RateLimit-Reset-After, else Retry-After.
+func retryAfterOf(body []byte, h http.Header) float64 {
+	var b struct {
+		RetryAfter *float64 `json:"retry_after"`
+	}
+	if json.Unmarshal(body, &b) == nil && b.RetryAfter != nil {
+		return *b.RetryAfter
+	}
+	for _, name := range []string{"X-RateLimit-Reset-After", "Retry-After"} {
+		if v, err := strconv.ParseFloat(h.Get(name), 64); err == nil {
+			return v
+		}
+	}
+	return 0
 }
 
 type restEntry struct {

@@ -92,6 +92,33 @@ func TestRESTFaults(t *testing.T) {
 			}
 		})
 	}
+	// Each 429 is journaled with its exact wait (the body's retry_after;
+	// Retry-After is rounded up to whole seconds) and its route.
+	t.Run("journaled 429s", func(t *testing.T) {
+		type hit struct {
+			Route      string  `json:"route"`
+			Method     string  `json:"method"`
+			Scope      string  `json:"scope"`
+			Global     bool    `json:"global"`
+			RetryAfter float64 `json:"retry_after"`
+		}
+		want := map[string]float64{"user": 1.5, "global": 0.25, "shared": 2}
+		testenv.WaitFor(t, "the three 429s journaled", func() bool {
+			res := e.Do("GET", "/admin/v1/worlds/"+w.ID+"/events?type=rate_limit.hit", e.AdminAuth(), nil)
+			var page struct{ Events []hit }
+			res.JSON(t, &page)
+			seen := 0
+			for _, h := range page.Events {
+				if h.Route != "GET /api/v10/applications/{application_id}/commands" || h.Method != "GET" {
+					t.Fatalf("429 journaled as %+v", h)
+				}
+				if r, ok := want[h.Scope]; ok && h.RetryAfter == r && h.Global == (h.Scope == "global") {
+					seen++
+				}
+			}
+			return seen == len(want)
+		})
+	})
 	t.Run("delay", func(t *testing.T) {
 		addFault(t, e, w, map[string]any{"kind": "rest.delay", "delay_ms": 300, "app": w.AppID()})
 		start := time.Now()
