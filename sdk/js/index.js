@@ -172,9 +172,15 @@ export async function start(opts = {}) {
   for (const [k, v] of Object.entries(env)) if (!k.startsWith('SLASHD_')) childEnv[k] = v;
   const child = spawn(built.path, args, { env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
-  const exited = new Promise((res) => child.once('exit', (code, signal) => res({ code, signal })));
+  // A binary that cannot be started emits 'error' and never 'exit'.
+  const exited = new Promise((res) => {
+    child.once('exit', (code, signal) => res({ code, signal }));
+    child.once('error', (error) => {
+      if (child.pid === undefined) res({ error });
+    });
+  });
   const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     const killer = setTimeout(() => child.kill('SIGKILL'), 10_000);
     await exited;
     clearTimeout(killer);
@@ -191,8 +197,9 @@ export async function start(opts = {}) {
       };
       child.stdout.setEncoding('utf8').on('data', onData);
       child.stderr.setEncoding('utf8').on('data', onData);
-      child.once('error', rej);
-      exited.then(({ code, signal }) => rej(new Error(`slashd serve exited (${code ?? signal}) before listening:\n${log}`)));
+      exited.then(({ code, signal, error }) =>
+        rej(error ? new Error(`start ${built.path}: ${error.message}`) : new Error(`slashd serve exited (${code ?? signal}) before listening:\n${log}`)),
+      );
     });
     const boot = JSON.parse(await readFile(join(data, 'bootstrap.json'), 'utf8'));
     await waitHealthy(url, opts.readyTimeout ?? 60_000, exited);
@@ -234,8 +241,12 @@ async function waitHealthy(url, timeout, exited) {
  */
 export async function findBinary(bin, env = process.env) {
   const none = async () => {};
-  if (bin) return { path: bin, cleanup: none };
-  if (env.SLASHD_BIN) return { path: env.SLASHD_BIN, cleanup: none };
+  const given = (path, from) => {
+    if (!existsSync(path)) throw new Error(`slashd not found at ${path} (${from})`);
+    return { path, cleanup: none };
+  };
+  if (bin) return given(bin, 'the bin option');
+  if (env.SLASHD_BIN) return given(env.SLASHD_BIN, 'SLASHD_BIN');
   for (const dir of (env.PATH ?? '').split(delimiter)) {
     if (!dir) continue;
     for (const name of process.platform === 'win32' ? ['slashd.exe'] : ['slashd']) {

@@ -221,3 +221,9 @@ describe('testkit against slashd', () => {
     assert.throws(() => connect({ env: {} }), SlashdError);
   });
 });
+
+test('start() says why slashd did not start', async () => {
+  await assert.rejects(start({ bin: '/nonexistent/slashd' }), /slashd not found at \/nonexistent\/slashd \(the bin option\)/);
+  // node is no slashd: it exits at once, complaining of a module "serve".
+  await assert.rejects(start({ bin: process.execPath }), /slashd serve exited \(1\) before listening:\n.*serve/s);
+});
