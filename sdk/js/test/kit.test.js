@@ -4,8 +4,10 @@
 // every action of the kit meets a real answer.
 import assert from 'node:assert/strict';
 import { createPublicKey, verify } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { after, before, describe, test } from 'node:test';
+import * as kit from '../index.js';
 import { SlashdError, connect, start } from '../index.js';
 
 // endpointBot answers interactions: PING, /ping, /echo, /secret, /form
@@ -226,4 +228,10 @@ test('start() says why slashd did not start', async () => {
   await assert.rejects(start({ bin: '/nonexistent/slashd' }), /slashd not found at \/nonexistent\/slashd \(the bin option\)/);
   // node is no slashd: it exits at once, complaining of a module "serve".
   await assert.rejects(start({ bin: process.execPath }), /slashd serve exited \(1\) before listening:\n.*serve/s);
+});
+
+test('index.d.ts declares every export of index.js, and no other', async () => {
+  const types = await readFile(new URL('../index.d.ts', import.meta.url), 'utf8');
+  const declared = [...types.matchAll(/^export (?:class|function) (\w+)/gm)].map((m) => m[1]).sort();
+  assert.deepEqual(declared, Object.keys(kit).sort());
 });
