@@ -1,0 +1,163 @@
+"""The kit's own tests, against a real slashd (the session's `slashd`
+fixture: `slashd test`'s server, or a binary started for the session) and a
+small interactions-endpoint app (endpoint.py)."""
+
+import asyncio
+import os
+
+import pytest
+
+import slashd_testkit as kit
+from slashd_testkit import aio
+
+import endpoint
+
+
+@pytest.fixture(scope="module")
+def app_url():
+    url, stop = endpoint.serve()
+    yield url
+    stop()
+
+
+@pytest.fixture
+def slashd_world_spec(app_url):
+    return {"name": "kit",
+            "users": {"alice": {}, "bob": {}},
+            "apps": {"kitbot": {"interactions_endpoint_url": app_url, "commands": endpoint.COMMANDS}},
+            "guilds": {"club": {"owner": "alice", "channels": {"general": {}},
+                                "members": {"alice": {}, "bob": {}},
+                                "install": {"kitbot": {}}}}}
+
+
+def test_world_handles(slashd_world):
+    w = slashd_world
+    assert w.name.startswith("kit-")
+    assert w.users["alice"].id and w.users.alice.client_token
+    app = w.apps["kitbot"]
+    assert app.bot_token and app.public_key and set(app.commands) >= {"echo", "vote"}
+    assert w.channel("general") == w.guilds["club"].channels["general"]
+    assert w.server.get_world(w.name).id == w.id
+
+
+def test_run_with_options(slashd_world):
+    reply = slashd_world.as_("alice").in_("general").run('/echo text:"hello there"')
+    assert reply.content == "hello there"
+    assert reply.outcome == "answered"
+    assert not reply.ephemeral and reply.modal is None
+
+
+def test_ephemeral(slashd_world):
+    reply = slashd_world.as_("alice").in_("general").run("/secret")
+    assert reply.ephemeral and reply.content == "for your eyes only"
+
+
+def test_click_and_select(slashd_world):
+    reply = slashd_world.as_("alice").in_("general").run("/vote")
+    assert reply.embeds[0]["title"] == "Vote"
+    assert [b["label"] for b in reply.buttons()] == ["Yes"]
+    clicked = reply.click("Yes")
+    assert clicked.content == "votes: 1" and clicked.message["id"] == reply.message["id"]
+    chosen = reply.select("menu", ["a", "b"])
+    assert chosen.content == "chose a,b"
+
+
+def test_modal(slashd_world):
+    reply = slashd_world.as_("bob").in_("general").run("/form")
+    assert reply.modal is not None and reply.modal.title == "Why?"
+    assert reply.modal.submit(reason="spam").content == "because spam"
+
+
+def test_autocomplete(slashd_world):
+    choices = slashd_world.as_("alice").in_("general").autocomplete("/fruit name:man")
+    assert [c["name"] for c in choices] == ["mango", "mandarin"]
+
+
+def test_say_and_events(slashd_world):
+    mark = slashd_world.events.cursor()
+    said = slashd_world.as_("bob").in_("general").say("hello")
+    assert said.content == "hello" and said.outcome is None
+    event = slashd_world.events.wait_for(
+        lambda e: e["type"] == "message.created" and e["message_id"] == said.message["id"], after=mark)
+    assert event["author_id"] == slashd_world.users["bob"].id
+    with pytest.raises(TimeoutError):
+        slashd_world.events.wait_for("gateway.resume", timeout=0.5)
+    assert slashd_world.events.failures() == []
+
+
+def test_refusals_are_typed(slashd_world):
+    with pytest.raises(kit.SlashdError) as err:
+        slashd_world.as_("alice").in_("general").run("/nothing")
+    assert (err.value.status, err.value.code) == (404, 10063)
+    with pytest.raises(kit.SlashdError) as err:
+        slashd_world.as_("nobody").in_("general").say("hi")
+    assert err.value.status == 400 and err.value.code == 50035 and "as" in err.value.errors
+    with pytest.raises(kit.SlashdError) as err:
+        slashd_world.server.world({"name": "bad", "guilds": {"g": {"owner": "ghost"}}})
+    assert err.value.errors["guilds"]["g"]["owner"]["_errors"][0]["code"] == "UNKNOWN_USER"
+
+
+def test_failed_interaction_is_a_failure(slashd_world):
+    fault = slashd_world.fault("delivery.drop", app="kitbot", count=1)
+    assert fault.kind == "delivery.drop" and fault.remaining == 1
+    reply = slashd_world.as_("alice").in_("general").run("/echo text:x")
+    assert reply.outcome == "failed" and reply.error
+    assert fault.refresh().fired == 1
+    assert [f["type"] for f in slashd_world.events.failures()] == ["interaction.failed"]
+    assert [f.id for f in slashd_world.faults()] == [fault.id]
+    fault.delete()
+    assert slashd_world.faults() == []
+
+
+def test_clock_reset_delete(slashd, slashd_world):
+    moved = slashd_world.clock.advance("15m")
+    assert moved["offset_ms"] == 900000
+    assert slashd_world.clock.advance(60)["offset_ms"] == 960000
+    token = slashd_world.apps["kitbot"].bot_token
+    slashd_world.as_("bob").in_("general").say("gone after the reset")
+    assert slashd_world.reset().apps["kitbot"].bot_token == token
+    slashd_world.delete()
+    with pytest.raises(kit.SlashdError) as err:
+        slashd.get_world(slashd_world.id)
+    assert (err.value.status, err.value.code) == (404, 10000)
+
+
+@pytest.mark.slashd_world({"name": "marked", "users": {"carol": {}}})
+def test_marker_spec(slashd_world):
+    assert list(slashd_world.users) == ["carol"] and slashd_world.name.startswith("marked-")
+
+
+def test_asyncio_flavour(slashd, slashd_world_spec):
+    async def main():
+        server = await aio.connect(slashd.url, slashd.admin_token)
+        world = await server.world(dict(slashd_world_spec, name=kit.world_name("aio")))
+        try:
+            reply = await world.as_("alice").in_("general").run("/vote")
+            assert reply.content == "votes: 0"
+            assert (await reply.click("Yes")).content == "votes: 1"
+            form = await world.as_("alice").in_("general").run("/form")
+            assert (await form.modal.submit(reason="async")).content == "because async"
+            assert await world.events.failures() == []
+        finally:
+            await world.delete()
+    asyncio.run(main())
+
+
+def test_start_and_close():
+    """start() runs its own server (the binary of SLASHD_BIN, or the one
+    find_binary finds) and close() stops it and removes its directory."""
+    with kit.start() as server:
+        data = server.data_dir
+        assert os.path.isdir(data)
+        assert any(w["name"] == "demo" for w in server.worlds())
+        process = server.process
+    assert process.poll() is not None and not os.path.exists(data)
+
+
+def test_connect_needs_a_server(monkeypatch):
+    monkeypatch.delenv("SLASHD_URL", raising=False)
+    with pytest.raises(ValueError):
+        kit.connect()
+    monkeypatch.setenv("SLASHD_URL", "http://127.0.0.1:1")
+    monkeypatch.setenv("SLASHD_ADMIN_TOKEN", "t")
+    assert kit.connect().url == "http://127.0.0.1:1"
