@@ -103,6 +103,8 @@ def test_failed_interaction_is_a_failure(slashd_world):
     reply = slashd_world.as_("alice").in_("general").run("/echo text:x")
     assert reply.outcome == "failed" and reply.error
     assert fault.refresh().fired == 1
+    # The journal is written in batches: wait for the entry, then read the failures.
+    slashd_world.events.wait_for("interaction.failed")
     assert [f["type"] for f in slashd_world.events.failures()] == ["interaction.failed"]
     assert [f.id for f in slashd_world.faults()] == [fault.id]
     fault.delete()
