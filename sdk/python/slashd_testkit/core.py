@@ -528,10 +528,28 @@ class Modal:
         self.title = modal.get("title")
         self.components = modal.get("components", [])
 
+    def inputs(self) -> dict:
+        """Each input of the modal by custom_id: {custom_id: its label}."""
+        found = {}
+
+        def walk(components: list, label: Optional[str]) -> None:
+            for c in components or []:
+                if c.get("type") == 18:  # a label around its component
+                    walk([c.get("component", {})], c.get("label"))
+                elif "custom_id" in c and c.get("type") != 2:
+                    found[c["custom_id"]] = c.get("label") or label or ""
+                walk(c.get("components", []), label)
+        walk(self.components, None)
+        return found
+
     def submit(self, values: Optional[Mapping[str, str]] = None, **more: str) -> Reply:
         """The member who opened it submits it: `modal.submit(reason="spam")`
-        (or a dict, for custom_ids that are not Python names)."""
-        return self.reply._actor().submit({**(values or {}), **more}, modal=self.reply.interaction_id)
+        (or a dict, for custom_ids that are not Python names). A key that is
+        no input's custom_id but is one's label names that input."""
+        by_label = {label: cid for cid, label in self.inputs().items()}
+        given = {**(values or {}), **more}
+        values = {k if k in by_label.values() else by_label.get(k, k): v for k, v in given.items()}
+        return self.reply._actor().submit(values, modal=self.reply.interaction_id)
 
 
 # --------------------------------------------------------------------------- journal, faults, clock

@@ -65,7 +65,10 @@ def test_click_and_select(slashd_world):
 def test_modal(slashd_world):
     reply = slashd_world.as_("bob").in_("general").run("/form")
     assert reply.modal is not None and reply.modal.title == "Why?"
+    assert reply.modal.inputs() == {"reason": "Reason"}
     assert reply.modal.submit(reason="spam").content == "because spam"
+    again = slashd_world.as_("bob").in_("general").run("/form")
+    assert again.modal.submit({"Reason": "by label"}).content == "because by label"
 
 
 def test_autocomplete(slashd_world):
