@@ -27,9 +27,12 @@ def bot(slashd, slashd_world, tmp_path):
                GUILD_ID=slashd_world.guilds["club"].id, PYTHONDONTWRITEBYTECODE="1")
     proc = subprocess.Popen([sys.executable, str(HERE / "bot.py")], env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
-        # Ready once tree.sync(guild=...) has put the commands.
-        slashd_world.events.wait_for(lambda e: e["type"] == "rest.request" and e["method"] == "PUT"
-                                     and e["route"].endswith("/guilds/{guild_id}/commands"), after=mark, timeout=30)
+        # Ready once tree.sync(guild=...) has put the commands (setup_hook) and
+        # then the bot has identified on the gateway, where interactions reach it.
+        synced = slashd_world.events.wait_for(
+            lambda e: e["type"] == "rest.request" and e["method"] == "PUT"
+            and e["route"].endswith("/guilds/{guild_id}/commands"), after=mark, timeout=30)
+        slashd_world.events.wait_for("gateway.identify", after=synced["cursor"], timeout=30)
         yield proc
     finally:
         proc.terminate()
