@@ -166,3 +166,54 @@ def test_connect_needs_a_server(monkeypatch):
     monkeypatch.setenv("SLASHD_URL", "http://127.0.0.1:1")
     monkeypatch.setenv("SLASHD_ADMIN_TOKEN", "t")
     assert kit.connect().url == "http://127.0.0.1:1"
+
+
+@pytest.mark.parametrize("given, want", [
+    ("15m", "15m"),
+    (90, "90000ms"),
+    (1.5, "1500ms"),
+    (__import__("datetime").timedelta(minutes=15), "900000ms"),
+])
+def test_durations(given, want):
+    assert kit.core._duration(given) == want
+
+
+@pytest.mark.parametrize("base, stem", [
+    ("test_modal[a]", "test_modal-a"),
+    ("Ban Tests!", "ban-tests"),
+    ("", "world"),
+    ("x" * 80, "x" * 50),
+])
+def test_world_names(base, stem):
+    name = kit.world_name(base)
+    assert name.startswith(stem + "-") and len(name) == len(stem) + 7
+    assert kit.world_name(base) != name
+
+
+def test_errors_that_are_not_json():
+    err = kit.core._error(502, b"<html>Bad Gateway</html>", "GET", "/x")
+    assert (err.status, err.code, err.message) == (502, None, "<html>Bad Gateway</html>")
+    err = kit.core._error(429, b'{"message": "You are being rate limited.", "retry_after": 1, "global": false}', "GET", "/x")
+    assert (err.status, err.code, err.body["retry_after"]) == (429, None, 1)
+
+
+def test_find_binary_order(monkeypatch, tmp_path):
+    """bin=, then $SLASHD_BIN, then slashd on PATH, then a build of the checkout."""
+    made = {}
+    for name in ("given", "env", "slashd"):
+        d = tmp_path / name
+        d.mkdir()
+        made[name] = d / "slashd"
+        made[name].write_text("#!/bin/sh\n")
+        made[name].chmod(0o755)
+    monkeypatch.setenv("SLASHD_BIN", str(made["env"]))
+    monkeypatch.setenv("PATH", str(made["slashd"].parent))
+    assert kit.find_binary(str(made["given"])) == str(made["given"])
+    assert kit.find_binary() == str(made["env"])
+    monkeypatch.delenv("SLASHD_BIN")
+    assert kit.find_binary() == str(made["slashd"])
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    with pytest.raises(FileNotFoundError):  # a checkout, but no go on PATH
+        kit.find_binary()
+    with pytest.raises(FileNotFoundError):
+        kit.start(bin=str(tmp_path / "missing"))
