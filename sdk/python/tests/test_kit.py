@@ -217,3 +217,15 @@ def test_find_binary_order(monkeypatch, tmp_path):
         kit.find_binary()
     with pytest.raises(FileNotFoundError):
         kit.start(bin=str(tmp_path / "missing"))
+
+
+def test_asyncio_start_and_close():
+    async def main():
+        async with await aio.start() as server:
+            data = server.data_dir
+            worlds = await server.worlds()
+            assert [w["name"] for w in worlds] == ["demo"]
+            world = await server.get_world("demo")
+            assert (await world.clock.advance("1m"))["offset_ms"] == 60000
+        return data
+    assert not os.path.exists(asyncio.run(main()))
