@@ -47,7 +47,10 @@ def test_permission_hides_a_command(slashd_world, bot):
     # carol's role may ban: she sees /ban and runs it.
     banned = slashd_world.as_("carol").in_("general").run('/ban member:@bob reason:"spam"')
     assert banned.content == f"<@{slashd_world.users['bob'].id}> is banned: spam"
-    # bob may not: the command is hidden from him, and the service refuses it.
+    assert "ban" in [c["name"] for c in slashd_world.as_("carol").in_("general").commands()]
+    # bob may not: his command picker does not show it, and the service refuses it.
+    assert sorted(c["name"] for c in slashd_world.as_("bob").in_("general").commands()) == [
+        "feedback", "greet", "invite", "report", "secret"]
     with pytest.raises(SlashdError) as refused:
         slashd_world.as_("bob").in_("general").run("/ban member:@carol")
     assert (refused.value.status, refused.value.code) == (403, 50013)

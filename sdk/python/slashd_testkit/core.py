@@ -327,6 +327,29 @@ class World:
                 return g["channels"][handle]
         raise KeyError(f"no channel {handle!r} in world {self.name}")
 
+    def user(self, user: str) -> Handle:
+        """A user's ids and credentials, by handle or id."""
+        if user in self.users:
+            return self.users[user]
+        for u in self.users.values():
+            if u.get("id") == user:
+                return u
+        raise KeyError(f"no user {user!r} in world {self.name}")
+
+    def channel_id(self, place: str) -> str:
+        """The id of a place as act's `in` names it: a channel's handle,
+        `guild/channel`, a DM's or group DM's handle, or an id."""
+        if place.isdigit():
+            return place
+        if "/" in place:
+            guild, _, channel = place.partition("/")
+            return self.channel(channel, guild)
+        for dms in (self.dms, self.group_dms):
+            if place in dms:
+                dm = dms[place]
+                return dm["id"] if isinstance(dm, dict) else dm
+        return self.channel(place)
+
     def as_(self, user: str) -> "Actor":
         """One of the world's users (a handle or an id), to act as: then
         `.in_("general")` and `.run("/cmd opt:value")`."""
@@ -436,6 +459,17 @@ class Actor:
     def say(self, text: str) -> "Reply":
         """Posts a plain message."""
         return self._act(say=text)
+
+    def commands(self) -> list:
+        """The commands this member's command picker shows in the channel
+        (GET /channels/{id}/application-command-index with their client
+        token), as the API lists them: a command a permission hides is not
+        there."""
+        if self.channel is None:
+            raise ValueError(f"{self.user} is nowhere: use .in_(channel) first")
+        index = self.world.server.request("GET", f"/api/v10/channels/{self.world.channel_id(self.channel)}"
+                                          "/application-command-index", auth=self.world.user(self.user).client_token)
+        return _handles(index.get("application_commands", []))
 
     def __repr__(self) -> str:
         return f"<Actor {self.user} in {self.channel}>"

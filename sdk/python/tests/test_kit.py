@@ -40,6 +40,13 @@ def test_world_handles(slashd_world):
     assert w.server.get_world(w.name).id == w.id
 
 
+def test_commands_the_picker_shows(slashd_world):
+    shown = slashd_world.as_("bob").in_("club/general").commands()
+    assert sorted(c["name"] for c in shown) == sorted(c["name"] for c in endpoint.COMMANDS)
+    assert slashd_world.channel_id("club/general") == slashd_world.channel_id("general")
+    assert slashd_world.user(slashd_world.users["bob"].id) == slashd_world.users["bob"]
+
+
 def test_run_with_options(slashd_world):
     reply = slashd_world.as_("alice").in_("general").run('/echo text:"hello there"')
     assert reply.content == "hello there"
