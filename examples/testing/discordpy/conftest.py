@@ -29,10 +29,10 @@ def bot(slashd, slashd_world, tmp_path):
     try:
         # Ready once tree.sync(guild=...) has put the commands (setup_hook) and
         # then the bot has identified on the gateway, where interactions reach it.
-        synced = slashd_world.events.wait_for(
+        synced = wait_while_running(proc, slashd_world, after=mark, predicate=(
             lambda e: e["type"] == "rest.request" and e["method"] == "PUT"
-            and e["route"].endswith("/guilds/{guild_id}/commands"), after=mark, timeout=30)
-        slashd_world.events.wait_for("gateway.identify", after=synced["cursor"], timeout=30)
+            and e["route"].endswith("/guilds/{guild_id}/commands")))
+        wait_while_running(proc, slashd_world, after=synced["cursor"], predicate="gateway.identify")
         yield proc
     finally:
         proc.terminate()
@@ -40,6 +40,18 @@ def bot(slashd, slashd_world, tmp_path):
         log.close()
         if proc.returncode not in (0, -15):
             print((tmp_path / "bot.log").read_text())
+
+
+def wait_while_running(proc, world, after, predicate, timeout=60):
+    """world.events.wait_for, a second at a time, failing at once if the bot exits."""
+    for _ in range(timeout):
+        if proc.poll() is not None:
+            pytest.fail(f"bot.py exited with status {proc.returncode} before it was ready")
+        try:
+            return world.events.wait_for(predicate, after=after, timeout=1)
+        except TimeoutError:
+            pass
+    pytest.fail(f"bot.py not ready within {timeout}s")
 
 
 @pytest.hookimpl(hookwrapper=True)
