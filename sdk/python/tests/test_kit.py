@@ -4,6 +4,9 @@ small interactions-endpoint app (endpoint.py)."""
 
 import asyncio
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -236,3 +239,26 @@ def test_asyncio_start_and_close():
             assert (await world.clock.advance("1m"))["offset_ms"] == 60000
         return data
     assert not os.path.exists(asyncio.run(main()))
+
+
+def test_fixtures_under_slashd_test(tmp_path):
+    """Under `slashd test`, the slashd fixture is its server (SLASHD_URL), and
+    a slashd_world is made beside the worlds it applied, never clashing."""
+    (tmp_path / "world.json").write_text('{"name": "club", "users": {"dave": {}}}')
+    (tmp_path / "conftest.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})\n"
+        "pytest_plugins = ['slashd_testkit.pytest_plugin']\n")
+    (tmp_path / "test_inner.py").write_text(
+        "import os, pytest\n"
+        "@pytest.mark.slashd_world('world.json')\n"
+        "def test_inner(slashd, slashd_world):\n"
+        "    assert slashd.url == os.environ['SLASHD_URL'] and slashd.process is None\n"
+        "    assert slashd.get_world('club').users['dave'].id != slashd_world.users['dave'].id\n"
+        "    assert slashd_world.name.startswith('club-')\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SLASHD_")}
+    done = subprocess.run([kit.find_binary(), "test", "--world", "world.json", "--",
+                           sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+                          cwd=tmp_path, env=dict(env, PYTHONDONTWRITEBYTECODE="1"),
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+    assert done.returncode == 0, done.stdout.decode()
+    assert b"1 passed" in done.stdout
