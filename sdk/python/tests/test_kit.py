@@ -262,3 +262,8 @@ def test_fixtures_under_slashd_test(tmp_path):
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
     assert done.returncode == 0, done.stdout.decode()
     assert b"1 passed" in done.stdout
+
+
+@pytest.mark.slashd_world("world.yaml")
+def test_marker_yaml_file(slashd_world):
+    assert slashd_world.name == "kit-yaml" and list(slashd_world.users) == ["erin"]
