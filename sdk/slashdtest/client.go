@@ -125,6 +125,19 @@ func (c *Client) httpClient() *http.Client {
 	return http.DefaultClient
 }
 
+// Do sends a request of the test's own to the server, for what this
+// package does not wrap: path is from the server's root
+// ("/api/v10/…", "/admin/v1/…"), auth the Authorization header ("": the
+// admin token; "Bot …", "Bearer …", a client token), body and out as
+// Server.RegisterGuildCommands takes and json.Unmarshal fills them (nil:
+// none). A status other than 2xx is an *APIError.
+func (c *Client) Do(ctx context.Context, method, path, auth string, body, out any) error {
+	return c.do(ctx, method, path, auth, body, out)
+}
+
+// Client returns the client the world was made or opened through.
+func (w *World) Client() *Client { return w.c }
+
 // do sends an admin request (auth "") or one with auth.
 func (c *Client) do(ctx context.Context, method, path, auth string, body, out any) error {
 	if auth == "" {

@@ -29,7 +29,7 @@ type World struct {
 	GroupDMs map[string]string `json:"-"`
 	// BearerTokens are the Bearer tokens of the spec's grants, by
 	// "user:app".
-	BearerTokens map[string]string `json:"bearer_tokens"`
+	BearerTokens map[string]BearerToken `json:"bearer_tokens"`
 
 	c *Client
 }
@@ -55,6 +55,13 @@ type WorldApp struct {
 	// guild commands' by guild handle, then key.
 	Commands      map[string]string            `json:"commands"`
 	GuildCommands map[string]map[string]string `json:"guild_commands"`
+}
+
+// BearerToken is an OAuth2 token a world's user granted one of its apps.
+type BearerToken struct {
+	// AccessToken is sent as "Authorization: Bearer <AccessToken>".
+	AccessToken string   `json:"access_token"`
+	Scopes      []string `json:"scopes"`
 }
 
 // WorldGuild is a guild of a world.
