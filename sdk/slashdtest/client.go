@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"testing"
 	"time"
 )
 
@@ -52,6 +53,24 @@ func Connect(ctx context.Context) (*Client, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// ConnectOrStart returns the server `slashd test` started (Connect) or,
+// when the test does not run under it, a new in-process one (Start(t) and
+// its Client): the same test runs either way. It fails the test when the
+// environment names a server that does not answer.
+func ConnectOrStart(t testing.TB, opts ...Option) *Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := Connect(ctx)
+	if errors.Is(err, ErrNoServer) {
+		return Start(t, opts...).Client()
+	}
+	if err != nil {
+		t.Fatalf("slashdtest: %v", err)
+	}
+	return c
 }
 
 // ConnectTo returns the server at baseURL with its admin token. It sends

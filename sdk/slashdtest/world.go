@@ -313,7 +313,8 @@ type Answer struct {
 	Modal *Modal
 	// Choices are autocomplete's.
 	Choices []Choice
-	// InteractionID is the interaction's id ("" for Say).
+	// InteractionID is the interaction's id ("" for Say, and when the
+	// interaction failed before it was recorded).
 	InteractionID string
 	// Outcome is how the interaction ended (OutcomeAnswered…; "" for
 	// Say).

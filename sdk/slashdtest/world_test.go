@@ -355,4 +355,13 @@ func TestWorldSpecErrors(t *testing.T) {
 	if _, err := slashdtest.Connect(ctx); !errors.Is(err, slashdtest.ErrNoServer) {
 		t.Errorf("Connect without the environment: %v", err)
 	}
+	// Without the environment, ConnectOrStart starts a server of its own.
+	if c := slashdtest.ConnectOrStart(t); c.URL == s.URL || c.Healthy(ctx) != nil {
+		t.Errorf("ConnectOrStart without the environment: %s", c.URL)
+	}
+	t.Setenv("SLASHD_URL", s.URL)
+	t.Setenv("SLASHD_ADMIN_TOKEN", s.AdminToken)
+	if c := slashdtest.ConnectOrStart(t); c.URL != s.URL {
+		t.Errorf("ConnectOrStart under slashd test: %s, want %s", c.URL, s.URL)
+	}
 }
