@@ -8,20 +8,30 @@
 // guilds, channels and members; the test acts as its users and checks
 // what they see:
 //
-//	func TestBan(t *testing.T) {
+//	func TestEchoWorld(t *testing.T) {
 //		ctx := t.Context()
 //		c := slashdtest.ConnectOrStart(t) // slashd test's server, else one in-process
-//		w, err := c.World(ctx, spec)      // or c.OpenWorld(ctx, "ban-tests"): a --world of slashd test
+//		w, err := c.World(ctx, echoWorld) // or c.OpenWorld(ctx, name): a --world of slashd test
 //		if err != nil {
 //			t.Fatal(err)
 //		}
 //		defer w.Delete(ctx)
-//		// … start the bot with w.Apps["modbot"].BotToken / .PublicKey …
-//		r, err := w.As("alice").In("general").Run(ctx, "/ban user:@bob")
-//		if err != nil || r.Content != "banned bob" {
-//			t.Fatalf("/ban: %v %s", err, r)
+//		bot := httptest.NewServer(interactions.Handler(w.Apps["echo"].PublicKey, echo))
+//		defer bot.Close()
+//		if err := w.SetInteractionsEndpoint(ctx, "echo", bot.URL); err != nil {
+//			t.Fatal(err)
+//		}
+//		r, err := w.As("alice").In("general").Run(ctx, "/echo text:hello")
+//		if err != nil || r.Content != "hello" {
+//			t.Fatalf("/echo: %v %s", err, r)
 //		}
 //	}
+//
+// where echoWorld is the spec (JSON, YAML, or a value encoding to JSON:
+// alice in a guild with #general, the app "echo" installed with its
+// command) and echo the bot's sdk/interactions handler function (a bot
+// running as its own process is started the same way, with the app's
+// credentials, and registers its own commands: RegisterGuildCommands).
 //
 // [Connect] reads the environment `slashd test` gives the command it runs
 // (SLASHD_URL, SLASHD_ADMIN_TOKEN) and fails with [ErrNoServer] outside

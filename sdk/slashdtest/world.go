@@ -521,11 +521,39 @@ func decodeFault(raw json.RawMessage) (*FaultState, error) {
 	return f, nil
 }
 
-// Events is a world's journal (docs/journal.md).
-type Events struct{ w *World }
+// Events is a world's journal (docs/journal.md), read from its oldest
+// entry or, after From or Latest, from a cursor on.
+type Events struct {
+	w     *World
+	after string
+}
 
-// Events returns the world's journal.
-func (w *World) Events() Events { return Events{w} }
+// Events returns the world's journal, from its oldest entry.
+func (w *World) Events() Events { return Events{w: w} }
+
+// From returns the journal read from after the entry of that cursor
+// (Event.Cursor) on.
+func (e Events) From(cursor string) Events {
+	e.after = cursor
+	return e
+}
+
+// Latest returns the journal read from after the newest entry written so
+// far: WaitFor then sees only what happens next, not what an earlier
+// test did in the same world (a reset keeps the journal).
+func (e Events) Latest(ctx context.Context) (Events, error) {
+	cursor := e.after
+	for {
+		page, next, err := e.page(ctx, cursor, "", 0)
+		if err != nil {
+			return e, err
+		}
+		if len(page) == 0 || next == cursor {
+			return e.From(next), nil
+		}
+		cursor = next
+	}
+}
 
 // Event is an entry of a world's journal. The fields most tests look at
 // are decoded; the rest of its type's fields are in Raw (Decode).
@@ -589,13 +617,14 @@ func (e Events) page(ctx context.Context, after, types string, wait time.Duratio
 	return out, wire.Cursor, nil
 }
 
-// List returns the journal's entries written so far, the oldest first:
+// List returns the journal's entries written so far (after From's
+// cursor), the oldest first:
 // all of them, or those of types ("rest.request", "failures"…). The
 // journal is written in batches every 10 ms: wait for what a test
 // expects with WaitFor before reading the rest.
 func (e Events) List(ctx context.Context, types ...string) ([]Event, error) {
 	var all []Event
-	cursor := ""
+	cursor := e.after
 	for {
 		page, next, err := e.page(ctx, cursor, strings.Join(types, ","), 0)
 		if err != nil {
@@ -617,14 +646,14 @@ func (e Events) Failures(ctx context.Context) ([]Event, error) {
 	return e.List(ctx, "failures")
 }
 
-// WaitFor returns the first entry of the journal, from its oldest, for
-// which match is true, waiting for it to be written (long-polling). It
+// WaitFor returns the first entry of the journal (from its oldest, or
+// after From's or Latest's cursor) for which match is true, waiting for it to be written (long-polling). It
 // gives up with ctx's error when ctx ends; a ctx without deadline gets
 // 30 seconds.
 func (e Events) WaitFor(ctx context.Context, match func(Event) bool) (Event, error) {
 	ctx, cancel := withDefaultTimeout(ctx, 30*time.Second)
 	defer cancel()
-	cursor := ""
+	cursor := e.after
 	for {
 		wait := 10 * time.Second
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {

@@ -238,6 +238,19 @@ func TestWorldKit(t *testing.T) {
 			if err != nil || ev.ApplicationID != w.App("bot").ID {
 				t.Errorf("WaitFor the counter's answer: %v %s", err, ev)
 			}
+			// Latest: WaitFor sees only what comes after it.
+			latest, err := w.Events().Latest(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := alice.Run(ctx, "/secret")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev, err = latest.WaitFor(ctx, func(e slashdtest.Event) bool { return e.Type == "interaction.answered" })
+			if err != nil || ev.InteractionID != again.InteractionID {
+				t.Errorf("Latest().WaitFor: %v %s, want the answer to %s", err, ev, again.InteractionID)
+			}
 			if f, err := w.Events().Failures(ctx); err != nil || len(f) != 0 {
 				t.Errorf("failures: %v %v", err, f)
 			}
