@@ -25,8 +25,8 @@ type World struct {
 	Guilds map[string]WorldGuild `json:"guilds"`
 	// DMs and GroupDMs are the channel ids of its DMs and group DMs by
 	// handle.
-	DMs      map[string]string `json:"-"`
-	GroupDMs map[string]string `json:"-"`
+	DMs      map[string]string `json:"dms"`
+	GroupDMs map[string]string `json:"group_dms"`
 	// BearerTokens are the Bearer tokens of the spec's grants, by
 	// "user:app".
 	BearerTokens map[string]BearerToken `json:"bearer_tokens"`
@@ -70,29 +70,6 @@ type WorldGuild struct {
 	// Roles and Channels are ids by handle; Roles has "@everyone".
 	Roles    map[string]string `json:"roles"`
 	Channels map[string]string `json:"channels"`
-}
-
-// UnmarshalJSON reads the world object; DMs and group DMs come as
-// objects with an id.
-func (w *World) UnmarshalJSON(b []byte) error {
-	type plain World
-	var wire struct {
-		*plain
-		DMs      map[string]struct{ ID string } `json:"dms"`
-		GroupDMs map[string]struct{ ID string } `json:"group_dms"`
-	}
-	wire.plain = (*plain)(w)
-	if err := json.Unmarshal(b, &wire); err != nil {
-		return err
-	}
-	w.DMs, w.GroupDMs = map[string]string{}, map[string]string{}
-	for h, d := range wire.DMs {
-		w.DMs[h] = d.ID
-	}
-	for h, d := range wire.GroupDMs {
-		w.GroupDMs[h] = d.ID
-	}
-	return nil
 }
 
 func (w *World) path(rest string) string {

@@ -33,6 +33,7 @@ func worldSpec(name string) map[string]any {
 				{"type": 3, "name": "name", "description": "The fruit", "required": true, "autocomplete": true}}},
 			{"name": "ban", "description": "Ban someone", "default_member_permissions": "4"},
 		}}},
+		"dms": map[string]any{"ab": map[string]any{"between": []string{"alice", "bob"}}},
 		"guilds": map[string]any{"club": map[string]any{
 			"owner":    "alice",
 			"roles":    map[string]any{"mods": map[string]any{"permissions": []string{"BAN_MEMBERS"}}},
@@ -230,6 +231,12 @@ func TestWorldKit(t *testing.T) {
 			said, err := bob.Say(ctx, "hi all")
 			if err != nil || said.Content != "hi all" {
 				t.Errorf("say: %v %+v", err, said)
+			}
+			if w.DMs["ab"] == "" {
+				t.Errorf("no DM ab: %+v", w.DMs)
+			}
+			if said, err := w.As("bob").In("ab").Say(ctx, "psst alice"); err != nil || said.ChannelID != w.DMs["ab"] {
+				t.Errorf("say in the DM: %v %+v", err, said)
 			}
 
 			ev, err := w.Events().WaitFor(ctx, func(e slashdtest.Event) bool {
