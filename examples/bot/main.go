@@ -16,10 +16,10 @@
 // /slow and /multi then carry on through the service's REST API
 // (interactions.Client, at SLASHD_URL): /slow edits its loading message,
 // /multi posts a follow-up; a 429 there is waited out (its retry_after)
-// and the call made again, up to 3 times. The bot also answers the PING and the badly
-// signed requests an Interactions Endpoint URL must handle, so it works
-// against slashd and the real service alike (there, SLASHD_URL is
-// https://discord.com).
+// and the call made again, up to 3 times. The bot also answers the PING
+// and the badly signed requests an Interactions Endpoint URL must handle,
+// so it works against slashd and the real service alike (there,
+// SLASHD_URL is https://discord.com).
 //
 // /counter keeps no state: the button's custom_id carries the count
 // ("counter:3"), and a press answers UPDATE_MESSAGE (type 7), which edits
