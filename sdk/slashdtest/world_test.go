@@ -385,3 +385,37 @@ func TestWorldSpecErrors(t *testing.T) {
 		t.Errorf("ConnectOrStart under slashd test: %s, want %s", c.URL, s.URL)
 	}
 }
+
+// BenchmarkWorldRun: a member's /echo through the kit (Actor.Run: the
+// act, its answer decoded), against the baseline of the same act sent
+// as raw JSON with the kit's Client.Do, decoded into nothing.
+func BenchmarkWorldRun(b *testing.B) {
+	s := slashdtest.Start(b)
+	ctx := context.Background()
+	w, err := s.World(ctx, worldSpec("bench"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	bot := &worldBot{api: &interactions.Client{BaseURL: s.URL}}
+	app := httptest.NewServer(interactions.Handler(w.App("bot").PublicKey, bot.handle))
+	b.Cleanup(app.Close)
+	if err := w.SetInteractionsEndpoint(ctx, "bot", app.URL); err != nil {
+		b.Fatal(err)
+	}
+	alice := w.As("alice").In("general")
+	b.Run("kit", func(b *testing.B) {
+		for b.Loop() {
+			if r, err := alice.Run(ctx, "/echo text:hi"); err != nil || r.Content != "you said hi" {
+				b.Fatal(err, r)
+			}
+		}
+	})
+	b.Run("baseline-raw-act", func(b *testing.B) {
+		body := json.RawMessage(`{"as": "alice", "in": "general", "run": "/echo text:hi"}`)
+		for b.Loop() {
+			if err := s.Client().Do(ctx, "POST", "/admin/v1/worlds/bench/act", "", body, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
