@@ -15,10 +15,11 @@
 // Every interaction is answered in the HTTP response to its delivery.
 // /slow and /multi then carry on through the service's REST API
 // (interactions.Client, at SLASHD_URL): /slow edits its loading message,
-// /multi posts a follow-up. The bot also answers the PING and the badly
-// signed requests an Interactions Endpoint URL must handle, so it works
-// against slashd and the real service alike (there, SLASHD_URL is
-// https://discord.com).
+// /multi posts a follow-up; a 429 there is waited out (its retry_after)
+// and the call made again, up to 3 times. The bot also answers the PING
+// and the badly signed requests an Interactions Endpoint URL must handle,
+// so it works against slashd and the real service alike (there,
+// SLASHD_URL is https://discord.com).
 //
 // /counter keeps no state: the button's custom_id carries the count
 // ("counter:3"), and a press answers UPDATE_MESSAGE (type 7), which edits
@@ -342,25 +343,38 @@ func autocomplete(d *interactions.CommandData) interactions.Response {
 // answered it. The service takes the answer from the HTTP response, after
 // handle has returned; until then the interaction's webhook is unknown
 // (10015), so work failing that way is tried again for a few seconds.
+// A 429 is waited out (its retry_after) and tried again, a few times, as
+// the service asks every client to.
 func (b *bot) later(i *interactions.Interaction, what string, delay time.Duration, work func(ctx context.Context) error) {
 	b.background.Go(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		time.Sleep(delay)
-		for wait := 50 * time.Millisecond; ; wait *= 2 {
+		wait, limited := 50*time.Millisecond, 0
+		for {
 			err := work(ctx)
 			if err == nil {
 				return
 			}
 			var apiErr *interactions.APIError
-			if !errors.As(err, &apiErr) || apiErr.Code != interactions.CodeUnknownWebhook || wait > 2*time.Second {
+			switch {
+			case errors.As(err, &apiErr) && apiErr.Status == http.StatusTooManyRequests && limited < maxRateLimited:
+				limited++
+				time.Sleep(apiErr.RetryAfter)
+			case errors.As(err, &apiErr) && apiErr.Code == interactions.CodeUnknownWebhook && wait <= 2*time.Second:
+				time.Sleep(wait)
+				wait *= 2
+			default:
 				b.logf("bot: %s (interaction %s): %v", what, i.ID, err)
 				return
 			}
-			time.Sleep(wait)
 		}
 	})
 }
+
+// maxRateLimited is how many 429s in a row a piece of work waits out
+// before it gives up.
+const maxRateLimited = 3
 
 // clip shortens s to at most n characters.
 func clip(s string, n int) string {

@@ -50,6 +50,12 @@ func (e *APIError) Error() string {
 // body). A 2xx answer is decoded into out unless out is nil; any other is
 // an *APIError.
 func (s *Server) do(ctx context.Context, method, path, auth string, body, out any) error {
+	return send(ctx, s.client, s.URL, method, path, auth, "", body, out)
+}
+
+// send is do for any server: base is its URL, contentType the body's
+// type ("" for JSON).
+func send(ctx context.Context, hc *http.Client, base, method, path, auth, contentType string, body, out any) error {
 	var rd io.Reader
 	switch b := body.(type) {
 	case nil:
@@ -66,17 +72,20 @@ func (s *Server) do(ctx context.Context, method, path, auth string, body, out an
 		}
 		rd = bytes.NewReader(enc)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, s.URL+path, rd)
+	req, err := http.NewRequestWithContext(ctx, method, base+path, rd)
 	if err != nil {
 		return fmt.Errorf("slashdtest: %w", err)
 	}
 	if rd != nil {
-		req.Header.Set("Content-Type", "application/json")
+		if contentType == "" {
+			contentType = "application/json"
+		}
+		req.Header.Set("Content-Type", contentType)
 	}
 	if auth != "" {
 		req.Header.Set("Authorization", auth)
 	}
-	resp, err := s.client.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		return fmt.Errorf("slashdtest: %s %s: %w", method, path, err)
 	}

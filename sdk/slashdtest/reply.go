@@ -64,6 +64,8 @@ type Message struct {
 	// components, as JSON.
 	Embeds     []json.RawMessage
 	Components []json.RawMessage
+	// Attachments are the message's attachments, as JSON.
+	Attachments []json.RawMessage
 	// Raw is the whole message object.
 	Raw json.RawMessage
 }
@@ -130,13 +132,14 @@ func (c wireChoice) choice() Choice {
 }
 
 type wireMessage struct {
-	ID         string            `json:"id"`
-	ChannelID  string            `json:"channel_id"`
-	Content    string            `json:"content"`
-	Flags      int               `json:"flags"`
-	Embeds     []json.RawMessage `json:"embeds"`
-	Components []json.RawMessage `json:"components"`
-	Author     struct {
+	ID          string            `json:"id"`
+	ChannelID   string            `json:"channel_id"`
+	Content     string            `json:"content"`
+	Flags       int               `json:"flags"`
+	Embeds      []json.RawMessage `json:"embeds"`
+	Components  []json.RawMessage `json:"components"`
+	Attachments []json.RawMessage `json:"attachments"`
+	Author      struct {
 		ID string `json:"id"`
 	} `json:"author"`
 }
@@ -148,7 +151,8 @@ func decodeMessage(raw json.RawMessage) (Message, error) {
 	}
 	return Message{
 		ID: w.ID, ChannelID: w.ChannelID, AuthorID: w.Author.ID, Content: w.Content, Flags: w.Flags,
-		Ephemeral: w.Flags&messageFlagEphemeral != 0, Embeds: w.Embeds, Components: w.Components, Raw: raw,
+		Ephemeral: w.Flags&messageFlagEphemeral != 0, Embeds: w.Embeds, Components: w.Components,
+		Attachments: w.Attachments, Raw: raw,
 	}, nil
 }
 
