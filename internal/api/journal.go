@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -413,6 +414,11 @@ func (s *Server) startJournal(ctx context.Context, cfg Config, d Deps) {
 // ReadJournal reads a world's journal, long-polling (the admin API's GET
 // /admin/v1/worlds/{world}/events).
 func (s *Server) ReadJournal(ctx context.Context, q journal.Query) (journal.Page, error) {
+	// What this node queued before the read is written first: a test
+	// that acted and then asks for its failures sees them all.
+	if err := s.journal.Sync(ctx); err != nil {
+		return journal.Page{}, fmt.Errorf("journal: wait for the queue: %w", err)
+	}
 	return journal.Read(ctx, s.store, s.journalWaiters, q)
 }
 

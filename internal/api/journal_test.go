@@ -257,3 +257,20 @@ func TestJournalGatewayBotAnswers(t *testing.T) {
 		t.Errorf("failures = %+v; want none", f.Events)
 	}
 }
+
+// A read of the journal (no wait) right after the request it records
+// sees it: the node writes what it queued before reading, so a test's
+// closing "no failures" never misses its last refused call.
+func TestJournalReadSeesWhatWasJustQueued(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	w := createWorld(t, e, issueExample)
+	bot := "Bot " + w.Apps["modbot"].BotToken
+	for n := range 5 {
+		mustDo(t, e, "GET", "/api/v10/channels/1234", bot, nil, http.StatusNotFound)
+		got := readEvents(t, e, w.ID, url.Values{"type": {"failures"}}).Events
+		if len(got) != n+1 || got[n].Status != http.StatusNotFound {
+			t.Fatalf("after refused call %d, failures read at once: %+v; want %d", n+1, got, n+1)
+		}
+	}
+}

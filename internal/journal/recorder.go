@@ -91,6 +91,9 @@ type item struct {
 	typ        string
 	at         time.Time
 	body       any
+	// synced, on a Sync's marker (no entry), is closed once every entry
+	// queued before it is written.
+	synced chan struct{}
 }
 
 // New starts a recorder; Close stops it.
@@ -186,6 +189,43 @@ func (r *Recorder) enqueue(it item) {
 	}
 }
 
+// Sync waits until every entry this node queued before the call is
+// written (or failed to be), so that a read that follows sees them: a
+// test's "no failures" right after its last action must not miss the
+// entries still in the queue. It wakes the writer rather than waiting
+// out its Flush.
+func (r *Recorder) Sync(ctx context.Context) error {
+	if r == nil {
+		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	synced := make(chan struct{})
+	r.mu.RLock()
+	if r.stopping {
+		r.mu.RUnlock()
+		return nil // Close writes what is queued
+	}
+	select {
+	case r.queue <- item{synced: synced}: // never dropped: it waits for room
+	case <-ctx.Done():
+		r.mu.RUnlock()
+		return ctx.Err()
+	}
+	r.mu.RUnlock()
+	select {
+	case r.full <- struct{}{}:
+	default:
+	}
+	select {
+	case <-synced:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // Close stops taking entries and writes those queued, within ctx.
 func (r *Recorder) Close(ctx context.Context) {
 	if r == nil {
@@ -263,10 +303,18 @@ func (r *Recorder) drain(batch []item) {
 	}
 }
 
-// flush writes one batch (and the drops not yet reported).
+// flush writes one batch (and the drops not yet reported), then
+// releases the Syncs waiting on it.
 func (r *Recorder) flush(batch []item) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	defer func() {
+		for _, it := range batch {
+			if it.synced != nil {
+				close(it.synced)
+			}
+		}
+	}()
 	entries := make([]store.JournalEntry, 0, len(batch)+1)
 	var worlds []snowflake.ID
 	add := func(world snowflake.ID, typ string, at time.Time, body any) {
@@ -284,6 +332,9 @@ func (r *Recorder) flush(batch []item) {
 		worlds = append(worlds, world)
 	}
 	for _, it := range batch {
+		if it.synced != nil {
+			continue // a Sync's marker: no entry
+		}
 		w := it.world
 		if w == 0 {
 			var err error

@@ -128,3 +128,38 @@ func TestRecorderWritesAWholeBatchAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// Sync returns once every entry queued before it is written, however
+// long the writer's Flush: a read right after sees them. A nil recorder
+// and a closed one have nothing to wait for; a Sync whose context ends
+// first says so.
+func TestRecorderSync(t *testing.T) {
+	const world snowflake.ID = 79
+	st := openStore(t)
+	r := journal.New(journal.Options{Store: st, IDs: snowflake.NewGenerator(1, nil), Batch: 100, Flush: time.Hour})
+	for round := 1; round <= 3; round++ {
+		for n := range 2 {
+			r.Record(world, journal.RESTRequest, map[string]int{"round": round, "n": n})
+		}
+		if err := r.Sync(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.JournalEntries(t.Context(), store.JournalQuery{WorldID: world, Limit: 100})
+		if err != nil || len(got) != 2*round {
+			t.Fatalf("round %d: %d entries after Sync (%v); want %d", round, len(got), err, 2*round)
+		}
+	}
+	cancelled, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := r.Sync(cancelled); err == nil {
+		t.Error("a Sync with an ended context returned nil")
+	}
+	r.Close(t.Context())
+	if err := r.Sync(t.Context()); err != nil {
+		t.Errorf("Sync after Close: %v", err)
+	}
+	var off *journal.Recorder
+	if err := off.Sync(t.Context()); err != nil {
+		t.Errorf("Sync of no journal: %v", err)
+	}
+}
