@@ -11,6 +11,10 @@
 // with the app's bot token, sets the app's Interactions Endpoint, then
 // has alice and bob use the bot and checks what they see.
 //
+// gateway_test.go does the same for a discordgo bot on the gateway
+// (gatewaybot), in a world of its own, and has the gateway send it a
+// RECONNECT, which discordgo survives by resuming its session.
+//
 // A plain `go test ./...` runs this package under slashd test by itself
 // (TestMain), so CI needs no extra step.
 package bottest
@@ -32,17 +36,19 @@ import (
 )
 
 var (
-	slashd = gobuild.Binary{Pkg: "github.com/slashd/slashd/cmd/slashd"}
-	bot    = gobuild.Binary{Pkg: examplebot.Package}
+	slashd     = gobuild.Binary{Pkg: "github.com/slashd/slashd/cmd/slashd"}
+	bot        = gobuild.Binary{Pkg: examplebot.Package}
+	gatewayBot = gobuild.Binary{Pkg: "github.com/slashd/slashd/examples/testing/go/gatewaybot"}
 )
 
 // TestMain runs the tests under `slashd test --world world.json` unless
 // they already run under it (SLASHD_URL set).
 func TestMain(m *testing.M) {
-	_ = gobuild.BuildAll(&bot)
 	if os.Getenv("SLASHD_URL") != "" {
+		_ = gobuild.BuildAll(&bot, &gatewayBot)
 		code := m.Run()
 		bot.Remove()
+		gatewayBot.Remove()
 		os.Exit(code)
 	}
 	bin, err := slashd.File()
@@ -55,7 +61,6 @@ func TestMain(m *testing.M) {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	err = cmd.Run()
 	slashd.Remove()
-	bot.Remove()
 	if exit, ok := err.(*exec.ExitError); ok {
 		os.Exit(exit.ExitCode())
 	}
@@ -202,7 +207,8 @@ func TestExampleBot(t *testing.T) {
 //
 // examples/bot receives interactions on an Interactions Endpoint and has
 // no gateway connection: a RECONNECT (gateway.reconnect) has nothing to
-// act on. What an endpoint bot meets instead is an interaction delivered
+// act on; gateway_test.go shows one with a discordgo bot on the gateway
+// (gatewaybot). What an endpoint bot meets instead is an interaction delivered
 // after its 3 seconds (delivery.late): the member is told the app did not
 // respond, the bot's late answer is dropped, and the next command must
 // work as before.
