@@ -353,24 +353,26 @@ func (s *Server) journalGateway(o gateway.Observation) {
 	}
 	switch o.Kind {
 	case gateway.ObservedIdentify:
-		s.journal.RecordApp(o.ApplicationID, journal.GatewayIdentify, gatewayEntry{Session: o.Session, Shard: o.Shard,
-			Intents: o.Intents})
+		s.journal.RecordApp(o.ApplicationID, journal.GatewayIdentify, gatewayEntry{App: o.ApplicationID, Session: o.Session,
+			Shard: o.Shard, Intents: o.Intents})
 	case gateway.ObservedResume:
-		s.journal.RecordApp(o.ApplicationID, journal.GatewayResume, gatewayEntry{Session: o.Session, Seq: o.Seq})
+		s.journal.RecordApp(o.ApplicationID, journal.GatewayResume, gatewayEntry{App: o.ApplicationID, Session: o.Session, Seq: o.Seq})
 	case gateway.ObservedClose:
-		s.journal.RecordApp(o.ApplicationID, journal.GatewayClose, gatewayEntry{Session: o.Session, Code: o.Code, By: o.By})
+		s.journal.RecordApp(o.ApplicationID, journal.GatewayClose, gatewayEntry{App: o.ApplicationID, Session: o.Session, Code: o.Code,
+			By: o.By})
 	case gateway.ObservedDispatch:
 		s.journal.RecordApp(o.ApplicationID, journal.GatewayDispatch, dispatchEntry(o))
 	}
 }
 
 type gatewayEntry struct {
-	Session string  `json:"session_id"`
-	Shard   *[2]int `json:"shard,omitempty"`
-	Intents uint64  `json:"intents,omitempty"`
-	Seq     int64   `json:"seq,omitempty"`
-	Code    int     `json:"code,omitempty"`
-	By      string  `json:"by,omitempty"` // client or server
+	App     snowflake.ID `json:"application_id"` // the session's app: a world may have several
+	Session string       `json:"session_id"`
+	Shard   *[2]int      `json:"shard,omitempty"`
+	Intents uint64       `json:"intents,omitempty"`
+	Seq     int64        `json:"seq,omitempty"`
+	Code    int          `json:"code,omitempty"`
+	By      string       `json:"by,omitempty"` // client or server
 }
 
 // maxDispatchData bounds the data a gateway.dispatch entry keeps.
@@ -380,11 +382,12 @@ const maxDispatchData = 4 << 10
 // INTERACTION_CREATE's: interaction.delivered has it already.
 func dispatchEntry(o gateway.Observation) any {
 	e := struct {
-		Session   string `json:"session_id"`
-		Type      string `json:"event"`
-		Seq       int64  `json:"seq"`
-		Truncated bool   `json:"data_omitted,omitempty"`
-	}{Session: o.Session, Type: o.Event, Seq: o.Seq}
+		App       snowflake.ID `json:"application_id"`
+		Session   string       `json:"session_id"`
+		Type      string       `json:"event"`
+		Seq       int64        `json:"seq"`
+		Truncated bool         `json:"data_omitted,omitempty"`
+	}{App: o.ApplicationID, Session: o.Session, Type: o.Event, Seq: o.Seq}
 	switch {
 	case o.Event == event.InteractionCreate:
 	case len(o.Data) <= maxDispatchData: // the gateway encoded it: valid JSON

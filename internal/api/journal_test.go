@@ -39,6 +39,7 @@ type journalEvent struct {
 	By            string          `json:"by"`
 	MessageID     string          `json:"message_id"`
 	AuthorID      string          `json:"author_id"`
+	ApplicationID string          `json:"application_id"`
 }
 
 type journalPage struct {
@@ -235,8 +236,8 @@ func TestJournalGatewayBotAnswers(t *testing.T) {
 		t.Errorf("interaction.delivered = %+v", delivered)
 	}
 	dispatch := waitEvent(t, e, w.ID, identified.Cursor, "gateway.dispatch", func(d journalEvent) bool { return d.Event == "INTERACTION_CREATE" })
-	if dispatch.Session == "" {
-		t.Errorf("dispatch = %+v", dispatch)
+	if dispatch.Session == "" || dispatch.ApplicationID != app.ID || identified.ApplicationID != app.ID {
+		t.Errorf("dispatch = %+v, identify = %+v; want modbot's session", dispatch, identified)
 	}
 	callback := waitEvent(t, e, w.ID, identified.Cursor, "rest.request", func(d journalEvent) bool { return strings.HasSuffix(d.Route, "/callback") })
 	if callback.Status != 204 || strings.Contains(callback.Path, "callback") && strings.Count(callback.Path, "/") != 6 ||
@@ -249,7 +250,7 @@ func TestJournalGatewayBotAnswers(t *testing.T) {
 	}
 	closeBot()
 	closed := waitEvent(t, e, w.ID, identified.Cursor, "gateway.close", nil)
-	if closed.Code != 1000 || closed.By != "client" || closed.Session != dispatch.Session {
+	if closed.Code != 1000 || closed.By != "client" || closed.Session != dispatch.Session || closed.ApplicationID != app.ID {
 		t.Errorf("gateway.close = %+v", closed)
 	}
 	// The bot made no refused call.

@@ -47,9 +47,13 @@ func TestGatewayBotSurvivesReconnect(t *testing.T) {
 	}
 
 	startGatewayBot(t, append(os.Environ(), "SLASHD_URL="+c.URL, "DISCORD_TOKEN="+app.BotToken))
-	// The world's one app is greeter: its first identify is the bot's.
+	// greeter's first identify is the bot's.
+	greeter := w.App("greeter").ID
 	identified, err := w.Events().WaitFor(ctx, func(e slashdtest.Event) bool {
-		return e.Type == "gateway.identify"
+		var of struct {
+			App string `json:"application_id"`
+		}
+		return e.Type == "gateway.identify" && e.Decode(&of) == nil && of.App == greeter
 	})
 	if err != nil {
 		t.Fatalf("the bot did not identify: %v", err)
