@@ -15,6 +15,7 @@ import (
 
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/command"
+	"github.com/slashd/slashd/internal/interaction"
 	"github.com/slashd/slashd/internal/slashline"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/world"
@@ -42,7 +43,7 @@ type Answer struct {
 
 // Outcome is the interaction an action made and how it went.
 type Outcome struct {
-	// ID is absent when the service refused the app's answer.
+	// ID is absent only when the interaction was not recorded.
 	ID      snowflake.ID `json:"id,omitempty"`
 	Type    int          `json:"type"`
 	Outcome string       `json:"outcome"`
@@ -510,13 +511,15 @@ func (m *member) interact(ctx context.Context, body map[string]any, wait time.Du
 			Modal   json.RawMessage `json:"modal"`
 		} `json:"resource"`
 	}
+	ctx, recorded := interaction.WithIDSink(ctx)
 	err := m.call(ctx, "POST", "/interactions", body, &res)
 	var refused *Refused
 	if errors.As(err, &refused) && (refused.Status == http.StatusBadGateway || refused.Status == http.StatusGatewayTimeout) {
 		// The app did not answer in time, or answered wrong: the member
 		// sees "This interaction failed".
 		t, _ := body["type"].(int)
-		return Answer{Interaction: &Outcome{Type: t, Outcome: OutcomeFailed, Error: refused.Body}}, nil
+		// The wire names no interaction then; the record made does.
+		return Answer{Interaction: &Outcome{ID: recorded(), Type: t, Outcome: OutcomeFailed, Error: refused.Body}}, nil
 	}
 	if err != nil {
 		return Answer{}, err

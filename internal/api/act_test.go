@@ -293,8 +293,9 @@ func TestAct(t *testing.T) {
 	})
 	t.Run("an answer the service refuses fails", func(t *testing.T) {
 		a := act(t, `{"as": "alice", "in": "general", "run": "/broken"}`, 200)
-		if a.Interaction == nil || a.Interaction.Outcome != "failed" || len(a.Interaction.Error) == 0 || a.Message != nil {
-			t.Fatalf("answer: %+v", a.Interaction)
+		if a.Interaction == nil || a.Interaction.Outcome != "failed" || len(a.Interaction.Error) == 0 || a.Message != nil ||
+			a.Interaction.ID == "" {
+			t.Fatalf("answer: %+v; want a failure naming its interaction", a.Interaction)
 		}
 	})
 	t.Run("refusals are the API's", func(t *testing.T) {

@@ -104,6 +104,7 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("record interaction: %w", err)
 	}
 	defer delivered() // settles the record before the handler returns, panics included
+	interaction.ReportID(ctx, in.record.ID)
 	rec, err := s.dispatch(ctx, in)
 	if err != nil {
 		return err
