@@ -6,7 +6,6 @@ package testkit
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/slashd/slashd/internal/testtool"
@@ -36,32 +35,10 @@ func TestNodeInstalled(t *testing.T) { testtool.Probe(t, findNode) }
 // starts its own server with the kit's start().
 func TestKit(t *testing.T) {
 	bin := slashd.Path(t)
-	watchSources(t, ".")
+	testtool.WatchSources(t, ".")
 	cmd := exec.CommandContext(t.Context(), "node", "--test")
 	cmd.Env = append(os.Environ(), "SLASHD_BIN="+bin)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("node --test: %v\n%s", err, out)
-	}
-}
-
-// watchSources stats every file under dir but node_modules, so that go
-// test's cache replays a pass only while the JavaScript is unchanged
-// (node reads them, not this process).
-func watchSources(t *testing.T, dir string) {
-	t.Helper()
-	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && d.Name() == "node_modules" {
-			return filepath.SkipDir
-		}
-		if !d.IsDir() {
-			_, err = os.ReadFile(path)
-		}
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 }

@@ -38,33 +38,9 @@ func TestDiscordJSInstalled(t *testing.T) { testtool.Probe(t, findDiscordJS) }
 // TestExample runs the suite under slashd test, as a developer does.
 func TestExample(t *testing.T) {
 	bin := slashd.Path(t)
-	watchSources(t, ".", filepath.Join("..", "..", "..", "sdk", "js"))
+	testtool.WatchSources(t, ".", filepath.Join("..", "..", "..", "sdk", "js"))
 	cmd := exec.CommandContext(t.Context(), bin, "test", "--world", "world.json", "--", "node", "--test")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("slashd test --world world.json -- node --test: %v\n%s", err, out)
-	}
-}
-
-// watchSources reads every file under dirs but node_modules, so that go
-// test's cache replays a pass only while the JavaScript is unchanged
-// (node reads them, not this process).
-func watchSources(t *testing.T, dirs ...string) {
-	t.Helper()
-	for _, dir := range dirs {
-		err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() && d.Name() == "node_modules" {
-				return filepath.SkipDir
-			}
-			if !d.IsDir() {
-				_, err = os.ReadFile(path)
-			}
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
 	}
 }

@@ -8,15 +8,14 @@ package pytest
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/slashd/slashd/internal/testtool"
 )
 
 // Python is Debian's system Python, which .ci/run gives python3-pytest,
@@ -55,11 +54,7 @@ const Install = "apt-get install python3-pytest python3-discord python3-aiohttp 
 // Python sources and runs the suite again.
 func Run(t *testing.T, dir, slashd string, sources ...string) {
 	t.Helper()
-	for _, d := range append([]string{dir}, sources...) {
-		if err := watch(d); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtool.WatchSources(t, append([]string{dir}, sources...)...)
 	ctx, cancel := context.WithTimeout(t.Context(), Bound)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, Python, "-m", "pytest", "-q", "-p", "no:cacheprovider")
@@ -86,23 +81,4 @@ func withoutSlashd(env []string) []string {
 		}
 	}
 	return kept
-}
-
-// watch reads every source file under dir (not caches).
-func watch(dir string) error {
-	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); name == "__pycache__" || strings.HasPrefix(name, ".") && path != dir {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if _, err := os.ReadFile(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-		return nil
-	})
 }
