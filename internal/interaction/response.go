@@ -76,6 +76,7 @@ import (
 	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/jsonenc"
+	"github.com/slashd/slashd/internal/msgcheck"
 )
 
 // Interaction types that are answered but not created by ParseInvocation.
@@ -341,22 +342,77 @@ func readMessage(o form.Object, edit bool) MessageData {
 	}
 	m.TTS, _ = o.Bool("tts")
 	limit := MaxComponents
+	v2 := new(bool)
 	if fv, ok := o.Value("flags"); ok {
 		m.Flags, _ = readFlags(fv, messageFlags, o.At("flags"))
 		// The limit follows the V2 bit as sent, even when the flags are
 		// invalid for other bits, so that one mistake is reported once.
 		if n, ok := form.ToInt(fv); ok && n&FlagComponentsV2 != 0 {
 			limit = MaxComponentsV2
+			*v2 = true
 		}
 	} else if edit && !o.Has("flags") {
 		limit = MaxComponentsV2 // the stored message's flags decide: the caller's check
+		v2 = nil
 	}
 	m.Embeds = readObjects(o, "embeds", MaxEmbeds)
 	m.Components = readObjects(o, "components", limit)
 	m.Attachments = readObjects(o, "attachments", -1)
 	m.AllowedMentions = readObject(o, "allowed_mentions")
 	m.Poll = readObject(o, "poll")
+	msgcheck.Body(wellTyped(o, messageKeys), v2, o.At())
 	return m
+}
+
+// wellTyped is the keys of o, among keys, whose values were read without
+// error: the inside of a value refused whole (a list too long, a string
+// where an object belongs) is not checked further.
+func wellTyped(o form.Object, keys []string) map[string]any {
+	out := make(map[string]any, len(keys))
+	for _, k := range keys {
+		if v, ok := o.Value(k); ok && o.At(k).Empty() {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// CheckEdit finishes checking an edit d of a stored message whose flags
+// are stored, when d leaves the flags alone: the stored flags then say
+// whether its components are Components V2 (and what may not stand
+// beside them). The error is a 50035 *apierr.Error or nil.
+func CheckEdit(d MessageData, stored uint64) error {
+	if d.Set["flags"] {
+		return nil // ParseMessage has checked the body against its own flags
+	}
+	errs := &apierr.Fields{}
+	body := map[string]any{}
+	if d.Set["content"] && d.Content != "" {
+		body["content"] = d.Content
+	}
+	for key, list := range map[string][]json.RawMessage{"embeds": d.Embeds, "components": d.Components} {
+		if d.Set[key] && list != nil {
+			body[key] = decodeList(list)
+		}
+	}
+	if d.Set["poll"] && len(d.Poll) > 0 && string(d.Poll) != "null" {
+		if v, err := form.DecodeJSON(d.Poll); err == nil {
+			body["poll"] = v
+		}
+	}
+	msgcheck.BodyComponents(body, stored&FlagComponentsV2 != 0, errs)
+	return errs.Err()
+}
+
+// decodeList decodes raw JSON items back into generic values.
+func decodeList(list []json.RawMessage) []any {
+	out := make([]any, 0, len(list))
+	for _, raw := range list {
+		if v, err := form.DecodeJSON(raw); err == nil {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // readFlags reads v as flags holding only bits of allowed.
@@ -494,8 +550,13 @@ func readModal(d form.Object) {
 				d.At("components").Add(form.CodeBadLength, form.MsgBadLength(1, MaxModalComponents))
 				return
 			}
+			ok := true
 			for i, item := range l {
-				form.AsObject(item, d.At("components", i))
+				_, isObject := form.AsObject(item, d.At("components", i))
+				ok = ok && isObject
+			}
+			if ok {
+				msgcheck.ModalComponents(l, d.At("components"))
 			}
 		}
 	}
