@@ -295,11 +295,6 @@ func (s *Server) editMessage(r *http.Request, m store.Message, d interaction.Mes
 	if messageEmpty(msg) {
 		return nil, interaction.ErrEmptyMessage
 	}
-	if limit := interaction.ComponentLimit(msg.Flags); d.Set["components"] && len(msg.Components) > limit {
-		// An edit that leaves the flags alone is read with the larger
-		// limit: the stored message's flags decide.
-		return nil, apierr.Invalid(form.CodeMaxLength, form.MsgMaxLength(limit), "components")
-	}
 	body, err := jsonenc.Marshal(msg)
 	if err != nil {
 		return nil, err

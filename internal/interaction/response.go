@@ -379,11 +379,18 @@ func wellTyped(o form.Object, keys []string) map[string]any {
 
 // CheckEdit finishes checking an edit d of a stored message whose flags
 // are stored, when d leaves the flags alone: the stored flags then say
-// whether its components are Components V2 (and what may not stand
-// beside them). The error is a 50035 *apierr.Error or nil.
+// how many top-level components it may hold, whether they are Components
+// V2, and what may not stand beside them. Every route that edits a
+// stored message (webhook and channel edits, UPDATE_MESSAGE) calls it.
+// The error is a 50035 *apierr.Error or nil.
 func CheckEdit(d MessageData, stored uint64) error {
 	if d.Set["flags"] {
 		return nil // ParseMessage has checked the body against its own flags
+	}
+	if limit := ComponentLimit(stored); d.Set["components"] && len(d.Components) > limit {
+		// ParseMessage read the edit with the larger limit: the stored
+		// message's flags decide.
+		return apierr.Invalid(form.CodeMaxLength, form.MsgMaxLength(limit), "components")
 	}
 	errs := &apierr.Fields{}
 	body := map[string]any{}

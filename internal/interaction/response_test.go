@@ -3,6 +3,7 @@ package interaction
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -84,9 +85,38 @@ func objs(n int) string {
 	return "[" + strings.TrimSuffix(strings.Repeat("{},", n), ",") + "]"
 }
 
+// jsonList is a JSON array of n items made by item(i).
+func jsonList(n int, item func(i int) string) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = item(i)
+	}
+	return "[" + strings.Join(parts, ",") + "]"
+}
+
+// rows is n valid action rows, each with one button of its own custom_id.
+func rows(n int) string {
+	return jsonList(n, func(i int) string {
+		return fmt.Sprintf(`{"type":1,"components":[{"type":2,"style":1,"label":"b","custom_id":"b%d"}]}`, i)
+	})
+}
+
+// texts is n valid Components V2 text displays.
+func texts(n int) string {
+	return jsonList(n, func(int) string { return `{"type":10,"content":"t"}` })
+}
+
+// labels is n valid modal labels, each around a text input of its own
+// custom_id.
+func labels(n int) string {
+	return jsonList(n, func(i int) string {
+		return fmt.Sprintf(`{"type":18,"label":"L","component":{"type":4,"custom_id":"t%d","style":1}}`, i)
+	})
+}
+
 var (
 	typeInvalid = struct{ code, msg string }{CodeResponseTypeInvalid, MsgResponseTypeInvalid}
-	modalOK     = `{"custom_id":"m","title":"T","components":[{"type":1,"components":[]}]}`
+	modalOK     = `{"custom_id":"m","title":"T","components":[{"type":18,"label":"L","component":{"type":4,"custom_id":"t","style":1}}]}`
 )
 
 var callbackCases = []respCase{
@@ -146,7 +176,7 @@ var callbackCases = []respCase{
 	{name: "message empty data", it: ApplicationCommand, body: `{"type":4,"data":{}}`, err: ErrEmptyMessage},
 	{name: "message empty content", it: ApplicationCommand, body: `{"type":4,"data":{"content":"","embeds":[],"poll":null,"tts":true}}`, err: ErrEmptyMessage},
 	{name: "message embed", it: ApplicationCommand, body: `{"type":4,"data":{"embeds":[{"title":"t"}]}}`},
-	{name: "message component", it: ModalSubmit, body: `{"type":4,"data":{"components":[{"type":1}]}}`},
+	{name: "message component", it: ModalSubmit, body: `{"type":4,"data":{"components":` + rows(1) + `}}`},
 	{name: "message attachment", it: ApplicationCommand, body: `{"type":4,"data":{"attachments":[{"id":"0"}]}}`},
 	{name: "message poll", it: ApplicationCommand, body: `{"type":4,"data":{"poll":{"question":{"text":"?"}}}}`},
 	{name: "message data not object", it: ApplicationCommand, body: `{"type":4,"data":5}`, path: "data", code: form.CodeModelConvert},
@@ -222,13 +252,13 @@ var callbackCases = []respCase{
 	{name: "modal title missing", it: ApplicationCommand, body: `{"type":9,"data":{"custom_id":"c","components":[{}]}}`, path: "data.title", code: form.CodeRequired},
 	{name: "modal title 46", it: ApplicationCommand, body: `{"type":9,"data":{"custom_id":"c","title":"` + rep("t", 46) + `","components":[{}]}}`,
 		path: "data.title", code: form.CodeBadLength, msg: "Must be between 1 and 45 in length."},
-	{name: "modal title 45", it: ApplicationCommand, body: `{"type":9,"data":{"custom_id":"c","title":"` + rep("t", 45) + `","components":[{}]}}`},
+	{name: "modal title 45", it: ApplicationCommand, body: `{"type":9,"data":{"custom_id":"c","title":"` + rep("t", 45) + `","components":` + labels(1) + `}}`},
 	{name: "modal components missing", it: ApplicationCommand, body: `{"type":9,"data":{"custom_id":"c","title":"T"}}`, path: "data.components", code: form.CodeRequired},
 	{name: "modal components empty", it: ApplicationCommand, body: `{"type":9,"data":{"custom_id":"c","title":"T","components":[]}}`,
 		path: "data.components", code: form.CodeBadLength, msg: "Must be between 1 and 5 in length."},
 	{name: "modal components 6", it: ApplicationCommand, body: `{"type":9,"data":{"custom_id":"c","title":"T","components":` + objs(6) + `}}`,
 		path: "data.components", code: form.CodeBadLength},
-	{name: "modal components 5", it: ApplicationCommand, body: `{"type":9,"data":{"custom_id":"c","title":"T","components":` + objs(5) + `}}`},
+	{name: "modal components 5", it: ApplicationCommand, body: `{"type":9,"data":{"custom_id":"c","title":"T","components":` + labels(5) + `}}`},
 	{name: "modal component not object", it: ApplicationCommand, body: `{"type":9,"data":{"custom_id":"c","title":"T","components":[1]}}`,
 		path: "data.components.0", code: form.CodeModelConvert},
 }
@@ -287,7 +317,7 @@ func TestParseCallbackValues(t *testing.T) {
 	})
 	t.Run("modal raw", func(t *testing.T) {
 		cb, err := ParseCallback(respDecode(t, `{"type":9,"data":`+modalOK+`}`), ApplicationCommand)
-		want := `{"components":[{"components":[],"type":1}],"custom_id":"m","title":"T"}`
+		want := `{"components":[{"component":{"custom_id":"t","style":1,"type":4},"label":"L","type":18}],"custom_id":"m","title":"T"}`
 		if err != nil || cb.Type != CallbackModal || string(cb.Modal) != want {
 			t.Fatalf("%s %v", cb.Modal, err)
 		}
@@ -356,9 +386,9 @@ var messageCases = []respCase{
 	{name: "embeds not list", body: `{"embeds":{}}`, path: "embeds", code: form.CodeListConvert},
 	{name: "embed not object", body: `{"embeds":[{},1]}`, path: "embeds.1", code: form.CodeModelConvert},
 	{name: "embed null", body: `{"embeds":[null]}`, path: "embeds.0", code: form.CodeListItemNull},
-	{name: "components 5", body: `{"components":` + objs(5) + `}`},
+	{name: "components 5", body: `{"components":` + rows(5) + `}`},
 	{name: "components 6", body: `{"components":` + objs(6) + `}`, path: "components", code: form.CodeMaxLength, msg: "Must be 5 or fewer in length."},
-	{name: "components 40 v2", body: `{"flags":32768,"components":` + objs(40) + `}`},
+	{name: "components 40 v2", body: `{"flags":32768,"components":` + texts(40) + `}`},
 	{name: "components 41 v2", body: `{"flags":32768,"components":` + objs(41) + `}`, path: "components", code: form.CodeMaxLength, msg: "Must be 40 or fewer in length."},
 	{name: "components v2 with bad flag counted once", body: `{"flags":32769,"components":` + objs(6) + `}`, path: "flags", code: CodeFlagsInvalid},
 	{name: "component not object", body: `{"components":["x"]}`, path: "components.0", code: form.CodeModelConvert},
@@ -403,7 +433,7 @@ func TestParseMessageValues(t *testing.T) {
 		m.Content != "" || len(m.Embeds) != 0 || m.Poll != nil || m.Flags != FlagSuppressEmbeds || !m.Empty() {
 		t.Fatalf("%+v", m)
 	}
-	m, err = ParseMessage(respDecode(t, `{"attachments":[{"id":"0","filename":"a.png"}],"poll":{"question":{"text":"q"}},"components":[{"type":1,"components":[{"type":2,"custom_id":"b"}]}]}`), false)
+	m, err = ParseMessage(respDecode(t, `{"attachments":[{"id":"0","filename":"a.png"}],"poll":{"question":{"text":"q"}},"components":[{"type":1,"components":[{"type":2,"style":1,"label":"B","custom_id":"b"}]}]}`), false)
 	if err != nil {
 		t.Fatal(err)
 	}
