@@ -155,7 +155,7 @@ func (s *Server) updatedComponentMessage(ctx context.Context, rec store.Interact
 	if err := json.Unmarshal(m.Body, &msg); err != nil {
 		return nil, err
 	}
-	if err := interaction.CheckEdit(d, msg.Flags); err != nil {
+	if err := interaction.CheckEdit(d, msg.Flags, "data"); err != nil {
 		return nil, err
 	}
 	s.applyMessage(&msg, d)

@@ -382,15 +382,17 @@ func wellTyped(o form.Object, keys []string) map[string]any {
 // how many top-level components it may hold, whether they are Components
 // V2, and what may not stand beside them. Every route that edits a
 // stored message (webhook and channel edits, UPDATE_MESSAGE) calls it.
-// The error is a 50035 *apierr.Error or nil.
-func CheckEdit(d MessageData, stored uint64) error {
+// The errors are recorded under the path under (["data"] for an
+// UPDATE_MESSAGE answer, whose message is its data). The error is a 50035
+// *apierr.Error or nil.
+func CheckEdit(d MessageData, stored uint64, under ...any) error {
 	if d.Set["flags"] {
 		return nil // ParseMessage has checked the body against its own flags
 	}
 	if limit := ComponentLimit(stored); d.Set["components"] && len(d.Components) > limit {
 		// ParseMessage read the edit with the larger limit: the stored
 		// message's flags decide.
-		return apierr.Invalid(form.CodeMaxLength, form.MsgMaxLength(limit), "components")
+		return apierr.Invalid(form.CodeMaxLength, form.MsgMaxLength(limit), append(under, "components")...)
 	}
 	errs := &apierr.Fields{}
 	body := map[string]any{}
@@ -407,7 +409,7 @@ func CheckEdit(d MessageData, stored uint64) error {
 			body["poll"] = v
 		}
 	}
-	msgcheck.BodyComponents(body, stored&FlagComponentsV2 != 0, errs)
+	msgcheck.BodyComponents(body, stored&FlagComponentsV2 != 0, errs.At(under...))
 	return errs.Err()
 }
 

@@ -178,7 +178,9 @@ var v2Cases = []compCase{
 	{name: "row in container", list: `[{"type":17,"components":[` + row(buttons(5)) + `]}]`},
 	{name: "40 components", list: `[{"type":17,"components":[` + many(39, func(int) string { return text }) + `]}]`},
 	{name: "41 components", list: `[{"type":17,"components":[` + many(40, func(int) string { return `{"type":14}` }) + `]}]`, path: "0.components", code: CodeCountExceeded, msg: "Must be 40 or fewer in length."},
-	{name: "41 with accessories", list: `[` + many(20, func(int) string { return `{"type":9,"components":[{"type":10,"content":"x"}],"accessory":` + thumb + `}` }) + `]`, path: "13.components", code: CodeCountExceeded},
+	{name: "41 with accessories", list: `[` + many(20, func(int) string {
+		return `{"type":9,"components":[{"type":10,"content":"x"}],"accessory":` + thumb + `}`
+	}) + `]`, path: "13.components", code: CodeCountExceeded},
 	{name: "custom_id unique across section and row", list: `[{"type":9,"components":[` + text + `],"accessory":` + button + `},` + row(button) + `]`, path: "1.components.0.custom_id", code: CodeCustomIDDuplicated},
 }
 
