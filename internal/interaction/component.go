@@ -6,6 +6,7 @@ import (
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/form"
+	"github.com/slashd/slashd/internal/msgcheck"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 
@@ -16,12 +17,12 @@ import (
 
 // Component types a user can interact with.
 const (
-	ComponentButton            = 2
-	ComponentStringSelect      = 3
-	ComponentUserSelect        = 5
-	ComponentRoleSelect        = 6
-	ComponentMentionableSelect = 7
-	ComponentChannelSelect     = 8
+	ComponentButton            = msgcheck.TypeButton
+	ComponentStringSelect      = msgcheck.TypeStringSelect
+	ComponentUserSelect        = msgcheck.TypeUserSelect
+	ComponentRoleSelect        = msgcheck.TypeRoleSelect
+	ComponentMentionableSelect = msgcheck.TypeMentionableSelect
+	ComponentChannelSelect     = msgcheck.TypeChannelSelect
 )
 
 var interactiveComponents = []int{ComponentButton, ComponentStringSelect, ComponentUserSelect,

@@ -6,6 +6,7 @@ import (
 
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/form"
+	"github.com/slashd/slashd/internal/msgcheck"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 
@@ -23,12 +24,12 @@ import (
 
 // ComponentTextInput is a modal's text input; modals also hold select
 // menus (the Component*Select types), inside labels.
-const ComponentTextInput = 4
+const ComponentTextInput = msgcheck.TypeTextInput
 
 // Layout components a modal submission holds inputs in.
 const (
-	componentActionRow = 1
-	componentLabel     = 18
+	componentActionRow = msgcheck.TypeActionRow
+	componentLabel     = msgcheck.TypeLabel
 )
 
 var modalInputTypes = []int{ComponentTextInput, ComponentStringSelect, ComponentUserSelect,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/slashd/slashd/internal/jsonenc"
+	"github.com/slashd/slashd/internal/msgcheck"
 )
 
 // A message's embeds and components are stored as the app sent them,
@@ -20,10 +21,10 @@ import (
 
 // Layout component types with defaults, and the defaults.
 const (
-	componentThumbnail   = 11
-	componentFile        = 13
-	componentSeparator   = 14
-	componentContainer   = 17
+	componentThumbnail   = msgcheck.TypeThumbnail
+	componentFile        = msgcheck.TypeFile
+	componentSeparator   = msgcheck.TypeSeparator
+	componentContainer   = msgcheck.TypeContainer
 	separatorSmall       = 1
 	defaultSelectedCount = 1
 )

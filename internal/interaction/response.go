@@ -49,7 +49,8 @@ package interaction
 //     the focused option's type is not checked.
 //   - MODAL: data (BASE_TYPE_REQUIRED) with custom_id 1–100, title 1–45
 //     (BASE_TYPE_BAD_LENGTH), components 1–5 objects (BASE_TYPE_BAD_LENGTH
-//     "Must be between 1 and 5 in length."). Components are not parsed.
+//     "Must be between 1 and 5 in length."), checked by
+//     msgcheck.ModalComponents.
 //   - Messages (ParseMessage): content ≤2000 code points
 //     (BASE_TYPE_MAX_LENGTH), tts bool, flags only SUPPRESS_EMBEDS,
 //     EPHEMERAL, SUPPRESS_NOTIFICATIONS, IS_VOICE_MESSAGE,
@@ -57,14 +58,16 @@ package interaction
 //     IS_COMPONENTS_V2), attachments any number, each an object
 //     (MODEL_TYPE_CONVERT, null LIST_ITEM_VALUE_REQUIRED); allowed_mentions
 //     and poll objects (MODEL_TYPE_CONVERT). Their contents are kept as raw
-//     JSON, not checked. Unknown keys are ignored. A key given as null is
+//     JSON and checked by msgcheck (below). Unknown keys are ignored. A key given as null is
 //     present and empty (in an edit: cleared). On an edit without flags the
 //     message's own flags decide the component limit, so the parser allows
-//     40 and the caller checks ComponentLimit against the stored flags.
+//     40 and the caller's CheckEdit checks it against the stored flags.
 //     Emptiness is not checked by ParseMessage (files of a multipart body
 //     count): callers test Empty and return ErrEmptyMessage.
-//   - Not checked: IS_COMPONENTS_V2 excluding content/embeds/poll, the
-//     inner shape of embeds, components, attachments, polls and mentions.
+//   - Components (and, beside IS_COMPONENTS_V2 ones, content, embeds and
+//     poll) are checked by msgcheck (docs/compat.md, "Message bodies:
+//     components"); on an edit that leaves the flags alone, by CheckEdit
+//     against the stored flags.
 
 import (
 	"encoding/json"
@@ -131,10 +134,10 @@ const (
 	MaxContentLength    = 2000
 	MaxEmbeds           = 10
 	MaxComponents       = 5
-	MaxComponentsV2     = 40
+	MaxComponentsV2     = msgcheck.MaxComponentsV2
 	MaxAutocompleteList = 25
 	MaxModalComponents  = 5
-	MaxCustomIDLength   = 100
+	MaxCustomIDLength   = msgcheck.MaxCustomIDLength
 	MaxModalTitleLength = 45
 )
 
