@@ -25,6 +25,7 @@ import readline from 'node:readline';
 import {
   Client,
   Collection,
+  DiscordAPIError,
   Events,
   GatewayIntentBits,
   MessageFlags,
@@ -179,6 +180,21 @@ const actions = {
       roles: guild.roles.cache.map((r) => ({ id: r.id, name: r.name })),
       members: guild.members.cache.map((m) => ({ id: m.id, nick: m.nickname, roles: m.roles.cache.map((r) => r.id) })),
     };
+  },
+  // TextChannel#send with components written by hand (discord.js sends
+  // plain objects as they are): the message's id, or the DiscordAPIError
+  // slashd's refusal became.
+  async sendComponents({ channelId, components, flags }) {
+    const channel = await client.channels.fetch(channelId);
+    try {
+      const message = await channel.send({ components, flags });
+      return { id: message.id };
+    } catch (error) {
+      if (!(error instanceof DiscordAPIError)) throw error;
+      return {
+        apiError: { name: error.name, code: error.code, status: error.status, message: error.message, rawError: error.rawError },
+      };
+    }
   },
   // GuildMemberManager#fetch with no arguments: every member, through the
   // gateway (Request Guild Members).
