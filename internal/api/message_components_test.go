@@ -48,6 +48,14 @@ func TestMessageComponentsChecked(t *testing.T) {
 	t.Run("follow-up", func(t *testing.T) {
 		wantError(t, mustDo(t, e, "POST", w.hook(p), "", jsonObj{"content": "x", "components": badButtonRow}, -1), 400, customIDMiss)
 	})
+	t.Run("V2 follow-up with content", func(t *testing.T) {
+		body := jsonObj{"flags": 1 << 15, "content": "x", "components": []jsonObj{{"type": 10, "content": "hello"}}}
+		wantError(t, mustDo(t, e, "POST", w.hook(p), "", body, -1), 400,
+			fe("content", "MESSAGE_CANNOT_USE_LEGACY_FIELDS_WITH_COMPONENTS_V2",
+				"The 'content' field cannot be used when using MessageFlags.IS_COMPONENTS_V2"))
+		delete(body, "content")
+		mustDo(t, e, "POST", w.hook(p), "", body, 200)
+	})
 	followup := decodeObj(t, mustDo(t, e, "POST", w.hook(p), "", jsonObj{"content": "x", "components": goodButtonRow("f")}, 200))
 	t.Run("edit of @original", func(t *testing.T) {
 		wantError(t, mustDo(t, e, "PATCH", w.hook(p)+"/messages/@original", "", jsonObj{"components": badButtonRow}, -1), 400, customIDMiss)
