@@ -88,6 +88,8 @@ const (
 	CodeURLInvalid           = "URL_TYPE_INVALID_URL"
 	MsgURLInvalid            = "Not a well formed URL."
 	CodeURLScheme            = "URL_TYPE_INVALID_SCHEME"
+	CodeDisabledInModal      = "COMPONENT_DISABLED_IN_MODAL"
+	MsgDisabledInModal       = "Modals cannot have disabled components"
 )
 
 // MsgTextLengthExceeded is the message of CodeTextLengthExceeded.
@@ -330,6 +332,19 @@ func object(o form.Object, key string) (form.Object, bool) {
 		return form.Object{}, false
 	}
 	return form.AsObject(v, o.At(key))
+}
+
+// requiredNeedsOne applies, in a modal, the docs' rule for an input
+// with min_values: "min_values must be either omitted or at least 1 if
+// required is omitted or true" (NUMBER_TYPE_MIN, the bound being 1).
+func (t *tree) requiredNeedsOne(o form.Object, min int64, minOK bool) {
+	if !t.modal || !minOK || !o.Present("min_values") || min >= 1 {
+		return
+	}
+	if required, ok := o.Bool("required"); ok && !required {
+		return
+	}
+	o.At("min_values").Add(form.CodeNumberMin, form.MsgIntMin(1))
 }
 
 // minNotAboveMax records, at minKey, a minimum above its maximum, as the

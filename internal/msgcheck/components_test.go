@@ -125,6 +125,7 @@ var legacyCases = []compCase{
 	{name: "select placeholder 150", list: `[` + row(stringSelect(`"placeholder":"`+strings.Repeat("p", 150)+`"`)) + `]`},
 	{name: "select placeholder 151", list: `[` + row(stringSelect(`"placeholder":"`+strings.Repeat("p", 151)+`"`)) + `]`, path: "0.components.0.placeholder", code: form.CodeMaxLength, msg: "Must be 150 or fewer in length."},
 	{name: "select min 0 max 2", list: `[` + row(stringSelect(`"min_values":0,"max_values":2`)) + `]`},
+	{name: "select disabled in a message", list: `[` + row(stringSelect(`"disabled":true`)) + `]`},
 	{name: "select min_values 26", list: `[` + row(stringSelect(`"min_values":26,"max_values":25`)) + `]`, path: "0.components.0.min_values", code: form.CodeNumberMax},
 	{name: "select max_values 0", list: `[` + row(stringSelect(`"max_values":0`)) + `]`, path: "0.components.0.max_values", code: form.CodeNumberMin},
 	{name: "select min above max", list: `[` + row(stringSelect(`"min_values":2,"max_values":1`)) + `]`, path: "0.components.0.min_values", code: form.CodeNumberMax},
@@ -188,9 +189,9 @@ func modalCase(c compCase) compCase { c.modal = true; return c }
 
 var modalCases = []compCase{
 	{name: "label text input", list: `[` + label(textInput) + `]`},
-	{name: "every label child", list: `[` + label(textInput) + `,` + label(stringSelect("")) + `,` + label(`{"type":5,"custom_id":"u"}`) + `,` + label(`{"type":19,"custom_id":"f","min_values":0,"max_values":10,"file_types":["image",".pdf"]}`) + `,` + text + `]`},
+	{name: "every label child", list: `[` + label(textInput) + `,` + label(stringSelect("")) + `,` + label(`{"type":5,"custom_id":"u"}`) + `,` + label(`{"type":19,"custom_id":"f","min_values":0,"max_values":10,"required":false,"file_types":["image",".pdf"]}`) + `,` + text + `]`},
 	{name: "radio, checkbox group, checkbox", list: `[` + label(`{"type":21,"custom_id":"r","options":[{"label":"A","value":"a"},{"label":"B","value":"b","default":true}],"required":false}`) + `,` +
-		label(`{"type":22,"custom_id":"g","options":[{"label":"A","value":"a"}],"min_values":0,"max_values":1}`) + `,` + label(`{"type":23,"custom_id":"c","default":true}`) + `,` +
+		label(`{"type":22,"custom_id":"g","options":[{"label":"A","value":"a"}],"min_values":0,"max_values":1,"required":false}`) + `,` + label(`{"type":23,"custom_id":"c","default":true}`) + `,` +
 		label(`{"type":6,"custom_id":"r2"}`) + `,` + label(`{"type":8,"custom_id":"c2"}`) + `]`},
 	{name: "text input lacking type", list: `[` + label(`{"custom_id":"t","style":1}`) + `]`, path: "0.component.type", code: form.CodeRequired, msg: form.MsgRequired},
 	{name: "text input lacking type in a row", list: `[{"type":1,"components":[{"custom_id":"t","style":1,"label":"L"}]}]`, path: "0.components.0.type", code: form.CodeRequired},
@@ -221,6 +222,11 @@ var modalCases = []compCase{
 	{name: "radio group value duplicated", list: `[` + label(`{"type":21,"custom_id":"r","options":[{"label":"A","value":"a"},{"label":"B","value":"a"}]}`) + `]`, path: "0.component.options.1", code: CodeOptionDuplicated},
 	{name: "checkbox group of 11", list: `[` + label(`{"type":22,"custom_id":"g","options":[`+many(11, func(i int) string { return fmt.Sprintf(`{"label":"l","value":"v%d"}`, i) })+`]}`) + `]`, path: "0.component.options", code: form.CodeBadLength},
 	{name: "checkbox group min above max", list: `[` + label(`{"type":22,"custom_id":"g","options":[{"label":"A","value":"a"}],"min_values":3,"max_values":2}`) + `]`, path: "0.component.min_values", code: form.CodeNumberMax},
+	{name: "select min_values 0, not required", list: `[` + label(stringSelect(`"min_values":0,"required":false`)) + `]`},
+	{name: "select min_values 0, required", list: `[` + label(stringSelect(`"min_values":0`)) + `]`, path: "0.component.min_values", code: form.CodeNumberMin, msg: "int value should be greater than or equal to 1."},
+	{name: "file upload min_values 0, required", list: `[` + label(`{"type":19,"custom_id":"f","min_values":0,"required":true}`) + `]`, path: "0.component.min_values", code: form.CodeNumberMin},
+	{name: "select disabled in a modal", list: `[` + label(stringSelect(`"disabled":true`)) + `]`, path: "0.component.disabled", code: CodeDisabledInModal, msg: MsgDisabledInModal},
+	{name: "select disabled false in a modal", list: `[` + label(stringSelect(`"disabled":false`)) + `]`},
 	{name: "checkbox without custom_id", list: `[` + label(`{"type":23}`) + `]`, path: "0.component.custom_id", code: form.CodeRequired},
 	{name: "checkbox default not bool", list: `[` + label(`{"type":23,"custom_id":"c","default":"y"}`) + `]`, path: "0.component.default", code: form.CodeBoolConvert},
 }

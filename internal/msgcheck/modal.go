@@ -71,7 +71,7 @@ func (t *tree) textInput(o form.Object, inRow bool) {
 // (strings).
 func (t *tree) fileUpload(o form.Object) {
 	t.customID(o, true)
-	valueBounds(o, maxFiles)
+	t.valueBounds(o, maxFiles)
 	o.Bool("required")
 	if types, ok := o.List("file_types"); ok {
 		if len(types) > maxFileTypes {
@@ -98,7 +98,7 @@ func (t *tree) radioGroup(o form.Object) {
 func (t *tree) checkboxGroup(o form.Object) {
 	t.customID(o, true)
 	groupOptions(o, 1)
-	valueBounds(o, maxGroupOptions)
+	t.valueBounds(o, maxGroupOptions)
 	o.Bool("required")
 }
 
@@ -120,8 +120,8 @@ func groupOptions(o form.Object, min int) {
 }
 
 // valueBounds checks min_values 0–max and max_values 1–max, min not
-// above max.
-func valueBounds(o form.Object, max int64) {
+// above max, and min_values 0 only when not required.
+func (t *tree) valueBounds(o form.Object, max int64) {
 	lo, minOK := int64(0), true
 	hi, maxOK := max, true
 	if o.Present("min_values") {
@@ -133,4 +133,5 @@ func valueBounds(o form.Object, max int64) {
 	if minOK && maxOK {
 		minNotAboveMax(o, "min_values", lo, hi)
 	}
+	t.requiredNeedsOne(o, lo, minOK)
 }

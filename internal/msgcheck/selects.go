@@ -36,7 +36,10 @@ var channelTypes = []int{0, 1, 2, 3, 4, 5, 10, 11, 12, 13, 14, 15, 16}
 func (t *tree) selectMenu(o form.Object, typ int) {
 	t.customID(o, true)
 	maxLen(o, "placeholder", maxSelectPlaceholder)
-	o.Bool("disabled")
+	if disabled, _ := o.Bool("disabled"); disabled && t.modal {
+		// "Using disabled in a modal will result in an error."
+		o.At("disabled").Add(CodeDisabledInModal, MsgDisabledInModal)
+	}
 	o.Bool("required")
 	lo, hi := int64(1), int64(1)
 	minOK, maxOK := true, true
@@ -49,6 +52,7 @@ func (t *tree) selectMenu(o form.Object, typ int) {
 	if minOK && maxOK {
 		minNotAboveMax(o, "min_values", lo, hi)
 	}
+	t.requiredNeedsOne(o, lo, minOK)
 	if typ == TypeStringSelect {
 		stringOptions(o, lo, hi, minOK && maxOK)
 		return
