@@ -62,6 +62,15 @@ func TestNormalizeEmbedsAndPoll(t *testing.T) {
 		t.Errorf("embeds:\n got  %s\n want %s", g, w)
 	}
 
+	// The texts the real service trims (message.mdx, "Embed Limits").
+	embeds, _ = json.Marshal(normalizeEmbeds(raws(t, `[{"title":" t\n","description":"\td ","url":" kept",
+		"footer":{"text":" f "},"author":{"name":" a "},"fields":[{"name":" n","value":"v "}]}]`)))
+	want = `[{"type":"rich","title":"t","description":"d","url":" kept","footer":{"text":"f"},"author":{"name":"a"},
+		"fields":[{"name":"n","value":"v","inline":false}]}]`
+	if g, w := canonical(t, embeds), canonical(t, []byte(want)); g != w {
+		t.Errorf("trimmed embeds:\n got  %s\n want %s", g, w)
+	}
+
 	in := `{"question":{"text":"q"},"answers":[{"poll_media":{"text":"a"}},{"poll_media":{"text":"b"}}]}`
 	want = `{"question":{"text":"q"},"answers":[{"answer_id":1,"poll_media":{"text":"a"}},{"answer_id":2,"poll_media":{"text":"b"}}],
 	  "allow_multiselect":false,"layout_type":1,"results":{"answer_counts":[],"is_finalized":false}}`

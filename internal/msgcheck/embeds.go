@@ -145,7 +145,7 @@ func trimmedText(o form.Object, key string, max int, required bool) int {
 		}
 		return 0
 	}
-	n := utf8.RuneCountInString(strings.TrimFunc(s, isPythonSpace))
+	n := utf8.RuneCountInString(TrimEmbedText(s))
 	switch {
 	case n == 0 && required:
 		o.At(key).Add(form.CodeRequired, form.MsgRequired)
@@ -154,6 +154,12 @@ func trimmedText(o form.Object, key string, max int, required bool) int {
 	}
 	return n
 }
+
+// TrimEmbedText trims an embed text as the real service does before it
+// counts and stores it (message.mdx, "Embed Limits": "Leading and
+// trailing whitespace characters are not included (they are trimmed
+// automatically)").
+func TrimEmbedText(s string) string { return strings.TrimFunc(s, isPythonSpace) }
 
 // isPythonSpace is the white space the real service (Python's str.strip)
 // trims: Unicode's, and the four information separators Python counts.

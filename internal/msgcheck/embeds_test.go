@@ -37,7 +37,9 @@ func TestEmbedsValid(t *testing.T) {
 }
 
 func TestEmbedsRefused(t *testing.T) {
-	maxLen := func(path string, n int) string { return fmt.Sprintf("%s BASE_TYPE_MAX_LENGTH Must be %d or fewer in length.", path, n) }
+	maxLen := func(path string, n int) string {
+		return fmt.Sprintf("%s BASE_TYPE_MAX_LENGTH Must be %d or fewer in length.", path, n)
+	}
 	required := func(path string) string { return path + " BASE_TYPE_REQUIRED This field is required" }
 	invalidURL := func(path string) string { return path + " URL_TYPE_INVALID_URL Not a well formed URL." }
 	scheme := func(path, s string, image bool) string {
