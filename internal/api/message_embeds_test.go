@@ -51,7 +51,7 @@ func TestMessageEmbedsMentionsPollsChecked(t *testing.T) {
 	t.Run("follow-up", func(t *testing.T) {
 		bad := jsonObj{"content": "<@1234>", "allowed_mentions": jsonObj{"parse": []string{"users"}, "users": []string{"1234"}}}
 		wantError(t, mustDo(t, e, "POST", w.hook(p), "", bad, -1), 400, parseAndList)
-		good := jsonObj{"content": "<@1234>", "allowed_mentions": jsonObj{"parse": []string{}, "users": []string{"1234"}}, "poll": pollOf(10, 768)}
+		good := jsonObj{"content": "<@1234>", "allowed_mentions": jsonObj{"parse": []string{}, "users": []string{"1234"}}}
 		followup = decodeObj(t, mustDo(t, e, "POST", w.hook(p), "", good, 200))
 	})
 	t.Run("edit of @original", func(t *testing.T) {
@@ -90,7 +90,8 @@ func TestMessageEmbedsMentionsPollsChecked(t *testing.T) {
 		path := "/api/v10/channels/" + w.channel + "/messages"
 		wantError(t, mustDo(t, e, "POST", path, e.Bot(), jsonObj{"poll": pollOf(2, 769)}, -1), 400,
 			fe("poll.duration", "NUMBER_TYPE_MAX", "int value should be less than or equal to 768."))
-		m := decodeObj(t, mustDo(t, e, "POST", path, e.Bot(), jsonObj{"content": "x", "poll": pollOf(2, 768)}, 200))
+		mustDo(t, e, "POST", path, e.Bot(), jsonObj{"content": "x", "poll": pollOf(10, 768)}, 200)
+		m := decodeObj(t, mustDo(t, e, "POST", path, e.Bot(), jsonObj{"content": "x"}, 200))
 		twice := jsonObj{"content": "<@1>", "allowed_mentions": jsonObj{"users": []string{"1", "1"}}}
 		wantError(t, mustDo(t, e, "PATCH", path+"/"+str(m, "id"), e.Bot(), twice, -1), 400,
 			fe("allowed_mentions.users.1", "SET_TYPE_ALREADY_CONTAINS_VALUE", "The set already contains this value"))
@@ -118,4 +119,36 @@ func TestInlineAnswerPollChecked(t *testing.T) {
 		return interactions.Response{Type: 4, Data: jsonObj{"poll": pollOf(10, 24)}}, nil
 	})
 	wantStatus(t, w.invoke(w.invocation(2, cmd)), 200)
+}
+
+// A poll is put on a message when it is made, or when a deferred
+// answer's loading message is filled; after that the message is not
+// edited (520003 Cannot edit a poll message), but for its flags.
+func TestPollEdits(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	w := newGatewayWorld(t, e)
+	cannotEdit := apiError(520003, "Cannot edit a poll message")
+
+	t.Run("filling a deferred answer", func(t *testing.T) {
+		p := w.start(t, w.invocation(2))
+		w.callback(t, p, "", jsonObj{"type": 5}, 204)
+		wantStatus(t, p.wait(t), 200)
+		filled := decodeObj(t, mustDo(t, e, "PATCH", w.hook(p)+"/messages/@original", "", jsonObj{"poll": pollOf(2, 24)}, 200))
+		if filled["poll"] == nil {
+			t.Fatalf("no poll in %v", filled)
+		}
+		wantError(t, mustDo(t, e, "PATCH", w.hook(p)+"/messages/@original", "", jsonObj{"content": "changed"}, -1), 400, cannotEdit)
+	})
+	t.Run("adding to an answer", func(t *testing.T) {
+		p, _ := w.answered(t, "no poll yet", 0)
+		wantError(t, mustDo(t, e, "PATCH", w.hook(p)+"/messages/@original", "", jsonObj{"poll": pollOf(2, 24)}, -1), 400, cannotEdit)
+		mustDo(t, e, "PATCH", w.hook(p)+"/messages/@original", "", jsonObj{"content": "still no poll", "poll": nil}, 200)
+	})
+	t.Run("a channel poll", func(t *testing.T) {
+		path := "/api/v10/channels/" + w.channel + "/messages"
+		m := decodeObj(t, mustDo(t, e, "POST", path, e.Bot(), jsonObj{"poll": pollOf(2, 24)}, 200))
+		wantError(t, mustDo(t, e, "PATCH", path+"/"+str(m, "id"), e.Bot(), jsonObj{"content": "x"}, -1), 400, cannotEdit)
+		mustDo(t, e, "PATCH", path+"/"+str(m, "id"), e.Bot(), jsonObj{"flags": 4}, 200)
+	})
 }

@@ -100,3 +100,33 @@ func TestNormalizeEmbedsAndPoll(t *testing.T) {
 		t.Errorf("ExpirePoll without a poll: %s", m.Poll)
 	}
 }
+
+func TestCheckPollEdit(t *testing.T) {
+	poll := json.RawMessage(`{"question":{"text":"q"}}`)
+	set := func(keys ...string) map[string]bool {
+		m := map[string]bool{}
+		for _, k := range keys {
+			m[k] = true
+		}
+		return m
+	}
+	for _, c := range []struct {
+		name   string
+		d      MessageData
+		stored Message
+		refuse bool
+	}{
+		{"fill a loading message with a poll", MessageData{Set: set("poll"), Poll: poll}, Message{Flags: FlagLoading}, false},
+		{"edit a loading poll message", MessageData{Set: set("content")}, Message{Flags: FlagLoading, Poll: poll}, false},
+		{"add a poll", MessageData{Set: set("poll"), Poll: poll}, Message{}, true},
+		{"send a null poll", MessageData{Set: set("poll", "content"), Poll: json.RawMessage("null")}, Message{}, false},
+		{"edit a poll message", MessageData{Set: set("content")}, Message{Poll: poll}, true},
+		{"suppress a poll message's embeds", MessageData{Set: set("flags", "allowed_mentions")}, Message{Poll: poll}, false},
+		{"edit a message without a poll", MessageData{Set: set("content", "embeds")}, Message{}, false},
+	} {
+		err := CheckPollEdit(c.d, c.stored)
+		if refused := err == ErrCannotEditPoll; refused != c.refuse || (err != nil && !refused) {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}
