@@ -2,7 +2,6 @@ package msgcheck
 
 import (
 	"fmt"
-	"net/url"
 	"slices"
 	"strings"
 	"unicode"
@@ -216,17 +215,52 @@ func splitScheme(s string) (scheme, rest string, ok bool) {
 
 // wellFormedURL reports whether s (whose part after the scheme is rest)
 // has an authority with a host and no white space or control character.
+// The rest of it is not parsed: a stray "%" in a path is not what the
+// real service is on record refusing.
 func wellFormedURL(s, rest string) bool {
-	if !strings.HasPrefix(rest, "//") {
-		return false
-	}
 	for _, r := range s {
 		if unicode.IsSpace(r) || unicode.IsControl(r) {
 			return false
 		}
 	}
-	u, err := url.Parse(s)
-	return err == nil && u.Host != ""
+	authority, ok := strings.CutPrefix(rest, "//")
+	if !ok {
+		return false
+	}
+	if i := strings.IndexAny(authority, "/?#"); i >= 0 {
+		authority = authority[:i]
+	}
+	if i := strings.LastIndexByte(authority, '@'); i >= 0 {
+		authority = authority[i+1:]
+	}
+	host := authority
+	if strings.HasPrefix(host, "[") { // an IPv6 literal
+		end := strings.IndexByte(host, ']')
+		return end > 1 && validPort(host[end+1:])
+	}
+	if i := strings.LastIndexByte(host, ':'); i >= 0 {
+		if !validPort(host[i:]) {
+			return false
+		}
+		host = host[:i]
+	}
+	return host != ""
+}
+
+// validPort reports whether s is empty or ":" and digits.
+func validPort(s string) bool {
+	if s == "" {
+		return true
+	}
+	if s[0] != ':' {
+		return false
+	}
+	for _, c := range []byte(s[1:]) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // isISO8601 reports whether s is an ISO 8601 date or date and time:

@@ -32,6 +32,8 @@ func TestEmbedsValid(t *testing.T) {
 			`{"timestamp":"2024-02-29T23:59:59.123456Z"}`, `{"timestamp":"2024-05-01T12:34"}`, `{"timestamp":"2024-05-01 12:34:56-0530"}`)},
 		{name: "colour 0 and a numeric string", body: embedBody(`{"color":0}`, `{"color":"255"}`)},
 		{name: "a URL of 2048", body: embedBody(`{"url":"https://example.com/` + text(2028) + `"}`)},
+		{name: "URLs of every shape a host takes", body: embedBody(`{"url":"https://user:pw@[::1]:8080/p","image":{"url":"https://münchen.de/%zz|{x}"}}`,
+			`{"url":"http://localhost","thumbnail":{"url":"attachment://my_file-1.png"}}`)},
 		{name: "URLs with queries, ports and upper-case schemes", body: embedBody(`{"url":"HTTPS://Example.com:8443/a?b=c#d","image":{"url":"http://127.0.0.1/x.png"}}`)},
 	})
 }
@@ -57,7 +59,9 @@ func TestEmbedsRefused(t *testing.T) {
 		{name: "url without a scheme", body: embedBody(`{"url":"example.com"}`), want: []string{invalidURL("embeds.0.url")}},
 		{name: "url empty", body: embedBody(`{"url":""}`), want: []string{invalidURL("embeds.0.url")}},
 		{name: "url with a space", body: embedBody(`{"url":"https://oldschool.runescape.wiki/w/Bandos chestplate"}`), want: []string{invalidURL("embeds.0.url")}},
-		{name: "url without a host", body: embedBody(`{"url":"https:/example.com"}`), want: []string{invalidURL("embeds.0.url")}},
+		{name: "url with one slash", body: embedBody(`{"url":"https:/example.com"}`), want: []string{invalidURL("embeds.0.url")}},
+		{name: "url without a host", body: embedBody(`{"url":"https://"}`, `{"url":"https://:443/a"}`, `{"url":"https://[::1/a"}`, `{"url":"https://example.com:port/a"}`),
+			want: []string{invalidURL("embeds.0.url"), invalidURL("embeds.1.url"), invalidURL("embeds.2.url"), invalidURL("embeds.3.url")}},
 		{name: "url of ftp", body: embedBody(`{"url":"ftp://example.com/a"}`), want: []string{scheme("embeds.0.url", "ftp", false)}},
 		{name: "url of an attachment", body: embedBody(`{"url":"attachment://a.png"}`), want: []string{scheme("embeds.0.url", "attachment", false)}},
 		{name: "url of 2049", body: embedBody(`{"url":"https://example.com/` + text(2029) + `"}`), want: []string{maxLen("embeds.0.url", 2048)}},
