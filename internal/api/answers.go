@@ -158,6 +158,9 @@ func (s *Server) updatedComponentMessage(ctx context.Context, rec store.Interact
 	if err := interaction.CheckEdit(d, msg.Flags, "data"); err != nil {
 		return nil, err
 	}
+	if err := interaction.CheckPollEdit(d, msg); err != nil {
+		return nil, err
+	}
 	s.applyMessage(&msg, d)
 	ts := timestamp(s.nowIn(ctx))
 	msg.EditedTimestamp = &ts

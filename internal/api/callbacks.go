@@ -284,6 +284,9 @@ func (s *Server) editMessage(r *http.Request, m store.Message, d interaction.Mes
 	if err := interaction.CheckEdit(d, msg.Flags); err != nil {
 		return nil, err
 	}
+	if err := interaction.CheckPollEdit(d, msg); err != nil {
+		return nil, err
+	}
 	loading := msg.Flags&interaction.FlagLoading != 0
 	s.applyMessage(&msg, d)
 	if loading {

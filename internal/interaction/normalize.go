@@ -32,17 +32,34 @@ const (
 var selectMenus = map[int64]bool{ComponentStringSelect: true, ComponentUserSelect: true, ComponentRoleSelect: true,
 	ComponentMentionableSelect: true, ComponentChannelSelect: true}
 
-// normalizeEmbeds fills each embed's type and its fields' inline.
+// normalizeEmbeds fills each embed's type and its fields' inline, and
+// trims the texts the real service trims (msgcheck.TrimEmbedText).
 func normalizeEmbeds(embeds []json.RawMessage) []json.RawMessage {
 	return rewriteEach(embeds, func(e map[string]any) {
 		setDefault(e, "type", "rich")
+		trimTexts(e, "title", "description")
+		for _, part := range []string{"footer", "author"} {
+			if pm, ok := e[part].(map[string]any); ok {
+				trimTexts(pm, "text", "name")
+			}
+		}
 		fields, _ := e["fields"].([]any)
 		for _, f := range fields {
 			if fm, ok := f.(map[string]any); ok {
 				setDefault(fm, "inline", false)
+				trimTexts(fm, "name", "value")
 			}
 		}
 	})
+}
+
+// trimTexts trims the strings at keys of m.
+func trimTexts(m map[string]any, keys ...string) {
+	for _, k := range keys {
+		if s, ok := m[k].(string); ok {
+			m[k] = msgcheck.TrimEmbedText(s)
+		}
+	}
 }
 
 // normalizeComponents numbers the components and fills their defaults.

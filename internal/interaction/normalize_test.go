@@ -62,6 +62,15 @@ func TestNormalizeEmbedsAndPoll(t *testing.T) {
 		t.Errorf("embeds:\n got  %s\n want %s", g, w)
 	}
 
+	// The texts the real service trims (message.mdx, "Embed Limits").
+	embeds, _ = json.Marshal(normalizeEmbeds(raws(t, `[{"title":" t\n","description":"\td ","url":" kept",
+		"footer":{"text":" f "},"author":{"name":" a "},"fields":[{"name":" n","value":"v "}]}]`)))
+	want = `[{"type":"rich","title":"t","description":"d","url":" kept","footer":{"text":"f"},"author":{"name":"a"},
+		"fields":[{"name":"n","value":"v","inline":false}]}]`
+	if g, w := canonical(t, embeds), canonical(t, []byte(want)); g != w {
+		t.Errorf("trimmed embeds:\n got  %s\n want %s", g, w)
+	}
+
 	in := `{"question":{"text":"q"},"answers":[{"poll_media":{"text":"a"}},{"poll_media":{"text":"b"}}]}`
 	want = `{"question":{"text":"q"},"answers":[{"answer_id":1,"poll_media":{"text":"a"}},{"answer_id":2,"poll_media":{"text":"b"}}],
 	  "allow_multiselect":false,"layout_type":1,"results":{"answer_counts":[],"is_finalized":false}}`
@@ -89,5 +98,35 @@ func TestNormalizeEmbedsAndPoll(t *testing.T) {
 	m.ExpirePoll(expiry)
 	if m.Poll != nil {
 		t.Errorf("ExpirePoll without a poll: %s", m.Poll)
+	}
+}
+
+func TestCheckPollEdit(t *testing.T) {
+	poll := json.RawMessage(`{"question":{"text":"q"}}`)
+	set := func(keys ...string) map[string]bool {
+		m := map[string]bool{}
+		for _, k := range keys {
+			m[k] = true
+		}
+		return m
+	}
+	for _, c := range []struct {
+		name   string
+		d      MessageData
+		stored Message
+		refuse bool
+	}{
+		{"fill a loading message with a poll", MessageData{Set: set("poll"), Poll: poll}, Message{Flags: FlagLoading}, false},
+		{"edit a loading poll message", MessageData{Set: set("content")}, Message{Flags: FlagLoading, Poll: poll}, false},
+		{"add a poll", MessageData{Set: set("poll"), Poll: poll}, Message{}, true},
+		{"send a null poll", MessageData{Set: set("poll", "content"), Poll: json.RawMessage("null")}, Message{}, false},
+		{"edit a poll message", MessageData{Set: set("content")}, Message{Poll: poll}, true},
+		{"suppress a poll message's embeds", MessageData{Set: set("flags", "allowed_mentions")}, Message{Poll: poll}, false},
+		{"edit a message without a poll", MessageData{Set: set("content", "embeds")}, Message{}, false},
+	} {
+		err := CheckPollEdit(c.d, c.stored)
+		if refused := err == ErrCannotEditPoll; refused != c.refuse || (err != nil && !refused) {
+			t.Errorf("%s: %v", c.name, err)
+		}
 	}
 }

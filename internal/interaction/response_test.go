@@ -178,7 +178,7 @@ var callbackCases = []respCase{
 	{name: "message embed", it: ApplicationCommand, body: `{"type":4,"data":{"embeds":[{"title":"t"}]}}`},
 	{name: "message component", it: ModalSubmit, body: `{"type":4,"data":{"components":` + rows(1) + `}}`},
 	{name: "message attachment", it: ApplicationCommand, body: `{"type":4,"data":{"attachments":[{"id":"0"}]}}`},
-	{name: "message poll", it: ApplicationCommand, body: `{"type":4,"data":{"poll":{"question":{"text":"?"}}}}`},
+	{name: "message poll", it: ApplicationCommand, body: `{"type":4,"data":{"poll":{"question":{"text":"?"},"answers":[{"poll_media":{"text":"yes"}}]}}}`},
 	{name: "message data not object", it: ApplicationCommand, body: `{"type":4,"data":5}`, path: "data", code: form.CodeModelConvert},
 	{name: "message content long", it: ApplicationCommand, body: `{"type":4,"data":{"content":"` + rep("a", 2001) + `"}}`,
 		path: "data.content", code: form.CodeMaxLength, msg: "Must be 2000 or fewer in length."},
@@ -433,12 +433,12 @@ func TestParseMessageValues(t *testing.T) {
 		m.Content != "" || len(m.Embeds) != 0 || m.Poll != nil || m.Flags != FlagSuppressEmbeds || !m.Empty() {
 		t.Fatalf("%+v", m)
 	}
-	m, err = ParseMessage(respDecode(t, `{"attachments":[{"id":"0","filename":"a.png"}],"poll":{"question":{"text":"q"}},"components":[{"type":1,"components":[{"type":2,"style":1,"label":"B","custom_id":"b"}]}]}`), false)
+	m, err = ParseMessage(respDecode(t, `{"attachments":[{"id":"0","filename":"a.png"}],"poll":{"question":{"text":"q"},"answers":[{"poll_media":{"text":"a"}}]},"components":[{"type":1,"components":[{"type":2,"style":1,"label":"B","custom_id":"b"}]}]}`), false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if m.Empty() || len(m.Attachments) != 1 || string(m.Attachments[0]) != `{"filename":"a.png","id":"0"}` ||
-		string(m.Poll) != `{"question":{"text":"q"}}` || len(m.Components) != 1 {
+		string(m.Poll) != `{"answers":[{"poll_media":{"text":"a"}}],"question":{"text":"q"}}` || len(m.Components) != 1 {
 		t.Fatalf("%+v", m)
 	}
 	m, _ = ParseMessage(respDecode(t, `{}`), false)
