@@ -1,9 +1,6 @@
 package msgcheck
 
 import (
-	"net/url"
-	"strings"
-
 	"github.com/slashd/slashd/internal/form"
 )
 
@@ -92,7 +89,7 @@ func (t *tree) linkButton(o form.Object) {
 		return
 	}
 	if s, ok := maxLen(o, "url", maxButtonURL); ok {
-		checkURL(s, linkSchemes, o, "url")
+		checkURL(o.At("url"), s, linkSchemes)
 	}
 }
 
@@ -109,27 +106,4 @@ func emoji(e form.Object) {
 	e.Snowflake("id")
 	maxLen(e, "name", maxEmojiName)
 	e.Bool("animated")
-}
-
-// checkURL checks that s is a well formed URL whose scheme is one of
-// schemes (URL_TYPE_INVALID_URL, URL_TYPE_INVALID_SCHEME, as the real
-// service words them).
-func checkURL(s string, schemes []string, o form.Object, key string) {
-	u, err := url.Parse(s)
-	if err != nil || u.Scheme == "" || (u.Host == "" && u.Opaque == "" && u.Path == "") {
-		o.At(key).Add(CodeURLInvalid, MsgURLInvalid)
-		return
-	}
-	scheme := strings.ToLower(u.Scheme)
-	for _, ok := range schemes {
-		if scheme == ok {
-			return
-		}
-	}
-	o.At(key).Add(CodeURLScheme, msgURLScheme(u.Scheme, schemes))
-}
-
-// msgURLScheme is the message of CodeURLScheme.
-func msgURLScheme(scheme string, schemes []string) string {
-	return "Scheme \"" + scheme + "\" is not supported. Scheme must be one of " + form.Tuple(schemes) + "."
 }

@@ -89,7 +89,7 @@ func mediaItem(o form.Object, key string, schemes []string) {
 		return
 	}
 	if s, ok := m.Str("url"); ok {
-		checkURL(s, schemes, m, "url")
+		checkURL(m.At("url"), s, schemes)
 	}
 }
 
