@@ -93,7 +93,7 @@ const (
 )
 
 // MsgTextLengthExceeded is the message of CodeTextLengthExceeded.
-var MsgTextLengthExceeded = "The total length of all text display components must be 4000 or fewer."
+const MsgTextLengthExceeded = "The total length of all text display components must be 4000 or fewer."
 
 // msgLegacyField is the message of CodeLegacyFieldsWithV2 for field.
 func msgLegacyField(field string) string {
