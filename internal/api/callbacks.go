@@ -304,7 +304,7 @@ func (s *Server) editMessage(r *http.Request, m store.Message, d interaction.Mes
 	if err != nil {
 		return nil, err
 	}
-	if err := s.store.UpdateMessage(r.Context(), m.ID, body); err != nil {
+	if err := s.store.UpdateMessage(r.Context(), m.ID, body, nil); err != nil {
 		return nil, store.NotFoundAs(err, errUnknownMessage)
 	}
 	return body, nil
