@@ -200,6 +200,12 @@ func testFilesDeleted(t *testing.T, open func(t *testing.T) store.Store) {
 	f.hasFile(t, "DeleteChannel", other.ID, store.File{})
 	f.hasFile(t, "DeleteChannel (its thread)", inThread.ID, store.File{})
 
+	_, _, err := f.s.OpenDM(f.ctx, dm(dmID, aliceID, bobID))
+	must(t, err)
+	inDM := write(9006, dmID, 0, 5006)
+	must(t, f.s.DeletePrivateChannel(f.ctx, dmID))
+	f.hasFile(t, "DeletePrivateChannel", inDM.ID, store.File{})
+
 	inText2 := write(9004, text2ID, guildID, 5004)
 	otherGuild := write(9005, g2TextID, guild2ID, 5005)
 	must(t, f.s.DeleteGuild(f.ctx, guildID))
