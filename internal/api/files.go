@@ -313,3 +313,13 @@ func (s *Server) holdUploadBudget(r *http.Request) (func(), error) {
 	}
 	return func() { s.uploads.release(held) }, nil
 }
+
+// reserveUpload takes n bytes of the upload budget for an endpoint's
+// multipart inline answer (webhook.Config.Reserve).
+func (s *Server) reserveUpload(ctx context.Context, n int64) (func(), error) {
+	held, err := s.uploads.acquire(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	return func() { s.uploads.release(held) }, nil
+}

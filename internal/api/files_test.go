@@ -16,6 +16,7 @@ import (
 
 	"github.com/slashd/slashd/internal/api"
 	"github.com/slashd/slashd/internal/testenv"
+	"github.com/slashd/slashd/sdk/interactions"
 )
 
 // served is a file as slashd served it.
@@ -451,5 +452,35 @@ func TestFilesQuotaEvictsOldest(t *testing.T) {
 		if !strings.Contains(metrics, want+"\n") {
 			t.Errorf("/metrics lacks %q", want)
 		}
+	}
+}
+
+// An endpoint's inline answer with a file larger than a JSON answer may
+// be (up to a message request's size) is kept and served like any other.
+func TestFilesInlineAnswer(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	w := newInvokeWorld(t, e)
+	img := append(pngOf(t, 800, 700), make([]byte, 2<<20)...) // over 2 MiB: trailing bytes after IEND
+	app := endpointApp(t, e.App.PublicKey, func(rw http.ResponseWriter, _ *http.Request, _ *interactions.Interaction) {
+		var b bytes.Buffer
+		mw := multipart.NewWriter(&b)
+		_ = mw.WriteField("payload_json", `{"type":4,"data":{"content":"inline"}}`)
+		fw, _ := mw.CreateFormFile("files[0]", "big.png")
+		_, _ = fw.Write(img)
+		_ = mw.Close()
+		rw.Header().Set("Content-Type", mw.FormDataContentType())
+		_, _ = rw.Write(b.Bytes())
+	})
+	adminDo(t, e, "PUT", "/applications/"+w.app+"/interactions-endpoint", jsonObj{"interactions_endpoint_url": app.URL}, 200)
+	r := w.invoke(w.invocation(2, w.command(chat("inline"))))
+	wantStatus(t, r, 200)
+	_, _, msg := answerParts(t, r)
+	a := attachmentsOf(t, msg)[0]
+	if a["width"] != 800.0 || a["height"] != 700.0 || a["size"] != float64(len(img)) {
+		t.Fatalf("attachment %v", a)
+	}
+	if got := fetchFile(t, e, str(a, "url"), 200); !bytes.Equal(got.body, img) {
+		t.Fatalf("served %d bytes, not the %d answered", len(got.body), len(img))
 	}
 }

@@ -450,6 +450,7 @@ func (s *Server) deliver(ctx context.Context, in invocation, d *delivery) (answe
 	if err != nil {
 		return answered{}, err
 	}
+	defer resp.Release() // a multipart answer's share of the upload budget, once stored
 	d.status = resp.Status
 	if resp.ViaCallback {
 		return s.awaitAnswer(ctx, in.record.ID, deadline, d)

@@ -26,6 +26,7 @@ import (
 	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/fault"
 	"github.com/slashd/slashd/internal/gateway"
+	"github.com/slashd/slashd/internal/interaction"
 	"github.com/slashd/slashd/internal/journal"
 	"github.com/slashd/slashd/internal/oauth"
 	"github.com/slashd/slashd/internal/ratelimit"
@@ -251,9 +252,12 @@ func New(cfg Config, d Deps) *Server {
 		cfg: cfg, ids: d.IDs, now: d.Now, afterFunc: d.AfterFunc, rand: d.Rand, log: d.Logger,
 		renders: newCache[renderKey, []byte](cfg.RenderCache),
 		decoded: newCache[versionKey, command.Command](cfg.RenderCache), events: d.Events,
-		webhooks: webhook.New(webhook.Config{Now: d.Now}),
-		mux:      http.NewServeMux(),
+		mux: http.NewServeMux(),
 	}
+	// An endpoint's inline answer with files may be as large as a
+	// message request, within the upload budget.
+	s.webhooks = webhook.New(webhook.Config{Now: d.Now, MaxMultipartBytes: interaction.MaxMessageRequest,
+		Reserve: s.reserveUpload})
 	s.metrics = newServerMetrics(time.Now(), func() gateway.Stats { return s.gateway.Stats() })
 	s.uploads.limit = cfg.UploadBudget
 	if s.uploads.limit <= 0 {
