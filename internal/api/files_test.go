@@ -484,3 +484,49 @@ func TestFilesInlineAnswer(t *testing.T) {
 		t.Fatalf("served %d bytes, not the %d answered", len(got.body), len(img))
 	}
 }
+
+// FuzzFileLink: any path and query under /attachments/ is answered
+// without a server error, and nothing but the link the message carries
+// reads the file.
+func FuzzFileLink(f *testing.F) {
+	e := testenv.New(f)
+	w := newGatewayWorld(f, e)
+	r := sendFiles(f, e, "POST", "/api/v10/channels/"+w.channel+"/messages", w.aliceTok, `{"content":"x"}`,
+		upload{"files[0]", "a.txt", []byte("secret")})
+	if r.Status != http.StatusOK {
+		f.Fatalf("upload: %s", describe(r))
+	}
+	link, err := url.Parse(str(attachmentsOf(f, decodeObj(f, r))[0], "url"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(link.EscapedPath(), link.RawQuery)
+	f.Add(link.EscapedPath(), "ex=1&is=2&hm=00")
+	f.Add("/attachments/1/2/a.txt", link.RawQuery)
+	f.Add("/attachments/x/%zz/a.txt", "ex=zz&hm=%")
+	f.Fuzz(func(t *testing.T, path, query string) {
+		if !strings.HasPrefix(path, "/attachments/") {
+			return
+		}
+		u, err := url.Parse(e.URL + path + "?" + query)
+		if err != nil {
+			return
+		}
+		resp, err := e.Server.Client().Get(u.String())
+		if err != nil {
+			return // not a request a client sends
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		genuine := u.Path == link.Path && u.Query().Get("hm") == link.Query().Get("hm") &&
+			u.Query().Get("ex") == link.Query().Get("ex") && u.Query().Get("is") == link.Query().Get("is")
+		switch {
+		case resp.StatusCode == http.StatusOK && (!genuine || string(body) != "secret"):
+			t.Fatalf("%s read a file: %q", u, body)
+		case resp.StatusCode >= 500:
+			t.Fatalf("%s: %d %q", u, resp.StatusCode, body)
+		case resp.StatusCode != http.StatusOK && genuine:
+			t.Fatalf("the genuine link %s: %d %q", u, resp.StatusCode, body)
+		}
+	})
+}
