@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/slashd/slashd/internal/snowflake"
@@ -16,6 +17,7 @@ func testFiles(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("edits keep and drop", func(t *testing.T) { testFilesEdits(t, open) })
 	t.Run("deleted with their message", func(t *testing.T) { testFilesDeleted(t, open) })
 	t.Run("quota evicts the oldest", func(t *testing.T) { testFilesQuota(t, open) })
+	t.Run("concurrent writes with files", func(t *testing.T) { testFilesConcurrent(t, open) })
 	t.Run("FileSigningKey", func(t *testing.T) { testFileSigningKey(t, open) })
 }
 
@@ -266,4 +268,49 @@ func testFileSigningKey(t *testing.T, open func(t *testing.T) store.Store) {
 	if string(first) != "first key" || string(second) != "first key" {
 		t.Errorf("FileSigningKey = %q then %q, want the first candidate both times", first, second)
 	}
+}
+
+// Concurrent writes with files (channel posts, follow-ups, answers) all
+// succeed, and the quota holds once they are done and one more write
+// with files has run.
+func testFilesConcurrent(t *testing.T, open func(t *testing.T) store.Store) {
+	f := messagesFixture(t, open)
+	const writers, size, quota = 12, 100, 500
+	in := interaction(8001, textID, guildID)
+	must(t, f.s.CreateInteraction(f.ctx, in))
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for i := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m := msg(snowflake.ID(9001+i), textID, guildID, aliceID, `{}`)
+			m.Files = &store.FileWrite{Add: []store.File{upload(snowflake.ID(5001+i), size)}, Quota: quota}
+			if i%2 == 0 {
+				errs <- f.s.CreateMessage(f.ctx, m)
+			} else {
+				errs <- f.s.CreateFollowup(f.ctx, in.ID, 0, m)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("a concurrent write: %v", err)
+		}
+	}
+	last := msg(9999, textID, guildID, aliceID, `{}`)
+	last.Files = &store.FileWrite{Add: []store.File{upload(5999, size)}, Quota: quota}
+	must(t, f.s.CreateMessage(f.ctx, last))
+	kept := 0
+	for i := range writers {
+		if _, err := f.s.File(f.ctx, snowflake.ID(5001+i)); err == nil {
+			kept++
+		}
+	}
+	if kept+1 > quota/size {
+		t.Errorf("%d files of %d bytes kept with a quota of %d", kept+1, size, quota)
+	}
+	f.hasFile(t, "the last write's", 5999, of(upload(5999, size), last))
 }
