@@ -142,7 +142,11 @@ func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 	// the admin API live there): no script, no plugin, no frame; only
 	// images, audio and video show inline, anything else downloads.
 	h.Set("Content-Security-Policy", "default-src 'none'; img-src 'self'; media-src 'self'; style-src 'unsafe-inline'; sandbox")
-	h.Set("Content-Disposition", mime.FormatMediaType(disposition(ct), map[string]string{"filename": f.Filename}))
+	cd := mime.FormatMediaType(disposition(ct), map[string]string{"filename": f.Filename})
+	if cd == "" { // a name the header cannot carry: the disposition alone
+		cd = disposition(ct)
+	}
+	h.Set("Content-Disposition", cd)
 	h.Set("ETag", `"`+f.ID.String()+`"`)
 	h.Set("Cache-Control", "private, max-age=86400")
 	http.ServeContent(w, r, "", f.ID.Time(), bytes.NewReader(f.Data))

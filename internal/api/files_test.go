@@ -207,6 +207,13 @@ func TestFilesHTMLDownloads(t *testing.T) {
 			t.Errorf("%s: %v; served %v", want.name, a, got.header)
 		}
 	}
+	// A name beyond ASCII is served under its own name (RFC 2231).
+	m = decodeObj(t, sendFiles(t, e, "POST", hook, "", `{"content":"été"}`, upload{"files[0]", "résumé été.pdf", []byte("%PDF")}))
+	got := fetchFile(t, e, str(attachmentsOf(t, m)[0], "url"), 200)
+	if cd := got.header.Get("Content-Disposition"); cd != "attachment; filename*=utf-8''r%C3%A9sum%C3%A9%20%C3%A9t%C3%A9.pdf" ||
+		got.header.Get("Content-Type") != "application/pdf" || string(got.body) != "%PDF" {
+		t.Errorf("résumé été.pdf: %q %q %q", cd, got.header.Get("Content-Type"), got.body)
+	}
 }
 
 // A link whose signature does not check reaches nothing, with the CDN's
