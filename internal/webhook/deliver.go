@@ -76,9 +76,9 @@ type Deliverer struct {
 // New builds a Deliverer from cfg, filling defaults.
 func New(cfg Config) *Deliverer {
 	d := &Deliverer{
-		client:  cfg.Client,
-		now:     cfg.Now,
-		timeout: cfg.Timeout,
+		client:       cfg.Client,
+		now:          cfg.Now,
+		timeout:      cfg.Timeout,
 		maxBody:      cfg.MaxResponseBytes,
 		maxMultipart: cfg.MaxMultipartBytes,
 		reserve:      cfg.Reserve,
