@@ -455,7 +455,7 @@ func TestFilesQuotaEvictsOldest(t *testing.T) {
 	}
 	metrics := string(mustDo(t, e, "GET", "/metrics", "", nil, 200).Body)
 	for _, want := range []string{"slashd_files_stored_total 4", "slashd_file_bytes_stored_total 400",
-		"slashd_files_evicted_total 2", "slashd_file_bytes_evicted_total 200"} {
+		"slashd_files_evicted_total 2", "slashd_file_bytes_evicted_total 200", "slashd_upload_bytes_in_flight 0"} {
 		if !strings.Contains(metrics, want+"\n") {
 			t.Errorf("/metrics lacks %q", want)
 		}
