@@ -358,8 +358,11 @@ func TestFilesEveryRoute(t *testing.T) {
 		msgs := decodeList(t, mustDo(t, e, "GET", path+"?limit=1", w.aliceTok, nil, 200))
 		one := path + "/" + str(msgs[0], "id")
 		check(t, sendFiles(t, e, "PATCH", one, w.aliceTok, `{}`, upload{"files[0]", "v.txt", []byte("again")}), "v.txt", "again")
-		// Someone else's message takes no files (only its flags change).
+		// Someone else's message takes no files (only its flags change),
+		// even from a member who may manage messages.
 		wantStatus(t, sendFiles(t, e, "PATCH", one, w.bobTok, `{}`, upload{"files[0]", "w.txt", []byte("no")}), 403)
+		wantError(t, sendFiles(t, e, "PATCH", one, w.e.Bot(), `{}`, upload{"files[0]", "w.txt", []byte("no")}), 403,
+			apiError(50005, "Cannot edit a message authored by another user"))
 	})
 	_ = p
 }
