@@ -540,3 +540,28 @@ func FuzzFileLink(f *testing.F) {
 		}
 	})
 }
+
+// A test world's files go with it: reset (its messages are gone) or
+// deleted, and another world's stay.
+func TestFilesTestWorlds(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	post := func(w testenv.WorldObjects, auth string) string {
+		t.Helper()
+		r := sendFiles(t, e, "POST", "/api/v10/channels/"+w.ChannelID+"/messages", auth, `{"content":"x"}`,
+			upload{"files[0]", "a.txt", []byte("x")})
+		wantStatus(t, r, 200)
+		link := str(attachmentsOf(t, decodeObj(t, r))[0], "url")
+		fetchFile(t, e, link, 200)
+		return link
+	}
+	reset := e.NewWorldObjects(t, e.NewTestWorld(t, "files-reset"), "r")
+	deleted := e.NewWorldObjects(t, e.NewTestWorld(t, "files-deleted"), "d")
+	other := e.NewWorldObjects(t, e.NewTestWorld(t, "files-other"), "o")
+	resetLink, deletedLink, otherLink := post(reset, reset.Bot()), post(deleted, deleted.Client()), post(other, other.Bot())
+	adminDo(t, e, "POST", "/worlds/"+reset.World.String()+"/reset", nil, -1)
+	adminDo(t, e, "DELETE", "/worlds/"+deleted.World.String(), nil, 204)
+	fetchFile(t, e, resetLink, 404)
+	fetchFile(t, e, deletedLink, 404)
+	fetchFile(t, e, otherLink, 200)
+}
