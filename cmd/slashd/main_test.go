@@ -458,26 +458,31 @@ func TestParseServeFlags(t *testing.T) {
 		wantErr bool
 	}{
 		{name: "defaults", want: serveConfig{addr: "127.0.0.1:8080", dataDir: "./slashd-data", rateLimit: true, ui: true, journal: 10000, logLevel: slog.LevelInfo,
-			natsPrefix: "slashd.events", nodeID: -1, logFormat: "text", limits: defaultAbuseLimits()}},
+			natsPrefix: "slashd.events", nodeID: -1, logFormat: "text", limits: defaultAbuseLimits(),
+			filesQuota: 1 << 30, uploadBudget: 250 << 20}},
 		{
 			name: "environment",
 			env: map[string]string{"SLASHD_ADDR": "0.0.0.0:9999", "SLASHD_DATA": "/srv/slashd", "SLASHD_RATELIMIT": "false",
 				"SLASHD_LOG_LEVEL": "debug", "SLASHD_NATS_PREFIX": "cluster2.events", "SLASHD_NODE_ID": "7",
 				"SLASHD_LOG_FORMAT": "json", "SLASHD_METRICS_ADDR": "127.0.0.1:9090", "SLASHD_PPROF_ADDR": "127.0.0.1:6060",
-				"SLASHD_TRUSTED_PROXIES": "10.0.0.0/8, 127.0.0.1"},
+				"SLASHD_TRUSTED_PROXIES": "10.0.0.0/8, 127.0.0.1", "SLASHD_PUBLIC_URL": "https://slashd.example.com",
+				"SLASHD_FILES_QUOTA": "500MB", "SLASHD_UPLOAD_BUDGET": "64MiB"},
 			want: serveConfig{addr: "0.0.0.0:9999", dataDir: "/srv/slashd", rateLimit: false, ui: true, journal: 10000, logLevel: slog.LevelDebug,
 				natsPrefix: "cluster2.events", nodeID: 7, logFormat: "json", metricsAddr: "127.0.0.1:9090", pprofAddr: "127.0.0.1:6060",
-				limits: defaultAbuseLimits(), trustedProxies: realip.Trusted{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("127.0.0.1/32")}},
+				limits: defaultAbuseLimits(), trustedProxies: realip.Trusted{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("127.0.0.1/32")},
+				publicURL: "https://slashd.example.com", filesQuota: 500e6, uploadBudget: 64 << 20},
 		},
 		{
 			name: "flags beat environment",
 			args: []string{"--addr", "127.0.0.1:1", "--data", "/tmp/x", "--ratelimit=true", "--log-level", "error",
 				"--nats-prefix", "c3", "--node-id", "1023", "--log-format", "text", "--metrics-addr", "127.0.0.1:2",
-				"--pprof-addr", "127.0.0.1:3"},
+				"--pprof-addr", "127.0.0.1:3", "--files-quota", "2GiB", "--public-url", "http://10.0.0.1:8080"},
 			env: map[string]string{"SLASHD_ADDR": "0.0.0.0:9999", "SLASHD_DATA": "/srv/slashd", "SLASHD_RATELIMIT": "false",
-				"SLASHD_LOG_FORMAT": "json", "SLASHD_METRICS_ADDR": "127.0.0.1:9090", "SLASHD_PPROF_ADDR": "127.0.0.1:6060"},
+				"SLASHD_LOG_FORMAT": "json", "SLASHD_METRICS_ADDR": "127.0.0.1:9090", "SLASHD_PPROF_ADDR": "127.0.0.1:6060",
+				"SLASHD_FILES_QUOTA": "1MB", "SLASHD_PUBLIC_URL": "https://elsewhere.example.com"},
 			want: serveConfig{addr: "127.0.0.1:1", dataDir: "/tmp/x", rateLimit: true, ui: true, journal: 10000, logLevel: slog.LevelError, natsPrefix: "c3", nodeID: 1023,
-				logFormat: "text", metricsAddr: "127.0.0.1:2", pprofAddr: "127.0.0.1:3", limits: defaultAbuseLimits()},
+				logFormat: "text", metricsAddr: "127.0.0.1:2", pprofAddr: "127.0.0.1:3", limits: defaultAbuseLimits(),
+				publicURL: "http://10.0.0.1:8080", filesQuota: 2 << 30, uploadBudget: 250 << 20},
 		},
 		{name: "bad log format", args: []string{"--log-format", "xml"}, wantErr: true},
 		{name: "bad SLASHD_LOG_FORMAT", env: map[string]string{"SLASHD_LOG_FORMAT": "JSON"}, wantErr: true},
@@ -488,6 +493,9 @@ func TestParseServeFlags(t *testing.T) {
 		{name: "unknown flag", args: []string{"--port", "1"}, wantErr: true},
 		{name: "bad --trusted-proxies", args: []string{"--trusted-proxies", "10.0.0.0/8,proxy.local"}, wantErr: true},
 		{name: "bad SLASHD_TRUSTED_PROXIES", env: map[string]string{"SLASHD_TRUSTED_PROXIES": "10.0.0.0/99"}, wantErr: true},
+		{name: "bad --files-quota", args: []string{"--files-quota", "lots"}, wantErr: true},
+		{name: "zero SLASHD_FILES_QUOTA", env: map[string]string{"SLASHD_FILES_QUOTA": "0"}, wantErr: true},
+		{name: "bad --public-url", args: []string{"--public-url", "slashd.example.com"}, wantErr: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

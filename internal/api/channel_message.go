@@ -128,6 +128,9 @@ func (s *Server) editChannelMessage(w http.ResponseWriter, r *http.Request) erro
 // onlyFlags reports whether an edit changes nothing but flags
 // (allowed_mentions alone changes nothing).
 func onlyFlags(d interaction.MessageData) bool {
+	if len(d.Uploads.Files) > 0 {
+		return false // files are the author's to add
+	}
 	for k := range d.Set {
 		if k != "flags" && k != "allowed_mentions" {
 			return false

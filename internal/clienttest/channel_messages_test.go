@@ -186,8 +186,12 @@ func TestDisgoHTTPServerReplyWithFile(t *testing.T) {
 	}
 	att := m.Attachments[0]
 	if att.Filename != "report.txt" || att.Description != "the report" || att.Size != int64(len("all good")) ||
-		!strings.HasSuffix(att.URL, "/"+w.channel+"/"+att.ID+"/report.txt") {
+		!strings.HasPrefix(att.URL, e.URL+"/attachments/"+w.channel+"/"+att.ID+"/report.txt?") {
 		t.Fatalf("attachment: %+v", att)
+	}
+	// The file is served where its url says, as the bot sent it.
+	if got := e.Do("GET", strings.TrimPrefix(att.URL, e.URL), "", nil); got.Status != http.StatusOK || string(got.Body) != "all good" {
+		t.Fatalf("GET the attachment's url: %d %q", got.Status, got.Body)
 	}
 	if seen := w.seenAs(t, m.ID, "here is the report"); len(seen.Attachments) != 1 {
 		t.Fatalf("the channel's message: %+v", seen)

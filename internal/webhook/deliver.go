@@ -51,24 +51,37 @@ type Config struct {
 	// MaxResponseBytes caps the answer body; a larger body is a BadResponse.
 	// Default: DefaultMaxResponseBytes.
 	MaxResponseBytes int64
+	// MaxMultipartBytes caps a multipart/form-data answer (a message with
+	// its files) instead; default: MaxResponseBytes.
+	MaxMultipartBytes int64
+	// Reserve, when set, is asked for the memory a multipart answer may
+	// take (its Content-Length, else MaxMultipartBytes) before it is
+	// read; the release it returns is the Response's Release (called by
+	// the Deliverer itself when the answer is not handed over). An error
+	// fails the delivery.
+	Reserve func(ctx context.Context, n int64) (release func(), err error)
 }
 
 // Deliverer POSTs signed interactions to applications. It is safe for
 // concurrent use.
 type Deliverer struct {
-	client  *http.Client
-	now     func() time.Time
-	timeout time.Duration
-	maxBody int64
+	client       *http.Client
+	now          func() time.Time
+	timeout      time.Duration
+	maxBody      int64
+	maxMultipart int64
+	reserve      func(ctx context.Context, n int64) (func(), error)
 }
 
 // New builds a Deliverer from cfg, filling defaults.
 func New(cfg Config) *Deliverer {
 	d := &Deliverer{
-		client:  cfg.Client,
-		now:     cfg.Now,
-		timeout: cfg.Timeout,
-		maxBody: cfg.MaxResponseBytes,
+		client:       cfg.Client,
+		now:          cfg.Now,
+		timeout:      cfg.Timeout,
+		maxBody:      cfg.MaxResponseBytes,
+		maxMultipart: cfg.MaxMultipartBytes,
+		reserve:      cfg.Reserve,
 	}
 	if d.client == nil {
 		var rt http.RoundTripper = http.DefaultTransport
@@ -93,6 +106,7 @@ func New(cfg Config) *Deliverer {
 	if d.maxBody <= 0 {
 		d.maxBody = DefaultMaxResponseBytes
 	}
+	d.maxMultipart = max(d.maxMultipart, d.maxBody)
 	return d
 }
 
@@ -118,6 +132,17 @@ type Response struct {
 	Multipart string
 	// Signed is the signature headers the delivery carried.
 	Signed Signed
+	// release gives back what Config.Reserve reserved for a multipart
+	// answer (nil: nothing).
+	release func()
+}
+
+// Release gives back the memory reserved for a multipart answer once
+// the caller is done with Body (a no-op otherwise).
+func (r Response) Release() {
+	if r.release != nil {
+		r.release()
+	}
 }
 
 // ErrorKind classifies a failed delivery.
@@ -208,10 +233,12 @@ func truncate(b []byte) []byte {
 
 // answer is what came back from one POST.
 type answer struct {
-	status int
-	header http.Header
-	body   []byte
-	tooBig bool
+	status  int
+	header  http.Header
+	body    []byte
+	tooBig  bool
+	limit   int64  // the cap the body was read with
+	release func() // what reserve reserved for it (nil: nothing)
 }
 
 // post sends body to endpoint with the given signature headers, bounded by
@@ -236,16 +263,38 @@ func (d *Deliverer) post(ctx context.Context, endpoint string, body []byte, sig,
 	// its connection closed), so that the connection goes back to the
 	// pool for the next delivery.
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, d.maxBody+1))
+	a := &answer{status: resp.StatusCode, header: resp.Header, limit: d.maxBody}
+	if isMultipart(resp.Header.Get("Content-Type")) && resp.StatusCode == http.StatusOK {
+		a.limit = d.maxMultipart
+		if d.reserve != nil {
+			n := resp.ContentLength
+			if n < 0 || n > a.limit {
+				n = a.limit
+			}
+			if a.release, err = d.reserve(tctx, n); err != nil {
+				return nil, d.transportError(ctx, tctx, err)
+			}
+		}
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, a.limit+1))
 	if err != nil {
+		a.done()
 		return nil, d.transportError(ctx, tctx, err)
 	}
-	a := &answer{status: resp.StatusCode, header: resp.Header, body: b}
-	if int64(len(b)) > d.maxBody {
+	a.body = b
+	if int64(len(b)) > a.limit {
 		a.tooBig = true
-		a.body = b[:d.maxBody]
+		a.body = b[:a.limit]
 	}
 	return a, nil
+}
+
+// done releases what was reserved for the answer, if anything.
+func (a *answer) done() {
+	if a.release != nil {
+		a.release()
+		a.release = nil
+	}
 }
 
 // transportError classifies a failure to send or read.
@@ -321,6 +370,7 @@ func (d *Deliverer) deliver(ctx context.Context, endpoint string, body []byte, s
 	if err != nil {
 		return Response{}, err
 	}
+	defer a.done() // unless handed over with a multipart answer
 	bad := func(detail string, err error) (Response, error) {
 		return Response{}, &DeliveryError{Kind: KindBadResponse, Status: a.status, Body: truncate(a.body), Detail: detail, Err: err}
 	}
@@ -333,10 +383,12 @@ func (d *Deliverer) deliver(ctx context.Context, endpoint string, body []byte, s
 			Detail: "unexpected status " + strconv.Itoa(a.status)}
 	}
 	if a.tooBig {
-		return bad(fmt.Sprintf("answer larger than %d bytes", d.maxBody), nil)
+		return bad(fmt.Sprintf("answer larger than %d bytes", a.limit), nil)
 	}
 	if ct := a.header.Get("Content-Type"); isMultipart(ct) {
-		return Response{Status: a.status, Body: a.body, Multipart: ct}, nil
+		r := Response{Status: a.status, Body: a.body, Multipart: ct, release: a.release}
+		a.release = nil // the caller's now
+		return r, nil
 	}
 	if !isJSON(a.header) {
 		return bad(fmt.Sprintf("Content-Type %q is not application/json", a.header.Get("Content-Type")), nil)

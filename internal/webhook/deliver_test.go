@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -422,5 +423,61 @@ func TestDeliverKeepsConnectionsAlive(t *testing.T) {
 				t.Errorf("%d connections opened for 10 rounds of %d parallel deliveries, want at most %d", opened, parallel, limit)
 			}
 		})
+	}
+}
+
+// A multipart answer (a message with its files) may be larger than a
+// JSON one, up to MaxMultipartBytes, within what Reserve grants: it is
+// reserved before the body is read (its Content-Length) and released by
+// the caller, or by the Deliverer when the answer is refused.
+func TestDeliverMultipartReserve(t *testing.T) {
+	priv, pub := testKey(t)
+	form := func(size int) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			body := "--b\r\nContent-Disposition: form-data; name=\"payload_json\"\r\n\r\n{\"type\":4}\r\n--b\r\n" +
+				"Content-Disposition: form-data; name=\"files[0]\"; filename=\"a.bin\"\r\n\r\n" + strings.Repeat("x", size) + "\r\n--b--\r\n"
+			w.Header().Set("Content-Type", "multipart/form-data; boundary=b")
+			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+			io.WriteString(w, body)
+		}
+	}
+	var mu sync.Mutex
+	var reserved []int64
+	held := 0
+	d := New(Config{Now: func() time.Time { return fixedNow }, MaxResponseBytes: 1000, MaxMultipartBytes: 5000,
+		Reserve: func(_ context.Context, n int64) (func(), error) {
+			mu.Lock()
+			defer mu.Unlock()
+			reserved = append(reserved, n)
+			held++
+			return func() { mu.Lock(); held--; mu.Unlock() }, nil
+		}})
+	holding := func() int { mu.Lock(); defer mu.Unlock(); return held }
+
+	resp, err := d.Deliver(context.Background(), appServer(t, pub, form(3000)).URL, priv, []byte(`{"type":2}`))
+	if err != nil || resp.Multipart == "" || len(resp.Body) < 3000 {
+		t.Fatalf("a 3000-byte form: %v, %d bytes", err, len(resp.Body))
+	}
+	if holding() != 1 || reserved[0] != int64(len(resp.Body)) {
+		t.Fatalf("reserved %v, holding %d; want the answer's length, held until Release", reserved, holding())
+	}
+	resp.Release()
+	if holding() != 0 {
+		t.Fatalf("holding %d after Release", holding())
+	}
+
+	_, err = d.Deliver(context.Background(), appServer(t, pub, form(6000)).URL, priv, []byte(`{"type":2}`))
+	var de *DeliveryError
+	if !errors.As(err, &de) || de.Kind != KindBadResponse {
+		t.Fatalf("a 6000-byte form: %v, want a bad response", err)
+	}
+	if holding() != 0 {
+		t.Fatalf("holding %d after a refused answer", holding())
+	}
+	// JSON keeps its own cap.
+	_, err = d.Deliver(context.Background(), appServer(t, pub, jsonAnswer(200, `{"type":4,"data":{"content":"`+
+		strings.Repeat("x", 2000)+`"}}`)).URL, priv, []byte(`{"type":2}`))
+	if !errors.As(err, &de) || de.Kind != KindBadResponse {
+		t.Fatalf("a 2000-byte JSON answer: %v, want a bad response", err)
 	}
 }
