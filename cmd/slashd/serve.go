@@ -63,6 +63,12 @@ type serveConfig struct {
 	// noDemo: a first start makes no demo, only the admin token
 	// (`slashd test --world`, whose worlds are the test's own).
 	noDemo bool
+	// publicURL is where clients reach slashd: the links of uploaded
+	// files start with it ("": each request's own host). filesQuota
+	// bounds the stored files' bytes; uploadBudget the multipart bytes a
+	// node reads at once.
+	publicURL                string
+	filesQuota, uploadBudget byteSize
 }
 
 // windowSweep is how often the janitor deletes ended rate-limit windows.
@@ -109,6 +115,13 @@ func serveFlags(fs *flagSet) func() (serveConfig, error) {
 	var level, proxies string
 	fs.envString(&level, "log-level", "info", "debug, info, warn or error")
 	worldFlag(fs, &cfg.worlds)
+	fs.envString(&cfg.publicURL, "public-url", "",
+		"the `URL` clients reach slashd at (https://slashd.example.com behind a proxy): uploaded files' links start with it; unset: each request's own scheme and host")
+	cfg.filesQuota, cfg.uploadBudget = byteSize(api.DefaultFilesQuota), byteSize(api.DefaultUploadBudget)
+	fs.envText(&cfg.filesQuota, "files-quota", cfg.filesQuota,
+		"the most bytes of uploaded files kept (`SIZE`: 1GiB, 500MB, …); past it the oldest files go, their links then 404")
+	fs.envText(&cfg.uploadBudget, "upload-budget", cfg.uploadBudget,
+		"the most bytes of multipart bodies (files being uploaded) a node reads at once (`SIZE`); more uploads wait their turn")
 
 	fs.section("production (a database server; logs, metrics and profiles for your tooling)")
 	storeFlag(fs, &cfg.store)
@@ -138,6 +151,12 @@ func serveFlags(fs *flagSet) func() (serveConfig, error) {
 		cfg.trustedProxies = trusted
 		if err := cfg.checkObserve(); err != nil {
 			return cfg, err
+		}
+		if err := checkPublicURL(cfg.publicURL); err != nil {
+			return cfg, err
+		}
+		if cfg.filesQuota <= 0 || cfg.uploadBudget <= 0 {
+			return cfg, fmt.Errorf("--files-quota and --upload-budget must be more than 0")
 		}
 		if cfg.nodeID > 1023 {
 			return cfg, fmt.Errorf("--node-id %d: must be 0-1023", cfg.nodeID)
@@ -238,6 +257,7 @@ func serve(ctx context.Context, cfg serveConfig, stdout io.Writer, ready func(ad
 	apiCfg.MessageEventsOff = !cfg.ui
 	apiCfg.JournalEntries = max(cfg.journal, 0)
 	apiCfg.Build = build
+	apiCfg.PublicURL, apiCfg.FilesQuota, apiCfg.UploadBudget = cfg.publicURL, int64(cfg.filesQuota), int64(cfg.uploadBudget)
 	cfg.limits.apply(&apiCfg)
 	// A PostgreSQL store may serve several nodes: they count the rate
 	// limits there, so that the limits hold across them.

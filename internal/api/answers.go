@@ -72,6 +72,9 @@ func (s *Server) answerRecord(ctx context.Context, rec store.Interaction, meta *
 		}
 		return store.Answer{Interaction: cur, Put: put}, nil
 	})
+	if err == nil && put != nil {
+		s.noteFiles(ctx, put.Files)
+	}
 	if errors.Is(err, store.ErrNotFound) && put != nil {
 		// The interaction was read above: what is gone is the channel
 		// the message goes to (deleted during the delivery).
@@ -158,7 +161,9 @@ func (s *Server) updatedComponentMessage(ctx context.Context, rec store.Interact
 	if err := interaction.CheckEdit(d, msg.Flags); err != nil {
 		return nil, err
 	}
-	s.applyMessage(&msg, d)
+	if m.Files, err = s.applyMessage(&msg, d); err != nil {
+		return nil, err
+	}
 	ts := timestamp(s.nowIn(ctx))
 	msg.EditedTimestamp = &ts
 	if messageEmpty(msg) {
@@ -231,7 +236,10 @@ func (s *Server) interactionMessage(ctx context.Context, rec store.Interaction, 
 	m.InteractionMetadata = &meta
 	m.Interaction = &interaction.MessageInteraction{ID: rec.ID, Type: meta.Type, Name: meta.Name, User: meta.User}
 	m.Flags = d.Flags & interaction.FlagEphemeral
-	s.applyMessage(&m, d)
+	files, err := s.applyMessage(&m, d)
+	if err != nil {
+		return store.Message{}, err
+	}
 	if m.Flags&interaction.FlagEphemeral == 0 && rec.GuildID != 0 && userOwnedOnly(meta.AuthorizingIntegrationOwners) {
 		public, err := s.externalAppsAllowed(ctx, rec)
 		if err != nil {
@@ -245,9 +253,10 @@ func (s *Server) interactionMessage(ctx context.Context, rec store.Interaction, 
 		m.Flags |= interaction.FlagLoading
 	}
 	out := store.Message{ID: id, ChannelID: rec.ChannelID, GuildID: rec.GuildID, AuthorID: bot.ID,
-		InteractionID: rec.ID, CreatedAt: now}
+		InteractionID: rec.ID, CreatedAt: now, Files: files}
 	if m.Flags&interaction.FlagEphemeral != 0 {
 		out.VisibleTo = rec.UserID
+		interaction.MarkEphemeral(&m, d.Uploads)
 	}
 	out.Body, err = jsonenc.Marshal(m)
 	return out, err

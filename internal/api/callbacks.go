@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -43,8 +44,9 @@ func (s *Server) interactionCallback(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	if o, ok := v.(map[string]any); ok {
-		s.attachUploads(o["data"], uploads, rec.ChannelID)
+	att, err := s.attachCallbackUploads(r, v, uploads, rec.ChannelID)
+	if err != nil {
+		return err
 	}
 	cb, err := interaction.ParseCallback(v, interaction.Type(rec.Type))
 	if errors.Is(err, interaction.ErrNoMessageToUpdate) {
@@ -53,6 +55,7 @@ func (s *Server) interactionCallback(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
+	cb.Message.Uploads = att
 	ans, err := s.answerRecord(ctx, rec, nil, cb, answerCallback)
 	if err != nil {
 		return err
@@ -144,6 +147,7 @@ func (s *Server) createFollowup(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	defer s.noteFiles(ctx, m.Files)
 	limit := 0
 	if userInstallOnly(rec) {
 		limit = userInstallFollowups
@@ -285,7 +289,10 @@ func (s *Server) editMessage(r *http.Request, m store.Message, d interaction.Mes
 		return nil, err
 	}
 	loading := msg.Flags&interaction.FlagLoading != 0
-	s.applyMessage(&msg, d)
+	files, err := s.applyMessage(&msg, d)
+	if err != nil {
+		return nil, err
+	}
 	if loading {
 		msg.Flags &^= interaction.FlagLoading
 	} else {
@@ -304,9 +311,10 @@ func (s *Server) editMessage(r *http.Request, m store.Message, d interaction.Mes
 	if err != nil {
 		return nil, err
 	}
-	if err := s.store.UpdateMessage(r.Context(), m.ID, body); err != nil {
+	if err := s.store.UpdateMessage(r.Context(), m.ID, body, files); err != nil {
 		return nil, store.NotFoundAs(err, errUnknownMessage)
 	}
+	s.noteFiles(r.Context(), files)
 	return body, nil
 }
 
@@ -330,17 +338,22 @@ func (s *Server) deleteWebhookMessage(w http.ResponseWriter, r *http.Request) er
 }
 
 // readMessage reads a message body for channel: a new message (which may
-// not be empty) or an edit (only the keys sent).
+// not be empty) or an edit (only the keys sent). Its files become its
+// attachments (d.Uploads).
 func (s *Server) readMessage(w http.ResponseWriter, r *http.Request, edit bool, channel snowflake.ID) (interaction.MessageData, error) {
 	v, uploads, err := s.readPayload(w, r)
 	if err != nil {
 		return interaction.MessageData{}, err
 	}
-	s.attachUploads(v, uploads, channel)
+	att, err := s.attachUploads(r, v, uploads, channel, edit)
+	if err != nil {
+		return interaction.MessageData{}, err
+	}
 	d, err := interaction.ParseMessage(v, edit)
 	if err != nil {
 		return interaction.MessageData{}, err
 	}
+	d.Uploads = att
 	if !edit && d.Empty() {
 		return interaction.MessageData{}, interaction.ErrEmptyMessage
 	}
@@ -348,14 +361,20 @@ func (s *Server) readMessage(w http.ResponseWriter, r *http.Request, edit bool, 
 }
 
 // readPayload reads a JSON body, or a multipart/form-data one
-// (readMultipart).
+// (readMultipart) within the bound of a message request with its files.
 func (s *Server) readPayload(w http.ResponseWriter, r *http.Request) (any, []interaction.Upload, error) {
 	boundary, ok := multipartBoundary(r.Header.Get("Content-Type"))
 	if !ok {
 		v, err := s.readBody(w, r)
 		return v, nil, err
 	}
-	return readMultipart(http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), boundary)
+	return readMultipart(http.MaxBytesReader(w, r.Body, s.multipartLimit()), boundary)
+}
+
+// multipartLimit bounds a multipart body: the real service's 25 MiB per
+// message request, or the configured body cap if larger.
+func (s *Server) multipartLimit() int64 {
+	return max(s.cfg.MaxBodyBytes, interaction.MaxMessageRequest)
 }
 
 // multipartBoundary reports whether a Content-Type is multipart/form-data,
@@ -370,8 +389,9 @@ func multipartBoundary(contentType string) (string, bool) {
 
 // readMultipart reads a multipart/form-data body: the JSON of its
 // payload_json part, and the files the other parts carry (libraries send
-// that when files are attached; slashd keeps no file contents). A
-// callback's body and an endpoint's inline answer are read alike.
+// that when files are attached), each within the attachment size limit
+// and at most MaxFiles of them. A callback's body and an endpoint's
+// inline answer are read alike.
 func readMultipart(body io.Reader, boundary string) (any, []interaction.Upload, error) {
 	if boundary == "" {
 		return nil, nil, errInvalidJSON
@@ -399,18 +419,34 @@ func readMultipart(body io.Reader, boundary string) (any, []interaction.Upload, 
 				return nil, nil, errInvalidJSON
 			}
 		case part.FileName() != "":
-			size, err := io.Copy(io.Discard, part)
+			if len(uploads) == interaction.MaxFiles {
+				return nil, nil, interaction.ErrTooManyFiles
+			}
+			data, err := readFilePart(part)
 			if err != nil {
-				return nil, nil, multipartError(err)
+				return nil, nil, err
 			}
 			uploads = append(uploads, interaction.Upload{Index: fileIndex(part.FormName(), len(uploads)),
-				Filename: part.FileName(), ContentType: part.Header.Get("Content-Type"), Size: size})
+				Filename: part.FileName(), ContentType: part.Header.Get("Content-Type"), Data: data})
 		}
 	}
 	if v == nil {
 		return nil, nil, apierr.Invalid(form.CodeRequired, form.MsgRequired, "payload_json")
 	}
 	return v, uploads, nil
+}
+
+// readFilePart reads a file part, refusing one over the attachment size
+// limit as soon as it is.
+func readFilePart(part io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(part, interaction.AttachmentSizeLimit+1))
+	if err != nil {
+		return nil, multipartError(err)
+	}
+	if len(data) > interaction.AttachmentSizeLimit {
+		return nil, interaction.ErrFileTooLarge
+	}
+	return data, nil
 }
 
 // multipartError is a broken or oversized multipart body's error.
@@ -434,11 +470,42 @@ func fileIndex(name string, position int) int {
 }
 
 // attachUploads makes uploaded files attachments of the message object v
-// (payload_json's), in channel.
-func (s *Server) attachUploads(v any, uploads []interaction.Upload, channel snowflake.ID) {
-	if msg, ok := v.(map[string]any); ok {
-		interaction.AttachUploads(msg, uploads, channel, s.ids.Next)
+// (payload_json's), in channel, served from this server (files.go).
+func (s *Server) attachUploads(r *http.Request, v any, uploads []interaction.Upload, channel snowflake.ID, edit bool) (interaction.Attached, error) {
+	return s.attachUploadsAt(r.Context(), s.publicBase(r), v, uploads, channel, edit)
+}
+
+// attachUploadsAt is attachUploads with the links under base.
+func (s *Server) attachUploadsAt(ctx context.Context, base string, v any, uploads []interaction.Upload, channel snowflake.ID, edit bool) (interaction.Attached, error) {
+	msg, ok := v.(map[string]any)
+	if !ok || len(uploads) == 0 {
+		return interaction.Attached{}, nil
 	}
+	link, err := s.fileLinker(ctx, base)
+	if err != nil {
+		return interaction.Attached{}, err
+	}
+	return interaction.AttachUploads(msg, uploads, channel, edit, s.ids.Next, link)
+}
+
+// attachCallbackUploads is attachUploads for an interaction response: the
+// message is its data; an UPDATE_MESSAGE edits the component's message.
+func (s *Server) attachCallbackUploads(r *http.Request, v any, uploads []interaction.Upload, channel snowflake.ID) (interaction.Attached, error) {
+	return s.attachCallbackUploadsAt(r.Context(), s.publicBase(r), v, uploads, channel)
+}
+
+// attachCallbackUploadsAt is attachCallbackUploads with the links under
+// base.
+func (s *Server) attachCallbackUploadsAt(ctx context.Context, base string, v any, uploads []interaction.Upload, channel snowflake.ID) (interaction.Attached, error) {
+	o, ok := v.(map[string]any)
+	if !ok {
+		return interaction.Attached{}, nil
+	}
+	if _, ok := o["data"].(map[string]any); !ok && len(uploads) > 0 && o["data"] == nil {
+		o["data"] = map[string]any{} // files alone make the message
+	}
+	t, _ := form.ToInt(o["type"])
+	return s.attachUploadsAt(ctx, base, o["data"], uploads, channel, t == interaction.CallbackUpdateMessage)
 }
 
 // writeRaw writes a JSON body already rendered.

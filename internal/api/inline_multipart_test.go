@@ -86,13 +86,13 @@ func TestInvokeEndpointMultipartAnswer(t *testing.T) {
 	}{
 		{"file", func(t *testing.T, r testenv.Response) {
 			msg, _ := attachment(t, r)
-			wantNoteAttached(t, msg, w.channel)
+			wantNoteAttached(t, e, msg, w.channel)
 			if msg["content"] != "a file" {
 				t.Fatalf("message: %v", msg)
 			}
 			// The channel holds it as answered.
 			got := decodeObj(t, mustDo(t, e, "GET", "/api/v10/channels/"+w.channel+"/messages/"+str(msg, "id"), e.Bot(), nil, 200))
-			wantNoteAttached(t, got, w.channel)
+			wantNoteAttached(t, e, got, w.channel)
 		}},
 		{"described", func(t *testing.T, r testenv.Response) {
 			msg, a := attachment(t, r)

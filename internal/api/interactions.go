@@ -61,6 +61,7 @@ type invocation struct {
 	payload interaction.Payload
 	body    []byte                          // the payload's JSON, as delivered
 	meta    interaction.InteractionMetadata // record.Metadata, decoded
+	base    string                          // the server's URL for the invoking request (files' links)
 }
 
 // invoke is POST /interactions: a user runs a command (type 2), types in
@@ -94,6 +95,7 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) error {
 		it = inv.Type
 		in, err = s.prepareInvocation(ctx, user, inv)
 	}
+	in.base = s.publicBase(r)
 	if err != nil {
 		s.countInteraction(it, refusalOutcome(err))
 		return err
@@ -470,13 +472,15 @@ func (s *Server) answerInline(ctx context.Context, in invocation, resp webhook.R
 	if err != nil {
 		return refused(err)
 	}
-	if o, ok := v.(map[string]any); ok {
-		s.attachUploads(o["data"], uploads, in.record.ChannelID)
+	att, err := s.attachCallbackUploadsAt(ctx, in.base, v, uploads, in.record.ChannelID)
+	if err != nil {
+		return refused(err)
 	}
 	cb, err := interaction.ParseCallback(v, in.payload.Type)
 	if err != nil {
 		return refused(err)
 	}
+	cb.Message.Uploads = att
 	rec, err := s.answerRecord(ctx, in.record, &in.meta, cb, answerInlineHTTP)
 	if err != nil {
 		var ae *apierr.Error

@@ -347,7 +347,7 @@ func TestGatewayCallbackTypes(t *testing.T) {
 			if msg["content"] != "from a form" {
 				t.Fatalf("message: %v", msg)
 			}
-			wantNoteAttached(t, msg, w.channel)
+			wantNoteAttached(t, e, msg, w.channel)
 		}},
 		{"second answer", 2, func(t *testing.T, p *pending) {
 			w.callback(t, p, "", message, 204)
@@ -398,17 +398,20 @@ func sendMultipart(t *testing.T, e *testenv.Env, method, path, payload string) t
 
 // wantNoteAttached checks that message m carries sendMultipart's file as
 // its one attachment, described as the real service does.
-func wantNoteAttached(t *testing.T, m jsonObj, channel string) {
+func wantNoteAttached(t *testing.T, e *testenv.Env, m jsonObj, channel string) {
 	t.Helper()
 	list, _ := m["attachments"].([]any)
 	if len(list) != 1 {
 		t.Fatalf("attachments: %v", m["attachments"])
 	}
 	a, _ := list[0].(jsonObj)
-	url := "https://cdn.slashd.invalid/attachments/" + channel + "/" + str(a, "id") + "/note.txt"
-	if a["filename"] != "note.txt" || a["size"] != 5.0 || a["content_type"] != "application/octet-stream" ||
-		a["url"] != url || a["proxy_url"] != url || str(a, "id") == "" {
+	prefix := e.URL + "/attachments/" + channel + "/" + str(a, "id") + "/note.txt?ex="
+	if a["filename"] != "note.txt" || a["size"] != 5.0 || a["content_type"] != "text/plain; charset=utf-8" ||
+		!strings.HasPrefix(str(a, "url"), prefix) || a["proxy_url"] != a["url"] || str(a, "id") == "" {
 		t.Fatalf("attachment: %v", a)
+	}
+	if got := fetchFile(t, e, str(a, "url"), 200); string(got.body) != "hello" {
+		t.Fatalf("the file served: %q", got.body)
 	}
 }
 
@@ -615,7 +618,7 @@ func TestGatewayFollowups(t *testing.T) {
 		if m["content"] != "with a file" {
 			t.Fatalf("follow-up: %v", m)
 		}
-		wantNoteAttached(t, m, w.channel)
+		wantNoteAttached(t, e, m, w.channel)
 		wantError(t, sendMultipart(t, e, "POST", hook, ""), 400, fe("payload_json", "BASE_TYPE_REQUIRED", msgRequired))
 	})
 	t.Run("channel after all that", func(t *testing.T) {

@@ -107,8 +107,8 @@ func (m messageEvents) CreateFollowup(ctx context.Context, id snowflake.ID, limi
 
 // UpdateMessage reads the message back: the event says where it is and
 // who sees it, which the new body alone does not.
-func (m messageEvents) UpdateMessage(ctx context.Context, id snowflake.ID, body []byte) error {
-	if err := m.Store.UpdateMessage(ctx, id, body); err != nil {
+func (m messageEvents) UpdateMessage(ctx context.Context, id snowflake.ID, body []byte, files *store.FileWrite) error {
+	if err := m.Store.UpdateMessage(ctx, id, body, files); err != nil {
 		return err
 	}
 	if msg, err := m.Store.Message(ctx, id); err == nil {

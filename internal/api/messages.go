@@ -99,26 +99,47 @@ func (s *Server) postChannelMessage(w http.ResponseWriter, r *http.Request) erro
 	u := t.user
 	msg := interaction.NewMessage(s.ids.Next(), chID, wireUser(u), timestamp(now))
 	d.Flags &^= interaction.FlagEphemeral // only interactions make ephemeral messages
-	s.applyMessage(&msg, d)
+	files, err := s.applyMessage(&msg, d)
+	if err != nil {
+		return err
+	}
 	body, err := jsonenc.Marshal(msg)
 	if err != nil {
 		return err
 	}
 	// A private channel's messages have no guild (GuildID 0).
-	m := store.Message{ID: msg.ID, ChannelID: chID, GuildID: t.channel.GuildID, AuthorID: u.ID, Body: body, CreatedAt: now}
+	m := store.Message{ID: msg.ID, ChannelID: chID, GuildID: t.channel.GuildID, AuthorID: u.ID, Body: body, CreatedAt: now,
+		Files: files}
 	if err := s.store.CreateMessage(r.Context(), m); err != nil {
 		return store.NotFoundAs(err, errUnknownChannel)
 	}
+	s.noteFiles(r.Context(), files)
 	writeRaw(w, http.StatusOK, body)
 	return nil
 }
 
 // applyMessage lays d over msg (interaction.Message.Apply); a poll it
 // sets runs for its duration from now.
-func (s *Server) applyMessage(msg *interaction.Message, d interaction.MessageData) {
+// Its attachments are resolved (interaction.ResolveAttachments); what
+// becomes of the message's files is returned, for the store (nil: they
+// stay as they are).
+func (s *Server) applyMessage(msg *interaction.Message, d interaction.MessageData) (*store.FileWrite, error) {
+	before := msg.Attachments
 	msg.Apply(d)
 	now := s.now()
 	msg.ExpirePoll(func(hours int64) string { return timestamp(now.Add(time.Duration(hours) * time.Hour)) })
+	if len(d.Uploads.Files) == 0 && !d.Set["attachments"] && (d.Set != nil || len(d.Attachments) == 0) {
+		return nil, nil // no files, and the attachments stay as they were
+	}
+	keep, err := interaction.ResolveAttachments(msg, d, d.Uploads, before)
+	if err != nil {
+		return nil, err
+	}
+	add := make([]store.File, len(d.Uploads.Files))
+	for i, f := range d.Uploads.Files {
+		add[i] = store.File{ID: f.ID, Filename: f.Filename, ContentType: f.ContentType, Data: f.Data}
+	}
+	return &store.FileWrite{Add: add, Keep: keep, Quota: s.cfg.FilesQuota}, nil
 }
 
 // timestamp renders a time as message timestamps are.

@@ -27,6 +27,8 @@ type serverMetrics struct {
 	delivery     *metrics.HistogramVec // target
 	storeOps     *metrics.HistogramVec // op
 	busGaps      *metrics.CounterVec   // consumer
+	// Uploaded files this node stored and evicted (files.go).
+	filesStored, fileBytesStored, filesEvicted, fileBytesEvicted *metrics.CounterVec
 }
 
 // routeUnmatched is the route label of requests no route took (the
@@ -67,12 +69,23 @@ func newServerMetrics(started time.Time, gatewayStats func() gateway.Stats) *ser
 			[]float64{.005, .01, .025, .05, .1, .25, .5, 1, 1.5, 2, 2.5, 3, 5}, "target"),
 		storeOps: r.Histogram("slashd_store_operation_duration_seconds",
 			"Time of a store call, by store method.", metrics.DefaultDurationBuckets, "op"),
+		filesStored: r.Counter("slashd_files_stored_total",
+			"Files uploaded with messages that this node stored."),
+		fileBytesStored: r.Counter("slashd_file_bytes_stored_total",
+			"Bytes of the files uploaded with messages that this node stored."),
+		filesEvicted: r.Counter("slashd_files_evicted_total",
+			"Stored files this node's writes evicted, the oldest first, to keep within the files quota."),
+		fileBytesEvicted: r.Counter("slashd_file_bytes_evicted_total",
+			"Bytes of the stored files this node's writes evicted to keep within the files quota."),
 		busGaps: r.Counter("slashd_event_bus_gaps_total",
 			"Times a consumer's event bus subscription lost events to its full buffer: the gateway "+
 				"(dispatches may have been missed) or the read cache (it emptied itself).", "consumer"),
 	}
 	// Both series exist from the start, at 0, so that an alert on them
 	// has something to compare.
+	for _, c := range []*metrics.CounterVec{m.filesStored, m.fileBytesStored, m.filesEvicted, m.fileBytesEvicted} {
+		c.With()
+	}
 	m.busGaps.With(gapGateway)
 	m.busGaps.With(gapCache)
 	sessions := r.Gauge("slashd_gateway_sessions",

@@ -101,6 +101,12 @@ func (s *Server) wrap(template string, kind routeKind, h handlerFunc) http.Handl
 			// the real clock).
 			r = r.WithContext(s.withPathClock(r))
 		}
+		release, err := s.holdUploadBudget(r)
+		if err != nil {
+			s.writeError(w, r, err)
+			return
+		}
+		defer release()
 		if err := h(w, r); err != nil {
 			s.writeError(w, r, err)
 		}

@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"mime/multipart"
 	"net/http/httptest"
 	"net/textproto"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/slashd/slashd/internal/apierr"
+	"github.com/slashd/slashd/internal/interaction"
 	"github.com/slashd/slashd/internal/webhook"
 )
 
@@ -69,7 +71,7 @@ func TestReadMultipart(t *testing.T) {
 		{"payload_json not JSON", badJSON, badJSONBoundary, "", errInvalidJSON},
 		{"no boundary", full, "", "", errInvalidJSON},
 		{"another boundary: no parts", full, "elsewhere", "", apierr.Invalid("BASE_TYPE_REQUIRED", "This field is required", "payload_json")},
-		{"cut inside a file", full[:bytes.Index(full, []byte("abc"))+2], boundary, "", errInvalidJSON},
+		{"cut inside a file", full[:bytes.Index(full, []byte("\r\n\r\nabc"))+6], boundary, "", errInvalidJSON},
 		{"cut inside payload_json", full[:bytes.Index(full, []byte(`"content"`))], boundary, "", errInvalidJSON},
 		{"empty", nil, boundary, "", apierr.Invalid("BASE_TYPE_REQUIRED", "This field is required", "payload_json")},
 		{"no delimiter at all", []byte("garbage"), boundary, "", apierr.Invalid("BASE_TYPE_REQUIRED", "This field is required", "payload_json")},
@@ -89,7 +91,7 @@ func TestReadMultipart(t *testing.T) {
 			}
 			var got []string
 			for _, u := range uploads {
-				got = append(got, strings.Join([]string{strconv.Itoa(u.Index), u.Filename, strconv.FormatInt(u.Size, 10)}, ":"))
+				got = append(got, strings.Join([]string{strconv.Itoa(u.Index), u.Filename, strconv.Itoa(len(u.Data))}, ":"))
 			}
 			if strings.Join(got, ",") != c.uploads {
 				t.Fatalf("uploads %v, want %s", got, c.uploads)
@@ -103,16 +105,54 @@ func TestReadMultipart(t *testing.T) {
 	}
 }
 
-// A callback's body over the server's limit is 413, not a broken form.
-func TestReadMultipartTooLarge(t *testing.T) {
+// A message body is bounded as the real service bounds it: 25 MiB in
+// all (413 40005), 10 MiB a file (413 40005, as soon as one is read past
+// it), 10 files (30015); the JSON body cap does not apply to files.
+func TestReadMultipartLimits(t *testing.T) {
 	t.Parallel()
-	body, boundary := formBody(t, [3]string{"payload_json", "", `{"content":"x"}`}, [3]string{"files[0]", "big.bin", strings.Repeat("x", 4096)})
-	s := &Server{cfg: Config{MaxBodyBytes: 1024}}
-	r := httptest.NewRequest("POST", "/", bytes.NewReader(body))
-	r.Header.Set("Content-Type", "multipart/form-data; boundary="+boundary)
-	if _, _, err := s.readPayload(httptest.NewRecorder(), r); !errors.Is(err, errTooLarge) {
-		t.Fatalf("error %v, want %v", err, errTooLarge)
+	file := func(n, size int) [3]string {
+		return [3]string{fmt.Sprintf("files[%d]", n), fmt.Sprintf("f%d.bin", n), strings.Repeat("x", size)}
 	}
+	payload := [3]string{"payload_json", "", `{"content":"x"}`}
+	const mib = 1 << 20
+	cases := []struct {
+		name  string
+		parts [][3]string
+		want  error // nil: read
+	}{
+		{"files above the JSON cap", [][3]string{payload, file(0, 2*mib)}, nil},
+		{"a file of 10 MiB", [][3]string{payload, file(0, 10*mib)}, nil},
+		{"a file over 10 MiB", [][3]string{payload, file(0, 10*mib+1)}, interaction.ErrFileTooLarge},
+		{"a request over 25 MiB", [][3]string{payload, file(0, 9*mib), file(1, 9*mib), file(2, 9*mib)}, errTooLarge},
+		{"ten files", append([][3]string{payload}, tenFiles(file, 10)...), nil},
+		{"eleven files", append([][3]string{payload}, tenFiles(file, 11)...), interaction.ErrTooManyFiles},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			body, boundary := formBody(t, c.parts...)
+			s := &Server{cfg: Config{MaxBodyBytes: 1024}}
+			r := httptest.NewRequest("POST", "/", bytes.NewReader(body))
+			r.Header.Set("Content-Type", "multipart/form-data; boundary="+boundary)
+			_, uploads, err := s.readPayload(httptest.NewRecorder(), r)
+			if c.want == nil {
+				if err != nil || len(uploads) != len(c.parts)-1 {
+					t.Fatalf("%d uploads, %v; want %d", len(uploads), err, len(c.parts)-1)
+				}
+				return
+			}
+			if !errors.Is(err, c.want) {
+				t.Fatalf("error %v, want %v", err, c.want)
+			}
+		})
+	}
+}
+
+func tenFiles(file func(n, size int) [3]string, n int) [][3]string {
+	out := make([][3]string, n)
+	for i := range out {
+		out[i] = file(i, 3)
+	}
+	return out
 }
 
 // FuzzReadMultipart: any body and boundary are read without panicking;
@@ -138,10 +178,10 @@ func FuzzReadMultipart(f *testing.F) {
 		}
 		var total int64
 		for _, u := range uploads {
-			if u.Index < 0 || u.Size < 0 || u.Filename == "" {
+			if u.Index < 0 || u.Filename == "" {
 				t.Fatalf("upload %+v", u)
 			}
-			total += u.Size
+			total += int64(len(u.Data))
 		}
 		if total > int64(len(body)) {
 			t.Fatalf("files of %d bytes in a body of %d", total, len(body))

@@ -114,6 +114,9 @@ func (s *Server) routes() {
 	s.register("GET /gateway", s.guardGateway(s.gateway))
 	s.register("GET /gateway/{$}", s.guardGateway(s.gateway))
 	s.register("GET /healthz", http.HandlerFunc(s.healthz))
+	// Uploaded files, where the CDN serves them (files.go); GET answers
+	// HEAD too.
+	s.register("GET /attachments/{channel_id}/{attachment_id}/{filename}", http.HandlerFunc(s.serveFile))
 	if s.cfg.ServeMetrics {
 		s.register("GET /metrics", s.metrics.registry.Handler())
 	}

@@ -79,8 +79,17 @@ type Config struct {
 	// RateLimitKeys caps the keys each in-memory limiter holds
 	// (ratelimit.DefaultMaxKeys when 0).
 	RateLimitKeys int
-	// MaxBodyBytes caps request bodies.
+	// MaxBodyBytes caps request bodies (a multipart message body with
+	// files may be up to interaction.MaxMessageRequest).
 	MaxBodyBytes int64
+	// PublicURL is the base URL clients reach slashd at, which the links
+	// of uploaded files start with ("": each request's own scheme and
+	// Host).
+	PublicURL string
+	// FilesQuota bounds the bytes of all uploaded files kept (the oldest
+	// are evicted past it; 0: no bound). UploadBudget bounds the bytes of
+	// multipart bodies this node reads at once (0: DefaultUploadBudget).
+	FilesQuota, UploadBudget int64
 	// RenderCache is how many rendered list items (and, separately,
 	// decoded commands) are kept (0 disables).
 	RenderCache int
@@ -123,6 +132,8 @@ func DefaultConfig() Config {
 		LoginAddressLimit: ratelimit.Limit{Count: 30, Window: 15 * time.Minute},
 		RateLimitKeys:     ratelimit.DefaultMaxKeys,
 		MaxBodyBytes:      8 << 20,
+		FilesQuota:        DefaultFilesQuota,
+		UploadBudget:      DefaultUploadBudget,
 		RenderCache:       100_000,
 		JournalEntries:    journal.DefaultKeep,
 		Cache:             CacheLocal,
@@ -198,6 +209,10 @@ type Server struct {
 	stop        context.CancelFunc // ends the gateway's event loop
 	metrics     *serverMetrics
 	mux         *http.ServeMux
+	// fileKey signs the links of uploaded files; uploads bounds the
+	// multipart bytes held at once (files.go).
+	fileKey fileKey
+	uploads uploadBudget
 	// deliveryHook observes deliveries (OnDelivery); nil: none.
 	deliveryHook atomic.Pointer[func(Delivery)]
 	// registered lists the mux's patterns (Routes).
@@ -240,6 +255,13 @@ func New(cfg Config, d Deps) *Server {
 		mux:      http.NewServeMux(),
 	}
 	s.metrics = newServerMetrics(time.Now(), func() gateway.Stats { return s.gateway.Stats() })
+	s.uploads.limit = cfg.UploadBudget
+	if s.uploads.limit <= 0 {
+		s.uploads.limit = DefaultUploadBudget
+	}
+	s.metrics.registry.GaugeFunc("slashd_upload_bytes_in_flight",
+		"Bytes of multipart request bodies (message files) this node holds the upload budget for.",
+		func() float64 { return float64(s.uploads.inFlight()) })
 	// A store that other processes may write (SQLite: the CLI) keeps a
 	// world clock, which tells the cache when they changed the world.
 	var worldClock func(context.Context) (int64, error)

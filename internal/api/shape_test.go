@@ -56,6 +56,11 @@ type (
 	foreignBody struct{}
 	// metricsText is the Prometheus text exposition.
 	metricsText struct{}
+	// servedFile is an uploaded file: its own content type, never
+	// sniffed.
+	servedFile struct{}
+	// cdnGone is the CDN's plain-text 404.
+	cdnGone struct{}
 )
 
 func (htmlPage) check(string, any, *[]string)    {}
@@ -63,6 +68,8 @@ func (redirect) check(string, any, *[]string)    {}
 func (upgrade) check(string, any, *[]string)     {}
 func (foreignBody) check(string, any, *[]string) {}
 func (metricsText) check(string, any, *[]string) {}
+func (servedFile) check(string, any, *[]string)  {}
+func (cdnGone) check(string, any, *[]string)     {}
 
 func one(status int, s shape) map[int]shape { return map[int]shape{status: s} }
 
@@ -130,7 +137,8 @@ var shapeOperations = map[string]answers{
 	"GET /gateway/{$}": {ok: one(101, upgrade{}), errs: foreignBody{}},
 	"GET /healthz":     {ok: one(200, obj(req("status", tString)))},
 	"GET /metrics":     {ok: one(200, metricsText{})},
-	"/":                {},
+	"GET /attachments/{channel_id}/{attachment_id}/{filename}": {ok: one(200, servedFile{}), errs: cdnGone{}},
+	"/": {},
 }
 
 // adminAnswers are the admin API's (slashd's own): any JSON on success,
@@ -276,6 +284,14 @@ func checkAnswer(s shape, resp *http.Response, body []byte) []string {
 	case redirect:
 		if resp.Header.Get("Location") == "" {
 			return []string{"a redirect without Location"}
+		}
+		return nil
+	case servedFile, cdnGone:
+		if resp.Header.Get("X-Content-Type-Options") != "nosniff" || ct == "" {
+			return []string{fmt.Sprintf("want a Content-Type and nosniff, got %q %q", ct, resp.Header.Get("X-Content-Type-Options"))}
+		}
+		if _, gone := s.(cdnGone); gone && (resp.StatusCode != http.StatusNotFound || media != "text/plain") {
+			return []string{fmt.Sprintf("want the CDN's plain-text 404, got %d %q", resp.StatusCode, ct)}
 		}
 		return nil
 	case metricsText:
@@ -524,8 +540,12 @@ func (w *shapeWalk) interactions() {
 	hook := "/webhooks/" + w.app + "/" + p.token
 	f := w.do("POST", hook, "", jsonObj{"content": "follow-up", "embeds": []jsonObj{{"description": "more"}}}, 200)
 	w.do("POST", hook, "", jsonObj{}, 400)
-	// A file, which becomes an attachment.
-	wantStatus(t, sendMultipart(t, w.e, "POST", w.api(hook), `{"content":"a file"}`), 200)
+	// A file, which becomes an attachment, served where its link says
+	// (and a link whose signature does not check, 404 as the CDN's).
+	withFile := decodeObj(t, sendMultipart(t, w.e, "POST", w.api(hook), `{"content":"a file"}`))
+	link := str(withFile["attachments"].([]any)[0].(jsonObj), "url")
+	fetchFile(t, w.e, link, 200)
+	fetchFile(t, w.e, strings.Replace(link, "hm=", "hm=00", 1), 404)
 	// Layout components (IS_COMPONENTS_V2) and a poll.
 	w.do("POST", hook, "", jsonObj{"flags": 1 << 15, "components": []jsonObj{
 		{"type": 17, "components": []jsonObj{

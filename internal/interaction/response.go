@@ -171,6 +171,10 @@ type MessageData struct {
 	AllowedMentions json.RawMessage
 	Poll            json.RawMessage
 	Set             map[string]bool // keys present: "content","tts","flags","embeds","components","attachments","allowed_mentions","poll"
+	// Uploads are the files sent with the body (set by the reader of a
+	// multipart request, after parsing): their attachments are among
+	// Attachments or Unlisted.
+	Uploads Attached
 }
 
 var messageKeys = []string{"content", "tts", "flags", "embeds", "components", "attachments", "allowed_mentions", "poll"}
@@ -179,7 +183,7 @@ var messageKeys = []string{"content", "tts", "flags", "embeds", "components", "a
 // content, embeds, components, attachments or poll).
 func (m MessageData) Empty() bool {
 	return m.Content == "" && len(m.Embeds) == 0 && len(m.Components) == 0 &&
-		len(m.Attachments) == 0 && (len(m.Poll) == 0 || string(m.Poll) == "null")
+		len(m.Attachments) == 0 && len(m.Uploads.Unlisted) == 0 && (len(m.Poll) == 0 || string(m.Poll) == "null")
 }
 
 // ComponentLimit is how many top-level components a message with flags

@@ -213,6 +213,7 @@ type Store interface {
 	Journal
 	TestWorlds
 	Faults
+	Files
 
 	Close() error
 }
@@ -629,9 +630,10 @@ type Messages interface {
 	// the id is taken.
 	CreateMessage(ctx context.Context, m Message) error
 	Message(ctx context.Context, id snowflake.ID) (Message, error) // ErrNotFound if unknown
-	// UpdateMessage replaces a message's Body (nothing else changes);
-	// ErrNotFound if unknown.
-	UpdateMessage(ctx context.Context, id snowflake.ID, body []byte) error
+	// UpdateMessage replaces a message's Body and applies files (nil:
+	// the stored files stay); nothing else changes. ErrNotFound if
+	// unknown.
+	UpdateMessage(ctx context.Context, id snowflake.ID, body []byte, files *FileWrite) error
 	DeleteMessage(ctx context.Context, id snowflake.ID) error // ErrNotFound if unknown
 	// ChannelMessages lists the messages of a channel that viewer may see
 	// (VisibleTo 0 or viewer), newest first, with ids below before (0: no
@@ -681,6 +683,11 @@ type Message struct {
 	VisibleTo     snowflake.ID // ephemeral: only this user sees it (0: everyone)
 	Body          []byte
 	CreatedAt     time.Time
+	// Files, on a write (CreateMessage, CreateFollowup, an answer's Put,
+	// UpdateMessage), says what becomes of the message's uploaded files,
+	// in the same transaction; nil: nothing is added and the stored ones
+	// stay. Never set by a read.
+	Files *FileWrite
 }
 
 // Interaction is an invocation of an app: its token (stored as its

@@ -12,10 +12,14 @@ orders from the test as JSON lines on stdin ({"do": ...}, answered by
 """
 
 import asyncio
+import base64
+import io
 import json
 import logging
 import os
+import struct
 import sys
+import zlib
 
 import discord
 import yarl
@@ -158,6 +162,32 @@ async def count(interaction: discord.Interaction):
     third = await interaction.followup.send('three', wait=True)
     await third.delete()
     report('count', first=str(first.id), second=str(second.id), third=str(third.id), **interaction_fields(interaction))
+
+
+def png(width, height):
+    """A width×height PNG (a gradient), made with the standard library as
+    a bot makes the image it sends."""
+    def chunk(kind, data):
+        return struct.pack('>I', len(data)) + kind + data + struct.pack('>I', zlib.crc32(kind + data))
+    rows = b''.join(b'\x00' + b''.join(bytes((x * 255 // width, y * 255 // height, 128)) for x in range(width))
+                    for y in range(height))
+    return (b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', width, height, 8, 2, 0, 0, 0)) +
+            chunk(b'IDAT', zlib.compress(rows)) + chunk(b'IEND', b''))
+
+
+@client.tree.command()
+async def chart(interaction: discord.Interaction):
+    """Draws a chart: an image sent as a file (discord.File), read back."""
+    data = png(120, 80)
+    await interaction.response.send_message(
+        'Your chart', file=discord.File(io.BytesIO(data), filename='chart.png', description='a gradient'))
+    message = await interaction.original_response()
+    attachment = message.attachments[0]
+    read = await attachment.read()  # the library fetches attachment.url
+    report('chart', png=base64.b64encode(data).decode(), url=attachment.url, proxy_url=attachment.proxy_url,
+           filename=attachment.filename, width=attachment.width, height=attachment.height,
+           content_type=attachment.content_type, size=attachment.size, description=attachment.description,
+           read_back=read == data, **interaction_fields(interaction))
 
 
 async def step(steps, name, coro):

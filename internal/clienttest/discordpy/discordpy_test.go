@@ -9,8 +9,11 @@
 package discordpy
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -121,7 +124,7 @@ func TestDiscordPyBasicExample(t *testing.T) {
 		Commands []string `json:"commands"`
 	}
 	bot.Wait(t, "synced", nil, &synced)
-	if want := []string{"add", "count", "hello", "note"}; !slices.Equal(synced.Commands, want) {
+	if want := []string{"add", "chart", "count", "hello", "note"}; !slices.Equal(synced.Commands, want) {
 		t.Fatalf("tree.sync(guild=...) returned %v, want %v", synced.Commands, want)
 	}
 	cmds := w.Commands(t, w.Guild)
@@ -164,6 +167,50 @@ func TestDiscordPyBasicExample(t *testing.T) {
 			t.Errorf("alice still sees the deleted follow-up: %+v", m)
 		}
 
+	})
+
+	t.Run("an image sent as a file, fetched back", func(t *testing.T) {
+		a := w.Run(t, cmds["chart"], nil)
+		if m := a.Resource.Message; m == nil || m.Content != "Your chart" {
+			t.Fatalf("answer %+v, want Your chart", a)
+		}
+		var got struct {
+			PNG                 string `json:"png"`
+			URL                 string `json:"url"`
+			ProxyURL            string `json:"proxy_url"`
+			Filename            string `json:"filename"`
+			ContentType         string `json:"content_type"`
+			Description         string `json:"description"`
+			Width, Height, Size int
+			ReadBack            bool `json:"read_back"`
+		}
+		bot.Wait(t, "chart", map[string]any{"id": a.Interaction.ID}, &got)
+		sent, err := base64.StdEncoding.DecodeString(got.PNG)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Filename != "chart.png" || got.ContentType != "image/png" || got.Width != 120 || got.Height != 80 ||
+			got.Size != len(sent) || got.Description != "a gradient" || got.ProxyURL != got.URL {
+			t.Errorf("discord.py's attachment %s %s %s %d×%d %d bytes %q, want chart.png, image/png, 120×80, %d bytes",
+				got.Filename, got.ContentType, got.URL, got.Width, got.Height, got.Size, got.Description, len(sent))
+		}
+		if !got.ReadBack {
+			t.Errorf("attachment.read() did not give back the bytes sent")
+		}
+		if !strings.HasPrefix(got.URL, e.URL+"/attachments/"+w.Channel+"/") {
+			t.Fatalf("url %s: want slashd's own", got.URL)
+		}
+		resp, err := http.Get(got.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		served, err := io.ReadAll(resp.Body)
+		if err != nil || resp.StatusCode != http.StatusOK || !bytes.Equal(served, sent) ||
+			resp.Header.Get("Content-Type") != "image/png" {
+			t.Fatalf("GET url: %d %s, %d bytes (%v); want the %d bytes sent", resp.StatusCode,
+				resp.Header.Get("Content-Type"), len(served), err, len(sent))
+		}
 	})
 
 	t.Run("a channel message sent, edited, fetched and deleted", func(t *testing.T) {

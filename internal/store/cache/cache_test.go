@@ -70,6 +70,8 @@ func TestEveryMethodClassified(t *testing.T) {
 		"UserInstallation", "PrivateChannel", "PrivateChannels",
 		"DeletePrivateChannel", "AdminTokenExists", "ReplaceAdminTokens", "ClaimFirstRun", "MaxID", "LoginByName", "LoginOfUser", "SessionByHash", "DeleteSession", "OAuthSettings", "Grant", "Grants",
 		"UseCode", "UseRefreshToken", "SigningKeys", "Message", "UpdateMessage", "DeleteMessage",
+		// uploaded files (read by id, written with their messages)
+		"File", "FileSigningKey",
 		"ChannelMessages", "Interaction", "AnswerInteraction", "CreateAnsweredInteraction", "DeleteInteractionsBefore",
 		"HitRateLimit", "DeleteRateLimitsBefore", "Close",
 		// the world events outbox (written by triggers with the writes above)

@@ -43,7 +43,7 @@ func (s *Store) CreateMessage(ctx context.Context, m store.Message) error {
 		if err != nil {
 			return fmt.Errorf("insert message %d: %w", m.ID, s.formatError(err))
 		}
-		return nil
+		return s.writeFiles(ctx, tx, m, false)
 	})
 }
 
@@ -89,13 +89,26 @@ func (s *Store) Message(ctx context.Context, id snowflake.ID) (store.Message, er
 	return m, nil
 }
 
-// UpdateMessage replaces a message's body.
-func (s *Store) UpdateMessage(ctx context.Context, id snowflake.ID, body []byte) error {
-	res, err := s.exec(ctx, `UPDATE messages SET body = $1 WHERE id = $2`, string(body), id64(id))
-	if err != nil {
-		return fmt.Errorf("update message %d: %w", id, s.formatError(err))
+// UpdateMessage replaces a message's body and applies files: with
+// files, in one transaction with the message (the channel is read back
+// there for the new files' rows).
+func (s *Store) UpdateMessage(ctx context.Context, id snowflake.ID, body []byte, files *store.FileWrite) error {
+	if files == nil {
+		res, err := s.exec(ctx, `UPDATE messages SET body = $1 WHERE id = $2`, string(body), id64(id))
+		if err != nil {
+			return fmt.Errorf("update message %d: %w", id, s.formatError(err))
+		}
+		return affected(res, fmt.Sprintf("message %d", id))
 	}
-	return affected(res, fmt.Sprintf("message %d", id))
+	return s.Tx(ctx, func(tx *sql.Tx) error {
+		var channel int64
+		err := tx.QueryRowContext(ctx, `UPDATE messages SET body = $1 WHERE id = $2 RETURNING channel_id`,
+			string(body), id64(id)).Scan(&channel)
+		if err != nil {
+			return notFound(s.formatError(err), fmt.Sprintf("message %d", id))
+		}
+		return s.writeFiles(ctx, tx, store.Message{ID: id, ChannelID: snowflake.ID(channel), Files: files}, true)
+	})
 }
 
 // DeleteMessage deletes a message; an interaction whose original message
@@ -220,7 +233,10 @@ func (s *Store) putAnswerMessage(ctx context.Context, tx *sql.Tx, m *store.Messa
 	if m == nil {
 		return nil
 	}
-	return s.putMessage(ctx, tx, *m)
+	if err := s.putMessage(ctx, tx, *m); err != nil {
+		return err
+	}
+	return s.writeFiles(ctx, tx, *m, true)
 }
 
 // answerOf runs fn on cur and returns the interaction to store, with what
@@ -345,7 +361,7 @@ func (s *Store) CreateFollowup(ctx context.Context, id snowflake.ID, limit int, 
 			messageArgs(m)...); err != nil {
 			return fmt.Errorf("insert follow-up %d: %w", m.ID, s.formatError(err))
 		}
-		return nil
+		return s.writeFiles(ctx, tx, m, false)
 	})
 }
 

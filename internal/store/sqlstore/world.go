@@ -898,6 +898,7 @@ func (s *Store) MaxID(ctx context.Context) (snowflake.ID, error) {
 		SELECT MAX(id) FROM private_channels UNION ALL
 		SELECT MAX(id) FROM commands UNION ALL
 		SELECT MAX(id) FROM messages UNION ALL
+		SELECT MAX(id) FROM message_files UNION ALL
 		SELECT MAX(id) FROM interactions UNION ALL
 		SELECT MAX(version) FROM commands) AS ids`).Scan(&max)
 	if err != nil {

@@ -143,7 +143,7 @@ func testMessageCRUD(t *testing.T, open func(t *testing.T) store.Store) {
 		{"CreateMessage with an existing id in an unknown channel", func() error {
 			return f.s.CreateMessage(f.ctx, msg(user.ID, unknown, guildID, aliceID, `{}`))
 		}, store.ErrNotFound},
-		{"UpdateMessage unknown", func() error { return f.s.UpdateMessage(f.ctx, unknown, []byte(`{}`)) }, store.ErrNotFound},
+		{"UpdateMessage unknown", func() error { return f.s.UpdateMessage(f.ctx, unknown, []byte(`{}`), nil) }, store.ErrNotFound},
 		{"DeleteMessage unknown", func() error { return f.s.DeleteMessage(f.ctx, unknown) }, store.ErrNotFound},
 	})
 	// The failed creates changed nothing.
@@ -153,7 +153,7 @@ func testMessageCRUD(t *testing.T, open func(t *testing.T) store.Store) {
 	}
 
 	// UpdateMessage replaces the body and nothing else.
-	must(t, f.s.UpdateMessage(f.ctx, answer.ID, []byte(`{"content":"edited"}`)))
+	must(t, f.s.UpdateMessage(f.ctx, answer.ID, []byte(`{"content":"edited"}`), nil))
 	answer.Body = []byte(`{"content":"edited"}`)
 	f.message(t, answer)
 	f.message(t, user)
@@ -162,7 +162,7 @@ func testMessageCRUD(t *testing.T, open func(t *testing.T) store.Store) {
 	checkErrs(t, []errCase{
 		{"Message after delete", func() error { _, err := f.s.Message(f.ctx, answer.ID); return err }, store.ErrNotFound},
 		{"DeleteMessage again", func() error { return f.s.DeleteMessage(f.ctx, answer.ID) }, store.ErrNotFound},
-		{"UpdateMessage after delete", func() error { return f.s.UpdateMessage(f.ctx, answer.ID, []byte(`{}`)) }, store.ErrNotFound},
+		{"UpdateMessage after delete", func() error { return f.s.UpdateMessage(f.ctx, answer.ID, []byte(`{}`), nil) }, store.ErrNotFound},
 	})
 	f.message(t, user)
 	f.message(t, other)

@@ -38,6 +38,7 @@ func Run(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Faults", func(t *testing.T) { testFaults(t, open) })
 	t.Run("Journal", func(t *testing.T) { testJournal(t, open) })
 	t.Run("TestWorlds", func(t *testing.T) { testTestWorlds(t, open) })
+	t.Run("Files", func(t *testing.T) { testFiles(t, open) })
 }
 
 // Ids of the seeded fixture. Command ids come from counters far above

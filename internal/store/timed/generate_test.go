@@ -25,7 +25,7 @@ const generatedFile = "methods.go"
 // internal/store/store.go and compares them with methods.go (with
 // -update: writes them), so that every method of the interface is timed.
 func TestGeneratedWrapperIsCurrent(t *testing.T) {
-	src, err := generate("../store.go", "../worlds.go")
+	src, err := generate("../store.go", "../worlds.go", "../files.go")
 	if err != nil {
 		t.Fatal(err)
 	}

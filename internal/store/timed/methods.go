@@ -452,9 +452,9 @@ func (w *wrapper) Message(a0 context.Context, a1 snowflake.ID) (store.Message, e
 	return w.Store.Message(a0, a1)
 }
 
-func (w *wrapper) UpdateMessage(a0 context.Context, a1 snowflake.ID, a2 []byte) error {
+func (w *wrapper) UpdateMessage(a0 context.Context, a1 snowflake.ID, a2 []byte, a3 *store.FileWrite) error {
 	defer w.observe("UpdateMessage", time.Now())
-	return w.Store.UpdateMessage(a0, a1, a2)
+	return w.Store.UpdateMessage(a0, a1, a2, a3)
 }
 
 func (w *wrapper) DeleteMessage(a0 context.Context, a1 snowflake.ID) error {
@@ -629,4 +629,14 @@ func (w *wrapper) DeleteWorldFaults(a0 context.Context, a1 snowflake.ID) (int64,
 func (w *wrapper) MatchFault(a0 context.Context, a1 snowflake.ID, a2 func(match int64) bool) (store.Fault, bool, error) {
 	defer w.observe("MatchFault", time.Now())
 	return w.Store.MatchFault(a0, a1, a2)
+}
+
+func (w *wrapper) File(a0 context.Context, a1 snowflake.ID) (store.File, error) {
+	defer w.observe("File", time.Now())
+	return w.Store.File(a0, a1)
+}
+
+func (w *wrapper) FileSigningKey(a0 context.Context, a1 []byte) ([]byte, error) {
+	defer w.observe("FileSigningKey", time.Now())
+	return w.Store.FileSigningKey(a0, a1)
 }
