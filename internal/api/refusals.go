@@ -11,6 +11,7 @@ import (
 	"github.com/slashd/slashd/internal/apierr"
 	"github.com/slashd/slashd/internal/auth"
 	"github.com/slashd/slashd/internal/event"
+	"github.com/slashd/slashd/internal/interaction"
 	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/store"
 )
@@ -62,7 +63,11 @@ func (s *Server) publishRefusal(r *http.Request, status int, body []byte) {
 			return
 		}
 		ref.ApplicationID, ref.InteractionID, ref.UserID = rec.ApplicationID, rec.ID, rec.UserID
-		ref.ChannelID, ref.GuildID = rec.ChannelID, rec.GuildID
+		ref.ChannelID, ref.GuildID, ref.InteractionType = rec.ChannelID, rec.GuildID, rec.Type
+		var meta interaction.InteractionMetadata
+		if json.Unmarshal(rec.Metadata, &meta) == nil {
+			ref.Name, ref.CommandType = meta.Name, int(meta.CommandType)
+		}
 	} else {
 		p := principalFrom(r.Context())
 		channel, err := pathID(r, "channel_id")
@@ -133,6 +138,7 @@ func (s *Server) publishInlineRefusal(ctx context.Context, in invocation, d deli
 	rec := in.record
 	s.events.Publish(context.WithoutCancel(ctx), event.Event{Type: event.RequestRefused, ApplicationID: in.app.ID,
 		GuildID: rec.GuildID, Data: event.Refusal{ID: s.ids.Next(), ApplicationID: in.app.ID, InteractionID: rec.ID,
-			ChannelID: rec.ChannelID, GuildID: rec.GuildID, UserID: rec.UserID, Route: "inline answer", Path: d.endpoint,
+			ChannelID: rec.ChannelID, GuildID: rec.GuildID, UserID: rec.UserID, InteractionType: rec.Type,
+			Name: in.meta.Name, CommandType: int(in.meta.CommandType), Route: "inline answer", Path: d.endpoint,
 			Status: status, Error: body}})
 }

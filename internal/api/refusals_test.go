@@ -65,7 +65,7 @@ func TestRefusalEvents(t *testing.T) {
 	w.invoke(w.invocation(2, cmd))
 	r := next()
 	if r.Route != "inline answer" || r.Method != "" || r.InteractionID.String() != w.last().ID ||
-		r.UserID.String() != w.member || r.Status != 400 || errCode(r) != 50035 || !strings.Contains(string(r.Error), `"content"`) {
+		r.UserID.String() != w.member || r.InteractionType != 2 || r.Name != "talk" || r.CommandType != 1 || r.Status != 400 || errCode(r) != 50035 || !strings.Contains(string(r.Error), `"content"`) {
 		t.Fatalf("inline refusal: %+v %s", r, r.Error)
 	}
 
@@ -95,7 +95,7 @@ func TestRefusalEvents(t *testing.T) {
 		}
 		wantStatus(t, e.Do(c.method, c.path, "", c.body), c.status)
 		r := next()
-		if r.Method != c.method || r.Route != c.route || r.InteractionID.String() != in.ID || r.UserID.String() != w.member ||
+		if r.Method != c.method || r.Route != c.route || r.InteractionID.String() != in.ID || r.UserID.String() != w.member || r.Name != "talk" ||
 			r.Status != c.status || errCode(r) != c.code || strings.Contains(r.Path, in.Token) {
 			t.Fatalf("%s %s: refusal %+v %s", c.method, c.route, r, r.Error)
 		}

@@ -52,8 +52,13 @@ type Refusal struct {
 	InteractionID snowflake.ID `json:"interaction_id,omitempty"`
 	ChannelID     snowflake.ID `json:"channel_id"`
 	GuildID       snowflake.ID `json:"guild_id,omitempty"`
-	// UserID is the member who invoked the interaction (0: none).
-	UserID snowflake.ID `json:"user_id,omitempty"`
+	// UserID is the member who invoked the interaction (0: none);
+	// InteractionType, Name and CommandType what they invoked (the
+	// interaction's type; the command's name and type, when a command).
+	UserID          snowflake.ID `json:"user_id,omitempty"`
+	InteractionType int          `json:"interaction_type,omitempty"`
+	Name            string       `json:"name,omitempty"`
+	CommandType     int          `json:"command_type,omitempty"`
 	// Method and Route are the request's ("POST", the route's pattern);
 	// Path its path with tokens redacted. An inline answer has no
 	// method: its Route is "inline answer" and its Path the endpoint.

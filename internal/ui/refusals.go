@@ -33,6 +33,11 @@ type Refusal struct {
 	InteractionID *snowflake.ID `json:"interaction_id"`
 	ChannelID     snowflake.ID  `json:"channel_id"`
 	UserID        *snowflake.ID `json:"user_id"`
+	// InteractionType, Name and CommandType: what the member invoked
+	// (see event.Refusal).
+	InteractionType int    `json:"interaction_type,omitempty"`
+	Name            string `json:"name,omitempty"`
+	CommandType     int    `json:"command_type,omitempty"`
 	// Method is empty for an endpoint's inline answer (Route "inline
 	// answer", Path the endpoint).
 	Method string          `json:"method,omitempty"`
@@ -45,7 +50,8 @@ type Refusal struct {
 // newRefusal is the wire form of a refusal event, its body capped.
 func newRefusal(r event.Refusal) Refusal {
 	out := Refusal{ID: r.ID, At: r.ID.Time().UTC(), ApplicationID: r.ApplicationID, ChannelID: r.ChannelID,
-		Method: r.Method, Route: r.Route, Path: r.Path, Status: r.Status, Error: json.RawMessage("null")}
+		Method: r.Method, Route: r.Route, Path: r.Path, Status: r.Status, Error: json.RawMessage("null"),
+		InteractionType: r.InteractionType, Name: r.Name, CommandType: r.CommandType}
 	if r.InteractionID != 0 {
 		id := r.InteractionID
 		out.InteractionID = &id

@@ -252,7 +252,8 @@ export async function chatView(root) {
     const refused = [...st.refusals.values()].map((r) => ({ id: r.id, refusal: r }));
     const all = [...st.messages.filter((m) => !eph.some((x) => x.id === m.id)), ...eph, ...refused].sort((a, b) => cmpID(a.id, b.id));
     const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
-    clear(list, all.length ? all.map((m) => (m.refusal ? refusalCard(m.refusal, appName(m.refusal.application_id)) : renderMessage(m)))
+    clear(list, all.length ? all.map((m) => (m.refusal ? refusalCard(m.refusal, appName(m.refusal.application_id),
+      userLabel(world.userByID.get(m.refusal.user_id))) : renderMessage(m)))
       : el("p", { class: "muted" }, "No message yet. Type / to use a command."));
     if (atBottom || true) list.scrollTop = list.scrollHeight;
   }
@@ -844,7 +845,8 @@ function renderAttachment(a) {
     el("img", { src: u.href, alt: a.description || name, width: a.width || undefined, height: a.height || undefined,
       "data-attachment-id": a.id }));
   }
-  const label = [el("span", { class: "file-icon", "aria-hidden": "true" }, "📄"), " ",
+  const ext = /\.([a-z0-9]{1,5})$/i.exec(name)?.[1] || "file";
+  const label = [el("span", { class: "file-icon", "aria-hidden": "true" }, ext.toUpperCase()), " ",
     el("span", { class: "file-name" }, name), " ",
     el("span", { class: "muted" }, [humanSize(a.size), a.content_type].filter(Boolean).join(" · "))];
   if (!u) return el("div", { class: "attachment file", "data-attachment-id": a.id }, label);

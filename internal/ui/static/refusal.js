@@ -52,14 +52,29 @@ export function refusalDetail(r) {
   ];
 }
 
+// invoked says what the member did, as a message's interaction line
+// does.
+function invoked(r, who) {
+  switch (r.interaction_type) {
+    case 2: return `${who} used ${r.command_type === 1 ? "/" : ""}${r.name || "a command"}`;
+    case 3: return `${who} used a button or menu`;
+    case 4: return `${who} typed an option (autocomplete)`;
+    case 5: return `${who} submitted a form`;
+    default: return "";
+  }
+}
+
 // refusalCard is a refusal in the chat: marked as the playground's, with
-// a link to its interaction in the log.
-export function refusalCard(r, appName) {
+// what the member invoked (who: the member's name) and a link to its
+// interaction in the log.
+export function refusalCard(r, appName, who) {
+  const via = r.interaction_id ? invoked(r, who) : "";
   return el("div", { class: "msg refusal", "data-refusal-id": r.id, role: "alert" },
+    via ? el("div", { class: "via" }, "↳ " + via) : null,
     el("div", { class: "head" }, el("span", { class: "author" }, appName), pill("REFUSED", "bad"), " ",
       el("span", { class: "meta" }, new Date(r.at).toLocaleTimeString())),
     el("div", { class: "refusal-title" }, `The app's ${refusalWhat(r)} was refused`),
     refusalDetail(r),
-    el("div", { class: "eph" }, "Shown by the playground to the bot's developer: a member sees only “This interaction failed” or nothing",
+    el("div", { class: "eph" }, "Shown by the playground to the bot’s developer: members are not told why",
       r.interaction_id ? [" · ", el("a", { href: "#log/" + r.interaction_id, class: "log-link" }, "interaction " + r.interaction_id + " in the log")] : null));
 }
