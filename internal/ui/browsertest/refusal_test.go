@@ -31,7 +31,9 @@ var tooLong = strings.Repeat("x", 2001)
 //     gives up when refused;
 //   - /followup answers, then posts an empty follow-up and edits its
 //     answer to 2,001 characters;
-//   - /files calls back with a PNG and a text file.
+//   - /files calls back with a PNG and a text file, then follows up
+//     with an embed: the PNG's URL as its image, another host's as its
+//     thumbnail.
 func (w *world) startMisbehavingBot(t *testing.T) {
 	t.Helper()
 	var cmds []map[string]string
@@ -79,7 +81,7 @@ func (w *world) startMisbehavingBot(t *testing.T) {
 			}()
 		case in.Data.Name == "files":
 			rw.WriteHeader(http.StatusAccepted)
-			go botUpload(ctx, callback)
+			go botUpload(ctx, callback, hook)
 		default:
 			answer(msg("?"))
 		}
@@ -105,8 +107,9 @@ func botCall(ctx context.Context, method, url string, body any) {
 }
 
 // botUpload answers with a message of two files, as libraries send
-// them: payload_json and files[n] parts.
-func botUpload(ctx context.Context, url string) {
+// them (payload_json and files[n] parts), then follows up with an embed
+// showing the image it uploaded.
+func botUpload(ctx context.Context, url, hook string) {
 	img := image.NewRGBA(image.Rect(0, 0, 160, 90))
 	for x := range 160 {
 		for y := range 90 {
@@ -132,15 +135,30 @@ func botUpload(ctx context.Context, url string) {
 		_, _ = part.Write(f.data)
 	}
 	_ = mw.Close()
-	req, err := http.NewRequestWithContext(ctx, "POST", url, &body)
+	req, err := http.NewRequestWithContext(ctx, "POST", url+"?with_response=true", &body)
 	if err != nil {
 		return
 	}
 	req.Header.Set("Content-Type", mw.FormDataContentType())
-	if resp, err := http.DefaultClient.Do(req); err == nil {
-		_, _ = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return
 	}
+	var out struct {
+		Resource struct {
+			Message struct {
+				Attachments []struct{ URL string }
+			}
+		}
+	}
+	err = json.NewDecoder(resp.Body).Decode(&out)
+	resp.Body.Close()
+	if err != nil || len(out.Resource.Message.Attachments) == 0 {
+		return
+	}
+	botCall(ctx, "POST", hook, map[string]any{"embeds": []map[string]any{{"title": "The chart again",
+		"image":     map[string]any{"url": out.Resource.Message.Attachments[0].URL},
+		"thumbnail": map[string]any{"url": "https://example.com/thumb.png"}}}})
 }
 
 // TestRefusalsShown: a bot's refused requests are shown to its
@@ -267,6 +285,18 @@ func TestAttachmentsShown(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 || string(b) != "Some notes.\n" {
 		t.Fatalf("GET the link: %d %q", resp.StatusCode, b)
+	}
+
+	// The follow-up's embed: its image, this server's file, inline; its
+	// thumbnail, another host's, a link (the page loads no other host's
+	// images).
+	waitText(t, ctx, "#messages .embed", "The chart again")
+	waitJS(t, ctx, "the embed's image, loaded", `(() => { const i = document.querySelector("#messages .embed .embed-image img");
+		return !!i && i.complete && i.naturalWidth === 160; })()`)
+	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll(
+		'#messages .embed .embed-thumbnail a[href="https://example.com/thumb.png"]').length +
+		document.querySelectorAll("#messages .embed .embed-thumbnail img").length * 10`)); err != nil || n != 1 {
+		t.Fatalf("the embed's thumbnail: %d (%v), want one link and no image", n, err)
 	}
 	shot(t, ctx, "23-attachments")
 }
