@@ -195,10 +195,17 @@ func TestRefusalsShown(t *testing.T) {
 	waitText(t, ctx, "#composer-error", "The application did not respond")
 	shot(t, ctx, "20-refused-callback")
 
+	// The error body, unfolded, stays so while the chat changes.
+	click(t, ctx, "#messages .msg.refusal details.refusal-body summary")
+	waitText(t, ctx, "#messages .msg.refusal details.refusal-body pre", `"code": 50035`)
+
 	// /toolong: the inline answer is refused.
 	typeInto(t, ctx, "composer-input", "/toolong")
 	click(t, ctx, `#picker button[data-name="toolong"]`)
 	waitText(t, ctx, "#messages", "inline answer (the endpoint's HTTP response) was refused")
+	if open, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelector("#messages .msg.refusal details.refusal-body").open`)); err != nil || !open {
+		t.Fatalf("the first refusal's error body folded again (%v)", err)
+	}
 
 	// /followup: the answer arrives; the empty follow-up and the edit
 	// too long are refused, each named.

@@ -22,7 +22,7 @@ export async function chatView(root) {
   const world = await loadWorld();
   const st = {
     place: "", channel: "", user: "", token: "", guild: null, dms: [], index: null, indexKey: "",
-    hidden: [], messages: [], refusals: new Map(), ephemeral: new Map(), es: null, timer: 0, delay: 1000, stopped: false, command: null,
+    hidden: [], messages: [], refusals: new Map(), openBodies: new Set(), ephemeral: new Map(), es: null, timer: 0, delay: 1000, stopped: false, command: null,
   };
   const placeSel = el("select", { id: "chat-place" });
   const chanSel = el("select", { id: "chat-channel" });
@@ -252,10 +252,19 @@ export async function chatView(root) {
     const refused = [...st.refusals.values()].map((r) => ({ id: r.id, refusal: r }));
     const all = [...st.messages.filter((m) => !eph.some((x) => x.id === m.id)), ...eph, ...refused].sort((a, b) => cmpID(a.id, b.id));
     const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
-    clear(list, all.length ? all.map((m) => (m.refusal ? refusalCard(m.refusal, appName(m.refusal.application_id),
-      userLabel(world.userByID.get(m.refusal.user_id))) : renderMessage(m)))
+    clear(list, all.length ? all.map((m) => (m.refusal ? renderRefusal(m.refusal) : renderMessage(m)))
       : el("p", { class: "muted" }, "No message yet. Type / to use a command."));
     if (atBottom || true) list.scrollTop = list.scrollHeight;
+  }
+
+  // renderRefusal is a refusal's card; its error body stays unfolded
+  // across renders once the developer unfolded it.
+  function renderRefusal(r) {
+    const card = refusalCard(r, appName(r.application_id), userLabel(world.userByID.get(r.user_id)));
+    const body = card.querySelector("details.refusal-body");
+    body.open = st.openBodies.has(r.id);
+    body.addEventListener("toggle", () => (body.open ? st.openBodies.add(r.id) : st.openBodies.delete(r.id)));
+    return card;
   }
 
   function appOf(m) {

@@ -69,7 +69,7 @@ function invoked(r, who) {
 // interaction in the log.
 export function refusalCard(r, appName, who) {
   const via = r.interaction_id ? invoked(r, who) : "";
-  return el("div", { class: "msg refusal", "data-refusal-id": r.id, role: "alert" },
+  return el("div", { class: "msg refusal", "data-refusal-id": r.id },
     via ? el("div", { class: "via" }, "↳ " + via) : null,
     el("div", { class: "head" }, el("span", { class: "author" }, appName), pill("REFUSED", "bad"), " ",
       el("span", { class: "meta" }, new Date(r.at).toLocaleTimeString())),
