@@ -240,7 +240,10 @@ func TestRefusalsShown(t *testing.T) {
 	waitText(t, ctx, "#log-detail h2", "/broken")
 	waitText(t, ctx, "#log-refusals", "answer (interaction callback)")
 	waitText(t, ctx, "#log-refusals", "Must be 2000 or fewer in length.")
+	waitText(t, ctx, "#log-detail", "no answer within 3s · the app's request was refused: see below")
 	waitText(t, ctx, "#log-list", "1 refused")
+	run(t, ctx, "scroll to the list", chromedp.ScrollIntoView(chromedp.ID("log-list")))
+	shot(t, ctx, "22a-log-list")
 	run(t, ctx, "scroll to the refusals", chromedp.ScrollIntoView(chromedp.ID("log-refusals")))
 	shot(t, ctx, "22-log-refusal")
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => {
