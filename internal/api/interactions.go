@@ -403,6 +403,7 @@ func (s *Server) dispatch(ctx context.Context, in invocation) (answered, error) 
 	s.deliveryDone(in, d, took)
 	rec = s.journalDelivery(ctx, in, d, took, rec, err)
 	s.noteDelivery(ctx, in, d, took, rec, err)
+	s.publishInlineRefusal(ctx, in, d)
 	return rec, err
 }
 
@@ -414,6 +415,8 @@ type delivery struct {
 	outcome  string // one of the outcome* labels
 	reason   string // why it failed, for the log
 	signed   webhook.Signed
+	// refused is why an inline answer was refused (nil: it was not).
+	refused error
 }
 
 // deliver is dispatch's work: it fills d as it goes. An entry point with
@@ -463,7 +466,7 @@ func (s *Server) deliver(ctx context.Context, in invocation, d *delivery) (answe
 // message's attachments).
 func (s *Server) answerInline(ctx context.Context, in invocation, resp webhook.Response, d *delivery) (answered, error) {
 	refused := func(err error) (answered, error) {
-		d.outcome, d.reason = outcomeInvalidResponse, "inline answer refused: "+err.Error()
+		d.outcome, d.reason, d.refused = outcomeInvalidResponse, "inline answer refused: "+err.Error(), err
 		return answered{}, errInteractionFailed
 	}
 	v, uploads, err := inlineAnswer(resp)

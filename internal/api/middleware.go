@@ -31,6 +31,7 @@ func (s *Server) wrap(template string, kind routeKind, h handlerFunc) http.Handl
 	bucket := ratelimit.BucketHash(template)
 	faultRoute, _ := fault.NormalizeRoute(template)
 	routeLimit := s.cfg.ReadLimit
+	watchRefusals := refusalRoutes[template]
 	if kind == writeRoute {
 		routeLimit = s.cfg.WriteLimit
 	}
@@ -81,6 +82,12 @@ func (s *Server) wrap(template string, kind routeKind, h handlerFunc) http.Handl
 		// The journal's decorator: an app's request in a test world.
 		w, r, recorded := s.journalRequest(w, r)
 		defer recorded()
+		if watchRefusals {
+			// The playground's: an app's message write refused (refusals.go).
+			var refused func()
+			w, refused = s.watchRefusals(w, r)
+			defer refused()
+		}
 		if s.cfg.RateLimit && !s.allow(w, r, who, bucket, routeLimit) {
 			return
 		}

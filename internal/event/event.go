@@ -34,6 +34,42 @@ const (
 // (ApplicationID names the app; no Data).
 const ApplicationDeleted = "SLASHD_APPLICATION_DELETED"
 
+// RequestRefused says an app's request that writes a message (an
+// interaction's callback, follow-up or edit, an endpoint's inline
+// answer, a bot's channel post or edit) was refused (Data: a Refusal):
+// the playground shows the bot developer why, beside the interaction.
+// It goes to no bot.
+const RequestRefused = "SLASHD_REQUEST_REFUSED"
+
+// Refusal is the Data of RequestRefused.
+type Refusal struct {
+	// ID is a snowflake made when the refusal happened: its time, and
+	// its place among the channel's messages.
+	ID            snowflake.ID `json:"id"`
+	ApplicationID snowflake.ID `json:"application_id"`
+	// InteractionID is the interaction whose token made the request, or
+	// whose inline answer was refused (0: a bot's channel post or edit).
+	InteractionID snowflake.ID `json:"interaction_id,omitempty"`
+	ChannelID     snowflake.ID `json:"channel_id"`
+	GuildID       snowflake.ID `json:"guild_id,omitempty"`
+	// UserID is the member who invoked the interaction (0: none);
+	// InteractionType, Name and CommandType what they invoked (the
+	// interaction's type; the command's name and type, when a command).
+	UserID          snowflake.ID `json:"user_id,omitempty"`
+	InteractionType int          `json:"interaction_type,omitempty"`
+	Name            string       `json:"name,omitempty"`
+	CommandType     int          `json:"command_type,omitempty"`
+	// Method and Route are the request's ("POST", the route's pattern);
+	// Path its path with tokens redacted. An inline answer has no
+	// method: its Route is "inline answer" and its Path the endpoint.
+	Method string `json:"method,omitempty"`
+	Route  string `json:"route"`
+	Path   string `json:"path"`
+	Status int    `json:"status"`
+	// Error is the error body the app got (JSON), capped by the sender.
+	Error json.RawMessage `json:"error,omitempty"`
+}
+
 // World events: a guild, its channels, threads, roles or members
 // changed (Data: a World), named as the gateway dispatches them.
 const (

@@ -145,6 +145,13 @@ func (h *Handler) listen(events <-chan event.Event) {
 			h.resyncAll()
 		}
 		var name string
+		if e.Type == event.RequestRefused {
+			var r event.Refusal
+			if event.DecodeData(e.Data, &r) == nil {
+				h.refused(r)
+			}
+			continue
+		}
 		switch e.Type {
 		case event.MessageCreate:
 			name = "message_create"
@@ -183,6 +190,21 @@ func (h *Handler) publishEntry(e LogEntry) {
 		return !s.chat && (s.app == 0 || s.app == e.ApplicationID) &&
 			(s.guild == 0 || (e.GuildID != nil && *e.GuildID == s.guild))
 	})
+}
+
+// replay writes, after a chat stream's "ready" or "resync", the
+// refusals kept for its channel: what the page reads again does not
+// have them (a live one may come twice: the page keeps each once).
+func (h *Handler) replay(s *stream, write func(sse) bool) bool {
+	if !s.chat {
+		return true
+	}
+	for _, ev := range h.keptRefusals(s) {
+		if !write(ev) {
+			return false
+		}
+	}
+	return true
 }
 
 // liveTicket is POST /ui/live/chat {channel_id} with the member's client
@@ -402,7 +424,7 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request, s *stream)
 	}
 	// "ready" after the stream is registered: what the page reads now
 	// cannot miss an event sent later.
-	if !event(sse{name: "ready", data: []byte("{}")}) {
+	if !event(sse{name: "ready", data: []byte("{}")}) || !h.replay(s, event) {
 		return
 	}
 	ticker := time.NewTicker(beat)
@@ -424,7 +446,7 @@ func (h *Handler) serveStream(w http.ResponseWriter, r *http.Request, s *stream)
 					drained = true
 				}
 			}
-			if !event(sse{name: "resync", data: []byte("{}")}) {
+			if !event(sse{name: "resync", data: []byte("{}")}) || !h.replay(s, event) {
 				return
 			}
 		case <-ticker.C:

@@ -49,6 +49,10 @@ type LogEntry struct {
 	// deletion of its original response, as message events (at most
 	// logLater, each body capped).
 	Later []LogMessage `json:"later"`
+	// Refusals are the app's requests for this interaction that were
+	// refused (its callback, follow-ups, edits, or its inline answer),
+	// in order: at most logRefusals, each body capped (refusals.go).
+	Refusals []Refusal `json:"refusals"`
 
 	// originals are the ids of the messages the answer stands for (its
 	// message; a component's message it updates): their edits are the
@@ -74,17 +78,41 @@ type interactionLog struct {
 	mu      sync.Mutex
 	entries []LogEntry // a ring: next is where the next one goes
 	next    int
-	// early holds the message events of interactions not logged yet: an
-	// answer and its follow-ups may be stored before the delivery is
-	// reported (a ring as well).
+	// early holds the message events and refusals of interactions not
+	// logged yet: an answer and its follow-ups may be stored, and a
+	// callback refused, before the delivery is reported (a ring as
+	// well).
 	early     []earlyMessage
 	earlyNext int
+	// refusals are the last ones, for the chats (refusals.go).
+	refusals refusalRing
 }
 
+// earlyMessage is a message event, or (refusal set) a refusal, that
+// came before its entry.
 type earlyMessage struct {
-	typ string
-	at  time.Time
-	m   event.Message
+	typ     string
+	at      time.Time
+	m       event.Message
+	refusal *Refusal
+}
+
+// keepEarly keeps em in the early ring (l.mu held).
+func (l *interactionLog) keepEarly(em earlyMessage) {
+	if len(l.early) < earlyCount {
+		l.early = append(l.early, em)
+		return
+	}
+	l.early[l.earlyNext] = em
+	l.earlyNext = (l.earlyNext + 1) % earlyCount
+}
+
+// copy is the entry with its own slices, to hand out of the lock.
+func (e *LogEntry) copy() LogEntry {
+	out := *e
+	out.Later = append([]LogMessage(nil), e.Later...)
+	out.Refusals = append([]Refusal(nil), e.Refusals...)
+	return out
 }
 
 func capJSON(b []byte) json.RawMessage {
@@ -103,7 +131,7 @@ func (h *Handler) Record(d api.Delivery) {
 	e := LogEntry{InteractionID: d.InteractionID, Type: d.Type, ApplicationID: d.ApplicationID, ChannelID: d.ChannelID,
 		UserID: d.UserID, At: d.At.UTC(), Route: d.Route, Endpoint: d.Endpoint, Status: d.Status, Outcome: d.Outcome,
 		Reason: d.Reason, LatencyMS: float64(d.Latency.Microseconds()) / 1000,
-		Payload: capJSON(d.Payload), Answer: capJSON(d.Answer), Later: []LogMessage{}}
+		Payload: capJSON(d.Payload), Answer: capJSON(d.Answer), Later: []LogMessage{}, Refusals: []Refusal{}}
 	if d.Signature != "" {
 		e.SignatureHeaders = map[string]string{"X-Signature-Ed25519": d.Signature, "X-Signature-Timestamp": d.Timestamp}
 	}
@@ -120,6 +148,11 @@ func (h *Handler) Record(d api.Delivery) {
 	l.mu.Lock()
 	// What arrived before the entry completes it now.
 	for i, em := range l.early {
+		if r := em.refusal; r != nil && *r.InteractionID == e.InteractionID {
+			e.addRefusal(*r)
+			l.early[i] = earlyMessage{}
+			continue
+		}
 		if em.m.ID != 0 && e.owns(em.m) {
 			e.add(em.typ, em.at, em.m)
 			l.early[i] = earlyMessage{}
@@ -131,8 +164,9 @@ func (h *Handler) Record(d api.Delivery) {
 		l.entries[l.next] = e
 		l.next = (l.next + 1) % logEntries
 	}
+	out := e.copy()
 	l.mu.Unlock()
-	h.publishEntry(e)
+	h.publishEntry(out)
 }
 
 // answerMessages are the messages a delivery's answer stands for: the
@@ -234,20 +268,12 @@ func (h *Handler) logMessage(typ string, m event.Message) (LogEntry, bool) {
 		if len(e.Later) == n {
 			return LogEntry{}, false
 		}
-		out := *e
-		out.Later = append([]LogMessage(nil), e.Later...)
-		return out, true
+		return e.copy(), true
 	}
 	if m.InteractionID == 0 && typ == event.MessageCreate {
 		return LogEntry{}, false // a user's post: no interaction's
 	}
-	em := earlyMessage{typ: typ, at: now, m: m}
-	if len(l.early) < earlyCount {
-		l.early = append(l.early, em)
-	} else {
-		l.early[l.earlyNext] = em
-		l.earlyNext = (l.earlyNext + 1) % earlyCount
-	}
+	l.keepEarly(earlyMessage{typ: typ, at: now, m: m})
 	return LogEntry{}, false
 }
 
@@ -271,8 +297,7 @@ func (h *Handler) interactions(w http.ResponseWriter, r *http.Request) {
 		if guild != "" && (e.GuildID == nil || e.GuildID.String() != guild) {
 			continue
 		}
-		e.Later = append([]LogMessage(nil), e.Later...)
-		out = append(out, e)
+		out = append(out, e.copy())
 	}
 	l.mu.Unlock()
 	w.Header().Set("Content-Type", "application/json")

@@ -7,6 +7,7 @@
 import { admin, discord, clientToken, liveTicket, APIError } from "./api.js";
 import { el, clear, pill, errorBox } from "./dom.js";
 import { loadWorld, channelLabel, userLabel, routeNotes } from "./world.js";
+import { refusalCard } from "./refusal.js";
 
 const EPHEMERAL = 64;
 const LOADING = 128;
@@ -21,7 +22,7 @@ export async function chatView(root) {
   const world = await loadWorld();
   const st = {
     place: "", channel: "", user: "", token: "", guild: null, dms: [], index: null, indexKey: "",
-    hidden: [], messages: [], ephemeral: new Map(), es: null, timer: 0, delay: 1000, stopped: false, command: null,
+    hidden: [], messages: [], refusals: new Map(), openBodies: new Set(), ephemeral: new Map(), es: null, timer: 0, delay: 1000, stopped: false, command: null,
   };
   const placeSel = el("select", { id: "chat-place" });
   const chanSel = el("select", { id: "chat-channel" });
@@ -105,6 +106,7 @@ export async function chatView(root) {
     st.index = null;
     closeLive();
     st.messages = [];
+    st.refusals = new Map();
     clear(list);
     clear(form);
     clear(route);
@@ -180,6 +182,16 @@ export async function chatView(root) {
     for (const kind of ["message_create", "message_update"]) {
       es.addEventListener(kind, (ev) => mineNow() && upsert(JSON.parse(ev.data)));
     }
+    // The app's refused requests (its answer, follow-ups, edits): the
+    // server sends those it keeps after each ready and resync.
+    es.addEventListener("refusal", (ev) => {
+      if (!mineNow()) return;
+      const r = JSON.parse(ev.data);
+      if (r.channel_id !== st.channel) return;
+      st.refusals.set(r.id, r);
+      if (st.refusals.size > 200) st.refusals.delete(st.refusals.keys().next().value);
+      render();
+    });
     es.addEventListener("message_delete", (ev) => {
       if (!mineNow()) return;
       const { id } = JSON.parse(ev.data);
@@ -237,10 +249,22 @@ export async function chatView(root) {
 
   function render() {
     const eph = [...(st.ephemeral.get(ephemeralKey())?.values() || [])];
-    const all = [...st.messages.filter((m) => !eph.some((x) => x.id === m.id)), ...eph].sort((a, b) => cmpID(a.id, b.id));
+    const refused = [...st.refusals.values()].map((r) => ({ id: r.id, refusal: r }));
+    const all = [...st.messages.filter((m) => !eph.some((x) => x.id === m.id)), ...eph, ...refused].sort((a, b) => cmpID(a.id, b.id));
     const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 40;
-    clear(list, all.length ? all.map(renderMessage) : el("p", { class: "muted" }, "No message yet. Type / to use a command."));
+    clear(list, all.length ? all.map((m) => (m.refusal ? renderRefusal(m.refusal) : renderMessage(m)))
+      : el("p", { class: "muted" }, "No message yet. Type / to use a command."));
     if (atBottom || true) list.scrollTop = list.scrollHeight;
+  }
+
+  // renderRefusal is a refusal's card; its error body stays unfolded
+  // across renders once the developer unfolded it.
+  function renderRefusal(r) {
+    const card = refusalCard(r, appName(r.application_id), userLabel(world.userByID.get(r.user_id)));
+    const body = card.querySelector("details.refusal-body");
+    body.open = st.openBodies.has(r.id);
+    body.addEventListener("toggle", () => (body.open ? st.openBodies.add(r.id) : st.openBodies.delete(r.id)));
+    return card;
   }
 
   function appOf(m) {
@@ -266,8 +290,7 @@ export async function chatView(root) {
       (m.flags & LOADING) ? el("div", { class: "content muted" }, `${userLabel(m.author)} is thinking…`) : null,
       m.content ? el("div", { class: "content" }, m.content) : null,
       (m.embeds || []).map(renderEmbed),
-      (m.attachments || []).map((a) => el("div", { class: "attachment" }, "Attachment: ", a.filename, " ",
-        el("span", { class: "muted" }, a.size ? `(${a.size} bytes)` : ""))),
+      m.attachments?.length ? el("div", { class: "attachments" }, m.attachments.map(renderAttachment)) : null,
       m.components?.length ? el("div", { class: "components" }, m.components.map((c) => renderComponent(m, c))) : null,
       eph ? el("div", { class: "eph" }, "Only you can see this · ", el("button", { type: "button", class: "link",
         onclick: () => { st.ephemeral.get(ephemeralKey())?.delete(m.id); render(); } }, "Dismiss message")) : null);
@@ -280,7 +303,8 @@ export async function chatView(root) {
       e.title ? el("div", { class: "title" }, e.title) : null,
       e.description ? el("div", { class: "content" }, e.description) : null,
       (e.fields || []).map((f) => el("div", { class: "field" }, el("strong", {}, f.name), el("div", {}, f.value))),
-      e.image?.url ? el("div", { class: "attachment" }, "Image: ", e.image.url) : null,
+      e.thumbnail?.url ? embedImage(e.thumbnail, "thumbnail") : null,
+      e.image?.url ? embedImage(e.image, "image") : null,
       e.footer?.text ? el("div", { class: "muted" }, e.footer.text) : null);
     if (color) box.style.borderLeftColor = color;
     return box;
@@ -798,4 +822,59 @@ function describe(path, command) {
     if (o) return o.name;
   }
   return path.join(".");
+}
+
+// mediaURL is a URL the page may load or link to: http(s) only (no
+// javascript: or data: from an app), absolute.
+function mediaURL(raw) {
+  try {
+    const u = new URL(raw, location.href);
+    return u.protocol === "https:" || u.protocol === "http:" ? u : null;
+  } catch {
+    return null;
+  }
+}
+
+export function humanSize(n) {
+  if (typeof n !== "number" || n < 0) return "";
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+// renderAttachment shows an image attachment inline (its size as the
+// message gives it, constrained by the CSS), any other as a link to
+// download it with its name and size.
+function renderAttachment(a) {
+  const u = mediaURL(a.url);
+  const name = a.filename || "file";
+  if ((a.content_type || "").startsWith("image/") && u) {
+    return el("a", { class: "attachment image", href: u.href, target: "_blank", rel: "noopener noreferrer",
+      title: `${name}${a.size !== undefined ? " · " + humanSize(a.size) : ""}` },
+    el("img", { src: u.href, alt: a.description || name, width: a.width || undefined, height: a.height || undefined,
+      "data-attachment-id": a.id }));
+  }
+  const ext = /\.([a-z0-9]{1,5})$/i.exec(name)?.[1] || "file";
+  const label = [el("span", { class: "file-icon", "aria-hidden": "true" }, ext.toUpperCase()), " ",
+    el("span", { class: "file-name" }, name), " ",
+    el("span", { class: "muted" }, [humanSize(a.size), a.content_type].filter(Boolean).join(" · "))];
+  if (!u) return el("div", { class: "attachment file", "data-attachment-id": a.id }, label);
+  return el("a", { class: "attachment file", href: u.href, download: name, target: "_blank", rel: "noopener noreferrer",
+    "data-attachment-id": a.id }, label);
+}
+
+// embedImage shows an embed's image or thumbnail inline when it is this
+// server's (an uploaded file it serves: the playground's Content
+// Security Policy loads images from its own origin only, and an app's
+// other URLs are not fetched from the viewer's browser); a link
+// otherwise.
+function embedImage(img, kind) {
+  const u = mediaURL(img.url);
+  if (!u) return el("div", { class: "muted" }, `${kind}: ${img.url}`);
+  if (u.origin === location.origin) {
+    return el("a", { class: "embed-" + kind, href: u.href, target: "_blank", rel: "noopener noreferrer" },
+      el("img", { src: u.href, alt: kind, width: img.width || undefined, height: img.height || undefined }));
+  }
+  return el("div", { class: "embed-" + kind + " muted" }, kind === "image" ? "Image: " : "Thumbnail: ",
+    el("a", { href: u.href, target: "_blank", rel: "noopener noreferrer" }, u.href, " ↗"));
 }

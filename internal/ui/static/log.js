@@ -3,6 +3,7 @@
 // the payload as delivered, the route, the latency and the answer.
 import { el, clear, pill, table, dl, errorBox } from "./dom.js";
 import { loadWorld, channelLabel, userLabel } from "./world.js";
+import { refusalWhat, refusalDetail } from "./refusal.js";
 
 const types = { 2: "command", 3: "component", 4: "autocomplete", 5: "modal submit" };
 
@@ -78,12 +79,17 @@ export async function logView(root) {
         ["Latency", `${e.latency_ms.toFixed(1)} ms`],
         e.signature_headers ? ["Signed with", el("div", { id: "log-signature" },
           Object.entries(e.signature_headers).map(([k, v]) => el("div", {}, el("code", {}, `${k}: ${v}`))))] : null,
-        e.reason ? ["Why", e.reason] : null,
+        e.reason ? ["Why", [e.reason, (e.refusals || []).length ? el("span", { class: "muted" },
+          ` · the app's ${e.refusals.length === 1 ? "request was" : "requests were"} refused: see below`) : null]] : null,
       ].filter(Boolean)),
       el("h3", {}, "Payload as delivered"),
       el("pre", { id: "log-payload" }, JSON.stringify(e.payload, null, 2)),
       el("h3", {}, "Answer"),
       el("pre", { id: "log-answer" }, e.answer ? JSON.stringify(e.answer, null, 2) : "(none)"),
+      (e.refusals || []).length ? [el("h3", {}, "Refused: the app's requests for it"),
+        el("div", { id: "log-refusals" }, e.refusals.map((r) => el("div", { class: "refusal-entry", "data-refusal-id": r.id },
+          el("div", {}, pill(refusalWhat(r), "bad"), " ", el("span", { class: "muted" }, new Date(r.at).toLocaleTimeString())),
+          refusalDetail(r))))] : null,
       el("h3", {}, "Then: follow-ups and edits"),
       (e.later || []).length ? el("div", { id: "log-later" }, e.later.map((m) => el("div", { class: "later" },
         el("div", {}, pill(m.event, m.event === "delete" ? "bad" : "accent"), " ",
@@ -114,7 +120,8 @@ export async function logView(root) {
       const tr = el("tr", { "data-id": e.interaction_id, class: "clickable", onclick: () => show(e) },
         [new Date(e.at).toLocaleTimeString(), what(e), world.appByID.get(e.application_id)?.name || e.application_id, g,
           e.route, [pill(e.outcome, e.outcome === "answered" || e.outcome === "deferred" ? "ok" : "bad"),
-            (e.later || []).length ? pill(`+${e.later.length} later`) : null],
+            (e.later || []).length ? pill(`+${e.later.length} later`) : null,
+            (e.refusals || []).length ? pill(`${e.refusals.length} refused`, "bad") : null],
           e.latency_ms.toFixed(1)].map((c) => el("td", {}, c)));
       body.append(tr);
     }
@@ -129,6 +136,10 @@ export async function logView(root) {
     try {
       entries = await fetchLog(appSel.value, guildSel.value);
       render();
+      // #log/ID (the chat's link to a refused request's interaction)
+      // selects that entry.
+      const wanted = location.hash.match(/^#log\/(\d+)$/)?.[1];
+      if (wanted && !selected) selected = wanted;
       const cur = entries.find((x) => x.interaction_id === selected);
       if (cur) show(cur);
     } catch (e) {
