@@ -268,7 +268,7 @@ func byName(cmds []djsCommand) map[string]djsCommand {
 // djsGuideCommands are the names of the guide's commands in
 // commands/, which the deployment script registers.
 var djsGuideCommands = []string{"anywhere", "ban", "defer", "delete", "dm-me", "echo", "edit", "fetch", "followup", "gif", "guide", "info", "member",
-	"Message Information", "modal", "ping", "secret", "server", "user", "User Information", "whois"}
+	"Message Information", "modal", "ping", "secret", "server", "user", "User Information", "vote", "whois"}
 
 // commands lists the app's commands in scope (global when guild is "")
 // as slashd stores them.
