@@ -71,7 +71,7 @@ func (t *tree) textInput(o form.Object, inRow bool) {
 // (strings).
 func (t *tree) fileUpload(o form.Object) {
 	t.customID(o, true)
-	t.valueBounds(o, maxFiles)
+	t.valueBounds(o, 0, maxFiles, maxFiles)
 	o.Bool("required")
 	if types, ok := o.List("file_types"); ok {
 		if len(types) > maxFileTypes {
@@ -98,7 +98,7 @@ func (t *tree) radioGroup(o form.Object) {
 func (t *tree) checkboxGroup(o form.Object) {
 	t.customID(o, true)
 	groupOptions(o, 1)
-	t.valueBounds(o, maxGroupOptions)
+	t.valueBounds(o, 0, maxGroupOptions, maxGroupOptions)
 	o.Bool("required")
 }
 
@@ -119,11 +119,11 @@ func groupOptions(o form.Object, min int) {
 	optionList(options, o.At("options"), false)
 }
 
-// valueBounds checks min_values 0–max and max_values 1–max, min not
-// above max, and min_values 0 only when not required.
-func (t *tree) valueBounds(o form.Object, max int64) {
-	lo, minOK := int64(0), true
-	hi, maxOK := max, true
+// valueBounds reads min_values (0–max, lo when absent) and max_values
+// (1–max, hi when absent), checks min not above max and min_values 0
+// only when not required, and returns them with whether each was valid.
+func (t *tree) valueBounds(o form.Object, lo, hi, max int64) (int64, int64, bool, bool) {
+	minOK, maxOK := true, true
 	if o.Present("min_values") {
 		lo, minOK = o.IntIn("min_values", 0, max)
 	}
@@ -134,4 +134,5 @@ func (t *tree) valueBounds(o form.Object, max int64) {
 		minNotAboveMax(o, "min_values", lo, hi)
 	}
 	t.requiredNeedsOne(o, lo, minOK)
+	return lo, hi, minOK, maxOK
 }

@@ -41,18 +41,7 @@ func (t *tree) selectMenu(o form.Object, typ int) {
 		o.At("disabled").Add(CodeDisabledInModal, MsgDisabledInModal)
 	}
 	o.Bool("required")
-	lo, hi := int64(1), int64(1)
-	minOK, maxOK := true, true
-	if o.Present("min_values") {
-		lo, minOK = o.IntIn("min_values", 0, maxSelectValues)
-	}
-	if o.Present("max_values") {
-		hi, maxOK = o.IntIn("max_values", 1, maxSelectValues)
-	}
-	if minOK && maxOK {
-		minNotAboveMax(o, "min_values", lo, hi)
-	}
-	t.requiredNeedsOne(o, lo, minOK)
+	lo, hi, minOK, maxOK := t.valueBounds(o, 1, 1, maxSelectValues)
 	if typ == TypeStringSelect {
 		stringOptions(o, lo, hi, minOK && maxOK)
 		return
