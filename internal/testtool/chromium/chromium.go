@@ -61,6 +61,9 @@ func Browser(t *testing.T, width, height int, timeout time.Duration) context.Con
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-quic", true),
 		chromedp.UserDataDir(t.TempDir()),
+		// Chromium leaves directories of its own in $TMPDIR (one a
+		// browser, never removed): they go with the test's.
+		chromedp.Env("TMPDIR="+t.TempDir()),
 		chromedp.WindowSize(width, height),
 	)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
