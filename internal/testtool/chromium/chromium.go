@@ -8,6 +8,7 @@ package chromium
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"testing"
 	"time"
@@ -52,6 +53,15 @@ func path(t *testing.T) string {
 // ceiling for a loaded machine, not a wait) or with the test.
 func Browser(t *testing.T, width, height int, timeout time.Duration) context.Context {
 	t.Helper()
+	// Chromium leaves directories of its own in $TMPDIR (one a browser,
+	// never removed): they go in one removed after the browser ends. Its
+	// path stays short: Chromium puts a Unix socket there (108 bytes at
+	// most), which t.TempDir's long test-named paths can overflow.
+	tmp, err := os.MkdirTemp("", "chromium")
+	if err != nil {
+		t.Fatalf("chromium's temporary directory: %v", err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(tmp) })
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path(t)),
 		chromedp.NoSandbox,
@@ -61,9 +71,7 @@ func Browser(t *testing.T, width, height int, timeout time.Duration) context.Con
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-quic", true),
 		chromedp.UserDataDir(t.TempDir()),
-		// Chromium leaves directories of its own in $TMPDIR (one a
-		// browser, never removed): they go with the test's.
-		chromedp.Env("TMPDIR="+t.TempDir()),
+		chromedp.Env("TMPDIR="+tmp),
 		chromedp.WindowSize(width, height),
 	)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
