@@ -76,16 +76,19 @@ const (
 
 type interactionLog struct {
 	mu      sync.Mutex
-	entries []LogEntry // a ring: next is where the next one goes
-	next    int
+	entries ring[LogEntry]
 	// early holds the message events and refusals of interactions not
 	// logged yet: an answer and its follow-ups may be stored, and a
 	// callback refused, before the delivery is reported (a ring as
 	// well).
-	early     []earlyMessage
-	earlyNext int
+	early ring[earlyMessage]
 	// refusals are the last ones, for the chats (refusals.go).
-	refusals refusalRing
+	refusals ring[Refusal]
+}
+
+func newInteractionLog() interactionLog {
+	return interactionLog{entries: newRing[LogEntry](logEntries), early: newRing[earlyMessage](earlyCount),
+		refusals: newRing[Refusal](refusalsKept)}
 }
 
 // earlyMessage is a message event, or (refusal set) a refusal, that
@@ -95,16 +98,6 @@ type earlyMessage struct {
 	at      time.Time
 	m       event.Message
 	refusal *Refusal
-}
-
-// keepEarly keeps em in the early ring (l.mu held).
-func (l *interactionLog) keepEarly(em earlyMessage) {
-	if len(l.early) < earlyCount {
-		l.early = append(l.early, em)
-		return
-	}
-	l.early[l.earlyNext] = em
-	l.earlyNext = (l.earlyNext + 1) % earlyCount
 }
 
 // copy is the entry with its own slices, to hand out of the lock.
@@ -147,23 +140,19 @@ func (h *Handler) Record(d api.Delivery) {
 	l := &h.log
 	l.mu.Lock()
 	// What arrived before the entry completes it now.
-	for i, em := range l.early {
+	for i := range l.early.len() {
+		em := l.early.at(i)
 		if r := em.refusal; r != nil && *r.InteractionID == e.InteractionID {
 			e.addRefusal(*r)
-			l.early[i] = earlyMessage{}
+			*em = earlyMessage{}
 			continue
 		}
 		if em.m.ID != 0 && e.owns(em.m) {
 			e.add(em.typ, em.at, em.m)
-			l.early[i] = earlyMessage{}
+			*em = earlyMessage{}
 		}
 	}
-	if len(l.entries) < logEntries {
-		l.entries = append(l.entries, e)
-	} else {
-		l.entries[l.next] = e
-		l.next = (l.next + 1) % logEntries
-	}
+	l.entries.push(e)
 	out := e.copy()
 	l.mu.Unlock()
 	h.publishEntry(out)
@@ -257,8 +246,8 @@ func (h *Handler) logMessage(typ string, m event.Message) (LogEntry, bool) {
 	// The newest entry that owns it: a message several interactions
 	// touched (a component's) is the latest one's to show.
 	var e *LogEntry
-	for i := range l.entries {
-		if c := &l.entries[i]; c.owns(m) && (e == nil || !c.At.Before(e.At)) {
+	for i := range l.entries.len() {
+		if c := l.entries.at(i); c.owns(m) && (e == nil || !c.At.Before(e.At)) {
 			e = c
 		}
 	}
@@ -273,7 +262,7 @@ func (h *Handler) logMessage(typ string, m event.Message) (LogEntry, bool) {
 	if m.InteractionID == 0 && typ == event.MessageCreate {
 		return LogEntry{}, false // a user's post: no interaction's
 	}
-	l.keepEarly(earlyMessage{typ: typ, at: now, m: m})
+	l.early.push(earlyMessage{typ: typ, at: now, m: m})
 	return LogEntry{}, false
 }
 
@@ -287,10 +276,9 @@ func (h *Handler) interactions(w http.ResponseWriter, r *http.Request) {
 	app, guild := q.Get("application_id"), q.Get("guild_id")
 	l := &h.log
 	l.mu.Lock()
-	out := make([]LogEntry, 0, len(l.entries))
-	for i := range l.entries {
-		// newest first: the one before next, backwards
-		e := l.entries[(l.next-1-i+2*len(l.entries))%len(l.entries)]
+	out := make([]LogEntry, 0, l.entries.len())
+	for i := l.entries.len() - 1; i >= 0; i-- { // newest first
+		e := *l.entries.at(i)
 		if app != "" && e.ApplicationID.String() != app {
 			continue
 		}

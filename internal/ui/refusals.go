@@ -75,21 +75,6 @@ func (r Refusal) visibleTo(user snowflake.ID) bool {
 	return r.UserID == nil || *r.UserID == user
 }
 
-// refusalRing is the node's last refusals, oldest first once full.
-type refusalRing struct {
-	items []Refusal
-	next  int
-}
-
-func (rr *refusalRing) add(r Refusal) {
-	if len(rr.items) < refusalsKept {
-		rr.items = append(rr.items, r)
-		return
-	}
-	rr.items[rr.next] = r
-	rr.next = (rr.next + 1) % refusalsKept
-}
-
 // refused takes a refusal from the bus: kept, streamed to the chats of
 // its channel, and added to its interaction's log entry.
 func (h *Handler) refused(ev event.Refusal) {
@@ -98,7 +83,7 @@ func (h *Handler) refused(ev event.Refusal) {
 	}
 	r := newRefusal(ev)
 	h.log.mu.Lock()
-	h.log.refusals.add(r)
+	h.log.refusals.push(r)
 	h.log.mu.Unlock()
 	if data, err := jsonenc.Marshal(r); err == nil {
 		h.fanOut(sse{name: "refusal", data: data}, func(s *stream) bool {
@@ -120,8 +105,8 @@ func (h *Handler) keptRefusals(s *stream) []sse {
 	defer h.log.mu.Unlock()
 	rr := &h.log.refusals
 	var out []sse
-	for i := range rr.items {
-		r := rr.items[(rr.next+i)%len(rr.items)]
+	for i := range rr.len() {
+		r := *rr.at(i)
 		if r.ChannelID != s.channel || !r.visibleTo(s.user) {
 			continue
 		}
@@ -139,15 +124,15 @@ func (h *Handler) logRefusal(r Refusal) (LogEntry, bool) {
 	l := &h.log
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for i := range l.entries {
-		if e := &l.entries[i]; e.InteractionID == *r.InteractionID {
+	for i := range l.entries.len() {
+		if e := l.entries.at(i); e.InteractionID == *r.InteractionID {
 			if !e.addRefusal(r) {
 				return LogEntry{}, false
 			}
 			return e.copy(), true
 		}
 	}
-	l.keepEarly(earlyMessage{refusal: &r})
+	l.early.push(earlyMessage{refusal: &r})
 	return LogEntry{}, false
 }
 

@@ -132,7 +132,7 @@ func New(cfg Config) *Handler {
 		cfg.Heartbeat = defaultHeartbeat
 	}
 	h := &Handler{cfg: cfg, mux: http.NewServeMux(), codes: map[string]loginCode{},
-		streams: map[*stream]struct{}{}, tickets: map[string]chatTicket{}}
+		streams: map[*stream]struct{}{}, tickets: map[string]chatTicket{}, log: newInteractionLog()}
 	h.ctx, h.stop = context.WithCancel(context.Background())
 	if cfg.Events != nil {
 		go h.listen(cfg.Events.Subscribe(h.ctx, 4096))
