@@ -606,8 +606,9 @@ func (rs *entityResolver) role(id snowflake.ID) bool {
 	return ok
 }
 
-// attachment shapes an uploaded file; its URL is where slashd would serve
-// it (slashd stores no file contents).
+// attachment shapes a file of an ATTACHMENT option: the invoking client
+// describes it but sends no bytes, so its URL is a placeholder (files a
+// message is written with are kept and served: files.go).
 func (rs *entityResolver) attachment(a interaction.AttachmentInput) interaction.Attachment {
 	url := interaction.CDN + "/ephemeral-attachments/" + rs.inv.ApplicationID.String() + "/" +
 		a.ID.String() + "/" + a.Filename
