@@ -609,6 +609,9 @@ type AuthCode struct {
 	Nonce               string
 	ExpiresAt           time.Time
 	Used                bool
+	// AuthTime is when the user last logged in before the code was
+	// issued, to the second (the id_token's auth_time); zero if unknown.
+	AuthTime time.Time
 }
 
 // RefreshToken renews access for a grant.

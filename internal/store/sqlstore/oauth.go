@@ -228,10 +228,10 @@ func (s *Store) RevokeGrant(ctx context.Context, id snowflake.ID) error {
 // exist.
 func (s *Store) CreateCode(ctx context.Context, c store.AuthCode) error {
 	_, err := s.execWrite(ctx, `INSERT INTO oauth_codes
-		(hash, grant_id, redirect_uri, code_challenge, code_challenge_method, nonce, expires_at, used)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+		(hash, grant_id, redirect_uri, code_challenge, code_challenge_method, nonce, expires_at, used, auth_time)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
 		c.Hash, id64(c.GrantID), c.RedirectURI, c.CodeChallenge, c.CodeChallengeMethod, c.Nonce, unix(c.ExpiresAt),
-		boolInt(c.Used))
+		boolInt(c.Used), unix(c.AuthTime))
 	if err != nil {
 		return fmt.Errorf("insert authorization code: %w", s.formatError(err))
 	}
@@ -249,16 +249,17 @@ func (s *Store) UseCode(ctx context.Context, hash []byte) (store.AuthCode, error
 			return fmt.Errorf("use authorization code: %w", err)
 		}
 		var (
-			grant, expires int64
-			used           int
+			grant, expires, authTime int64
+			used                     int
 		)
 		err = tx.QueryRowContext(ctx, `SELECT hash, grant_id, redirect_uri, code_challenge, code_challenge_method, nonce,
-			expires_at, used FROM oauth_codes WHERE hash = $1`, hash).
-			Scan(&c.Hash, &grant, &c.RedirectURI, &c.CodeChallenge, &c.CodeChallengeMethod, &c.Nonce, &expires, &used)
+			expires_at, used, auth_time FROM oauth_codes WHERE hash = $1`, hash).
+			Scan(&c.Hash, &grant, &c.RedirectURI, &c.CodeChallenge, &c.CodeChallengeMethod, &c.Nonce, &expires, &used,
+				&authTime)
 		if err != nil {
 			return notFound(err, "authorization code")
 		}
-		c.GrantID, c.ExpiresAt, c.Used = snowflake.ID(grant), fromUnix(expires), !first
+		c.GrantID, c.ExpiresAt, c.Used, c.AuthTime = snowflake.ID(grant), fromUnix(expires), !first, fromUnix(authTime)
 		return nil
 	})
 	if err == nil && c.Used {

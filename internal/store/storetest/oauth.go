@@ -271,8 +271,9 @@ func testCodes(t *testing.T, open func(t *testing.T) store.Store) {
 	f.grant(t, grantID, appID, aliceID, "identify")
 	code := store.AuthCode{Hash: hash("code"), GrantID: grantID, RedirectURI: "http://127.0.0.1:5000/callback",
 		CodeChallenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", CodeChallengeMethod: "S256", Nonce: "n-0S6_WzA2Mj",
-		ExpiresAt: ms(1_700_000_600_000)}
+		ExpiresAt: ms(1_700_000_600_000), AuthTime: ms(1_699_999_000_000)}
 	must(t, f.s.CreateCode(f.ctx, code))
+	// bare has no AuthTime: it comes back zero.
 	bare := store.AuthCode{Hash: hash("bare"), GrantID: grantID, ExpiresAt: ms(1_000)} // long expired
 	must(t, f.s.CreateCode(f.ctx, bare))
 
