@@ -67,6 +67,28 @@ type authRequest struct {
 	guildID         snowflake.ID
 	lockGuild       bool
 	raw             url.Values // the parameters, carried through the consent form
+	// oidc: the request asks for openid, so OpenID Connect's rules for
+	// prompt and max_age apply (docs/compat.md, "OpenID Connect
+	// requests"); without it they keep the real service's looser ones.
+	oidc    bool
+	prompts []string // prompt's space-separated values
+	maxAge  int64    // max_age in seconds; -1 when not given (or not an OpenID Connect request)
+}
+
+// prompted reports whether the request's prompt holds value.
+func (a authRequest) prompted(value string) bool { return slices.Contains(a.prompts, value) }
+
+// loginTooOld reports whether an OpenID Connect request's max_age asks for
+// a login more recent than the session's (OIDC Core §3.1.2.1).
+func (a authRequest) loginTooOld(sess store.Session, now time.Time) bool {
+	return a.maxAge >= 0 && now.Sub(sess.CreatedAt) > time.Duration(a.maxAge)*time.Second
+}
+
+// codeRequest is what the code sent back for this request keeps of it;
+// authTime is when the user last logged in.
+func (a authRequest) codeRequest(authTime time.Time) codeRequest {
+	return codeRequest{redirectURI: a.sentRedirectURI, challenge: a.challenge, method: a.method, nonce: a.nonce,
+		authTime: authTime}
 }
 
 // install reports whether the request adds the app to a guild.
@@ -183,6 +205,9 @@ func (s *Server) parseAuthRequest(ctx context.Context, q url.Values) (authReques
 	if e := CheckScopes(a.scopes); e != nil {
 		return a, redirectError(e.Code, e.Description), nil
 	}
+	if e := a.parseOIDC(q); e != nil {
+		return a, e, nil
+	}
 	switch it := q.Get("integration_type"); it {
 	case "":
 	case "0", "1":
@@ -216,6 +241,30 @@ func (s *Server) parseAuthRequest(ctx context.Context, q url.Values) (authReques
 	}
 	a.lockGuild = a.guildID != 0 && q.Get("disable_guild_select") == "true"
 	return a, nil, nil
+}
+
+// parseOIDC reads prompt and max_age. For an OpenID Connect request,
+// "none" must stand alone and max_age must be a whole number of seconds
+// (OIDC Core §3.1.2.1); other requests ignore max_age and, as the real
+// service, only look for prompt=none.
+func (a *authRequest) parseOIDC(q url.Values) *authError {
+	a.oidc = slices.Contains(a.scopes, "openid")
+	a.prompts = strings.Fields(q.Get("prompt"))
+	a.maxAge = -1
+	if !a.oidc {
+		return nil
+	}
+	if a.prompted("none") && len(a.prompts) > 1 {
+		return redirectError("invalid_request", `Invalid "prompt": "none" cannot be combined with other values`)
+	}
+	if v := q.Get("max_age"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return redirectError("invalid_request", `Invalid "max_age"`)
+		}
+		a.maxAge = n
+	}
+	return nil
 }
 
 // sendBack redirects the browser to the client with params (and state).
@@ -255,8 +304,16 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, a authRequest, e *
 // showAuthorize is GET /oauth2/authorize: the login form, or the consent
 // page for a logged-in user.
 func (s *Server) showAuthorize(w http.ResponseWriter, r *http.Request, action string) {
+	s.answerRequest(w, r, action, r.URL.Query(), r.URL.RequestURI())
+}
+
+// answerRequest answers an authorization request, sent by GET or as a
+// POSTed form (q its parameters, cont the URL the login form comes back
+// to): the login form, the consent page, or, for prompt=none, a code or
+// an error sent straight back.
+func (s *Server) answerRequest(w http.ResponseWriter, r *http.Request, action string, q url.Values, cont string) {
 	ctx := r.Context()
-	a, aerr, err := s.parseAuthRequest(ctx, r.URL.Query())
+	a, aerr, err := s.parseAuthRequest(ctx, q)
 	if err != nil {
 		s.internalError(w, err)
 		return
@@ -270,28 +327,142 @@ func (s *Server) showAuthorize(w http.ResponseWriter, r *http.Request, action st
 		s.internalError(w, err)
 		return
 	}
+	if a.oidc && a.prompted("none") {
+		s.answerWithoutPages(w, r, a, sess, ok)
+		return
+	}
 	if !ok {
-		s.showLogin(w, r, a, action, r.URL.RequestURI(), "", "", http.StatusOK)
+		s.showLogin(w, r, a, action, cont, loginPage{}, http.StatusOK)
 		return
 	}
 	if other, err := s.ofAnotherWorld(ctx, a, sess.UserID); err != nil || other {
 		s.refuseOtherWorld(w, r, a, err)
 		return
 	}
-	granted, err := s.alreadyGranted(r.Context(), a, sess.UserID)
-	if err != nil {
-		s.internalError(w, err)
-		return
+	if a.oidc {
+		if a.prompted("login") || a.loginTooOld(sess, s.now()) {
+			s.showReauthentication(w, r, a, action, cont, sess)
+			return
+		}
+		if a.prompted("select_account") {
+			s.showAccountChoice(w, r, a, action, cont, sess)
+			return
+		}
 	}
-	if granted {
-		s.issueAndSendBack(w, r, a, store.Grant{ID: s.ids.Next(), ApplicationID: a.app.ID, UserID: sess.UserID,
-			Scopes: Expand(a.scopes), CreatedAt: s.now().UTC()}, url.Values{}, nil)
-		return
+	if a.prompted("none") && !a.install() && !a.userInstall() {
+		// The real service's prompt=none, for requests without openid:
+		// skip the page when a grant covers the request, else show it.
+		granted, err := s.coveringGrant(ctx, a, sess.UserID)
+		if err != nil {
+			s.internalError(w, err)
+			return
+		}
+		if granted {
+			s.grantAgain(w, r, a, sess)
+			return
+		}
 	}
 	s.showConsent(w, r, a, sess, action, "", http.StatusOK)
 }
 
-func (s *Server) showLogin(w http.ResponseWriter, r *http.Request, a authRequest, action, cont, name, msg string, status int) {
+// answerWithoutPages answers an OpenID Connect prompt=none request: the
+// code when the user is logged in (recently enough for max_age) and a
+// grant covers the request, else the error OIDC Core §3.1.2.6 names,
+// sent back to the client; never a page.
+func (s *Server) answerWithoutPages(w http.ResponseWriter, r *http.Request, a authRequest, sess store.Session, loggedIn bool) {
+	ctx := r.Context()
+	if !loggedIn || a.loginTooOld(sess, s.now()) {
+		s.fail(w, r, a, redirectError("login_required", "The user must log in"))
+		return
+	}
+	if other, err := s.ofAnotherWorld(ctx, a, sess.UserID); err != nil || other {
+		s.refuseOtherWorld(w, r, a, err)
+		return
+	}
+	if a.install() || a.userInstall() {
+		s.fail(w, r, a, redirectError("interaction_required", "Installing the app needs the user on the consent page"))
+		return
+	}
+	granted, err := s.coveringGrant(ctx, a, sess.UserID)
+	if err != nil {
+		s.internalError(w, err)
+		return
+	}
+	if !granted {
+		s.fail(w, r, a, redirectError("consent_required", "The user has not authorized the app for these scopes"))
+		return
+	}
+	s.grantAgain(w, r, a, sess)
+}
+
+// grantAgain sends a code for a request an existing grant covers, without
+// a page: a new grant of the same scopes, as consenting again would give.
+func (s *Server) grantAgain(w http.ResponseWriter, r *http.Request, a authRequest, sess store.Session) {
+	s.issueAndSendBack(w, r, a, store.Grant{ID: s.ids.Next(), ApplicationID: a.app.ID, UserID: sess.UserID,
+		Scopes: Expand(a.scopes), CreatedAt: s.now().UTC()}, sess.CreatedAt, url.Values{}, nil)
+}
+
+// showReauthentication is the login page for a logged-in user whom
+// prompt=login or max_age asks to log in again, their login name filled
+// in.
+func (s *Server) showReauthentication(w http.ResponseWriter, r *http.Request, a authRequest, action, cont string, sess store.Session) {
+	l, err := s.store.LoginOfUser(r.Context(), sess.UserID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		s.internalError(w, err)
+		return
+	}
+	s.showLogin(w, r, a, action, cont, loginPage{name: l.Name, note: "Log in again to continue."}, http.StatusOK)
+}
+
+// showAccountChoice is the login page for prompt=select_account: continue
+// as the logged-in user, or log in as another.
+func (s *Server) showAccountChoice(w http.ResponseWriter, r *http.Request, a authRequest, action, cont string, sess store.Session) {
+	user, err := s.store.User(r.Context(), sess.UserID)
+	if err != nil {
+		s.internalError(w, fmt.Errorf("user %d of the session: %w", sess.UserID, err))
+		return
+	}
+	target, err := url.Parse(cont)
+	if err != nil {
+		s.internalError(w, fmt.Errorf("continuation %q: %w", cont, err))
+		return
+	}
+	s.showLogin(w, r, a, action, cont, loginPage{continueAs: afterLogin(target), accountName: displayName(user),
+		note: "Choose an account."}, http.StatusOK)
+}
+
+// afterLogin is the continuation of a request whose login just happened:
+// without what asked for it (prompt's login and select_account, and
+// max_age), so that the page that follows does not ask again.
+func afterLogin(target *url.URL) string {
+	q := target.Query()
+	var kept []string
+	for _, p := range strings.Fields(q.Get("prompt")) {
+		if p != "login" && p != "select_account" {
+			kept = append(kept, p)
+		}
+	}
+	if len(kept) == 0 {
+		q.Del("prompt")
+	} else {
+		q.Set("prompt", strings.Join(kept, " "))
+	}
+	q.Del("max_age")
+	u := *target
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// loginPage is what the login form shows beside its fields.
+type loginPage struct {
+	name, error string // the name typed, the failure to show
+	note        string // why the page shows to a logged-in user
+	// continueAs (for select_account) keeps the logged-in account,
+	// accountName.
+	continueAs, accountName string
+}
+
+func (s *Server) showLogin(w http.ResponseWriter, r *http.Request, a authRequest, action, cont string, p loginPage, status int) {
 	token, err := randomToken(s.rand)
 	if err != nil {
 		s.internalError(w, err)
@@ -300,7 +471,8 @@ func (s *Server) showLogin(w http.ResponseWriter, r *http.Request, a authRequest
 	http.SetCookie(w, &http.Cookie{Name: loginCSRFCookie, Value: token, Path: "/", HttpOnly: true,
 		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil, MaxAge: 3600})
 	renderPage(w, status, "login", pageData{Title: "Log in", AppName: a.app.Name, Action: action + "/login",
-		CSRF: token, Continue: cont, Name: name, Error: msg})
+		CSRF: token, Continue: cont, Name: p.name, Error: p.error, Note: p.note, ContinueAs: p.continueAs,
+		UserName: p.accountName})
 }
 
 // guildChoice is a guild in the picker.
@@ -396,14 +568,20 @@ func (s *Server) showConsent(w http.ResponseWriter, r *http.Request, a authReque
 	renderPage(w, status, "consent", d)
 }
 
-// decideAuthorize is POST /oauth2/authorize: Cancel sends access_denied
-// back; Authorize installs the app when asked, records the grant and
-// sends a code back.
+// decideAuthorize is POST /oauth2/authorize: the consent page's form
+// (Cancel sends access_denied back; Authorize installs the app when
+// asked, records the grant and sends a code back), or an authorization
+// request sent as a form, which OpenID Connect Core §3.1.2.1 requires
+// servers to accept. Only the consent form carries the session's csrf.
 func (s *Server) decideAuthorize(w http.ResponseWriter, r *http.Request, action string) {
 	ctx := r.Context()
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
 		renderPage(w, http.StatusBadRequest, "error", pageData{Title: "Error", Error: "Malformed form"})
+		return
+	}
+	if !r.PostForm.Has("csrf") {
+		s.answerRequest(w, r, action, r.PostForm, action+"?"+r.PostForm.Encode())
 		return
 	}
 	sess, ok, err := s.currentSession(r)
@@ -462,7 +640,7 @@ func (s *Server) decideAuthorize(w http.ResponseWriter, r *http.Request, action 
 	if a.userInstall() {
 		then = s.installForUser
 	}
-	s.issueAndSendBack(w, r, a, grant, extra, then)
+	s.issueAndSendBack(w, r, a, grant, sess.CreatedAt, extra, then)
 }
 
 // installForUser installs the app to the account of the user who granted
@@ -481,9 +659,9 @@ func (s *Server) installForUser(ctx context.Context, grant store.Grant) error {
 // issueAndSendBack records the grant and, once then (when set) has done
 // what the grant stands for, sends its code to the client. If then fails
 // no code goes back, and the grant, which has no token, is revoked.
-func (s *Server) issueAndSendBack(w http.ResponseWriter, r *http.Request, a authRequest, grant store.Grant, extra url.Values,
-	then func(context.Context, store.Grant) error) {
-	code, err := s.IssueCode(r.Context(), grant, a.sentRedirectURI, a.challenge, a.method, a.nonce)
+func (s *Server) issueAndSendBack(w http.ResponseWriter, r *http.Request, a authRequest, grant store.Grant, authTime time.Time,
+	extra url.Values, then func(context.Context, store.Grant) error) {
+	code, err := s.issueCode(r.Context(), grant, a.codeRequest(authTime))
 	var oe *Error
 	if errors.As(err, &oe) {
 		s.fail(w, r, a, redirectError(oe.Code, oe.Description))
@@ -504,14 +682,12 @@ func (s *Server) issueAndSendBack(w http.ResponseWriter, r *http.Request, a auth
 	sendBack(w, r, a, extra)
 }
 
-// alreadyGranted reports whether the user has a live grant to the app
+// coveringGrant reports whether the user has a live grant to the app
 // covering every scope asked for: prompt=none then skips the page, as the
 // real service does (never for installs, which need a guild picked or, for
-// a user install, the user to see what is added to their account).
-func (s *Server) alreadyGranted(ctx context.Context, a authRequest, userID snowflake.ID) (bool, error) {
-	if a.raw.Get("prompt") != "none" || a.install() || a.userInstall() {
-		return false, nil
-	}
+// a user install, the user to see what is added to their account: the
+// callers check that).
+func (s *Server) coveringGrant(ctx context.Context, a authRequest, userID snowflake.ID) (bool, error) {
 	grants, err := s.store.Grants(ctx, a.app.ID, userID)
 	if err != nil {
 		return false, err
@@ -609,7 +785,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, action string) {
 	}
 	if wait > 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
-		s.showLogin(w, r, a, action, cont, name, tooManyLogins(wait), http.StatusTooManyRequests)
+		s.showLogin(w, r, a, action, cont, loginPage{name: name, error: tooManyLogins(wait)}, http.StatusTooManyRequests)
 		return
 	}
 	l, err := s.store.LoginByName(ctx, name)
@@ -621,7 +797,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, action string) {
 	// tell which names exist.
 	valid := CheckPassword(l.PasswordHash, r.PostForm.Get("password")) && err == nil
 	if !valid {
-		s.showLogin(w, r, a, action, cont, name, "Login or password is invalid.", http.StatusUnauthorized)
+		s.showLogin(w, r, a, action, cont, loginPage{name: name, error: "Login or password is invalid."}, http.StatusUnauthorized)
 		return
 	}
 	token, err := randomToken(s.rand)
@@ -640,10 +816,25 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request, action string) {
 		s.internalError(w, err)
 		return
 	}
+	s.endPreviousSession(r)
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: token, Path: "/", HttpOnly: true,
 		SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil, Expires: now.Add(sessionLifetime)})
 	http.SetCookie(w, &http.Cookie{Name: loginCSRFCookie, Value: "", Path: "/", MaxAge: -1})
-	http.Redirect(w, r, target.String(), http.StatusSeeOther)
+	http.Redirect(w, r, afterLogin(target), http.StatusSeeOther)
+}
+
+// endPreviousSession deletes the session a new login replaces (prompt=login,
+// max_age or select_account log in over a live one), so that its cookie
+// value, should it have leaked, opens nothing any more. A failure is
+// logged: the new login stands either way.
+func (s *Server) endPreviousSession(r *http.Request) {
+	c, err := r.Cookie(sessionCookie)
+	if err != nil || c.Value == "" {
+		return
+	}
+	if err := s.store.DeleteSession(r.Context(), auth.Hash(c.Value)); err != nil {
+		s.log.Error("delete the session a login replaced", "err", err)
+	}
 }
 
 // currentSession reads the session cookie.
@@ -697,6 +888,7 @@ func redirectHost(uri string) string {
 // pageData feeds the templates.
 type pageData struct {
 	Title, AppName, UserName, Action, CSRF, Continue, Name, Error, RedirectHost string
+	Note, ContinueAs                                                            string // the login page's, for a logged-in user
 	Scopes                                                                      []string
 	Hidden                                                                      []hiddenField
 	PickGuild, GuildLocked, Blocked                                             bool

@@ -708,9 +708,15 @@ func TestConsentDecisions(t *testing.T) {
 		wantPage(t, a.submit(consent, "approve", "csrf", "forged"), http.StatusForbidden, "This form has expired")
 	})
 	t.Run("no CSRF", func(t *testing.T) {
+		// Without csrf the form is an authorization request sent by POST
+		// (OIDC Core §3.1.2.1): it shows the consent page again and
+		// decides nothing, whatever "action" says.
 		f := url.Values(maps(approveForm))
 		f.Del("csrf")
-		wantPage(t, a.post("/api/v10/oauth2/authorize", f), http.StatusForbidden, "This form has expired")
+		p := a.post("/api/v10/oauth2/authorize", f)
+		if p.status != http.StatusOK || p.header.Get("Location") != "" || !p.isConsent() {
+			t.Fatalf("status %d, Location %q, want the consent page again:\n%s", p.status, p.header.Get("Location"), p.body)
+		}
 	})
 	t.Run("another session's CSRF", func(t *testing.T) {
 		b := newAgent(t, w.e.URL)

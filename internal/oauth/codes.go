@@ -26,9 +26,23 @@ const CodeLifetime = 10 * time.Minute
 // without PKCE; otherwise S256 only), nonce the OpenID Connect nonce
 // echoed in the id_token. The grant's scopes must pass CheckScopes
 // (store Expand's result, so that the grant names what the umbrella
-// scopes stand for). A request error is an *Error.
+// scopes stand for). A request error is an *Error. The id_token's
+// auth_time is the time of the call: a code issued this way stands for a
+// user who authenticated just now.
 func (s *Server) IssueCode(ctx context.Context, grant store.Grant, redirectURI, challenge, method, nonce string) (string, error) {
-	if e := CheckCodeChallenge(challenge, method); e != nil {
+	return s.issueCode(ctx, grant, codeRequest{redirectURI: redirectURI, challenge: challenge, method: method, nonce: nonce})
+}
+
+// codeRequest is what an authorization code keeps of the request that
+// asked for it.
+type codeRequest struct {
+	redirectURI, challenge, method, nonce string
+	// authTime is when the user last logged in (zero: now).
+	authTime time.Time
+}
+
+func (s *Server) issueCode(ctx context.Context, grant store.Grant, req codeRequest) (string, error) {
+	if e := CheckCodeChallenge(req.challenge, req.method); e != nil {
 		return "", e
 	}
 	if e := CheckScopes(grant.Scopes); e != nil {
@@ -42,6 +56,9 @@ func (s *Server) IssueCode(ctx context.Context, grant store.Grant, redirectURI, 
 	if grant.CreatedAt.IsZero() {
 		grant.CreatedAt = now
 	}
+	if req.authTime.IsZero() {
+		req.authTime = s.now() // the id_token's times are on the real clock
+	}
 	code, err := auth.NewAccessToken(s.rand)
 	if err != nil {
 		return "", err
@@ -50,8 +67,9 @@ func (s *Server) IssueCode(ctx context.Context, grant store.Grant, redirectURI, 
 		return "", fmt.Errorf("record grant: %w", err)
 	}
 	s.logGrant(grant, "authorization_code")
-	err = s.store.CreateCode(ctx, store.AuthCode{Hash: auth.Hash(code), GrantID: grant.ID, RedirectURI: redirectURI,
-		CodeChallenge: challenge, CodeChallengeMethod: method, Nonce: nonce, ExpiresAt: now.Add(CodeLifetime)})
+	err = s.store.CreateCode(ctx, store.AuthCode{Hash: auth.Hash(code), GrantID: grant.ID, RedirectURI: req.redirectURI,
+		CodeChallenge: req.challenge, CodeChallengeMethod: req.method, Nonce: req.nonce, ExpiresAt: now.Add(CodeLifetime),
+		AuthTime: req.authTime.UTC()})
 	if err != nil {
 		s.revokeGrant(ctx, grant.ID, "its code could not be stored")
 		return "", fmt.Errorf("record authorization code: %w", err)

@@ -174,21 +174,31 @@ type idClaims struct {
 	IssuedAt int64  `json:"iat"`
 	Expires  int64  `json:"exp"`
 	Nonce    string `json:"nonce,omitempty"`
+	// AuthTime is when the user last logged in (§2: required when the
+	// request had max_age; slashd always sends it).
+	AuthTime int64 `json:"auth_time"`
 	// AtHash binds the id_token to the access token issued with it
 	// (§3.1.3.6): the left half of its SHA-256, base64url.
 	AtHash string `json:"at_hash"`
 }
 
+// idTokenFacts are what an id_token states beside its grant: the
+// authorization request's nonce and when the user last logged in.
+type idTokenFacts struct {
+	nonce    string
+	authTime time.Time
+}
+
 // idToken signs an id_token (RS256) for grant g: the user is the subject,
 // the app the audience; it expires with the access token.
-func (s *Server) idToken(ctx context.Context, iss string, g store.Grant, nonce, accessToken string, now time.Time) (string, error) {
+func (s *Server) idToken(ctx context.Context, iss string, g store.Grant, facts idTokenFacts, accessToken string, now time.Time) (string, error) {
 	k, err := s.signingKey(ctx)
 	if err != nil {
 		return "", err
 	}
 	atHash := sha256.Sum256([]byte(accessToken))
 	claims := idClaims{Issuer: iss, Subject: g.UserID.String(), Audience: g.ApplicationID.String(),
-		IssuedAt: now.Unix(), Expires: now.Add(auth.AccessTokenLifetime).Unix(), Nonce: nonce,
+		IssuedAt: now.Unix(), Expires: now.Add(auth.AccessTokenLifetime).Unix(), Nonce: facts.nonce, AuthTime: facts.authTime.Unix(),
 		AtHash: b64url(atHash[:len(atHash)/2])}
 	return signJWT(k, claims)
 }
@@ -240,6 +250,10 @@ type discoveryDocument struct {
 	IDTokenSigningAlgValuesSupported  []string `json:"id_token_signing_alg_values_supported"`
 	SubjectTypesSupported             []string `json:"subject_types_supported"`
 	ClaimsSupported                   []string `json:"claims_supported"`
+	PromptValuesSupported             []string `json:"prompt_values_supported"`
+	ClaimsParameterSupported          bool     `json:"claims_parameter_supported"`
+	RequestParameterSupported         bool     `json:"request_parameter_supported"`
+	RequestURIParameterSupported      bool     `json:"request_uri_parameter_supported"`
 }
 
 // discovery is GET /.well-known/openid-configuration.
@@ -267,7 +281,17 @@ func (s *Server) discovery(w http.ResponseWriter, r *http.Request) {
 		RevocationEndpointAuthMethods:     authMethods,
 		IDTokenSigningAlgValuesSupported:  []string{"RS256"},
 		SubjectTypesSupported:             []string{"public"},
-		ClaimsSupported:                   []string{"iss", "sub", "aud", "iat", "exp", "nonce", "at_hash"},
+		// The id_token's claims, then userinfo's.
+		ClaimsSupported: []string{"iss", "sub", "aud", "iat", "exp", "auth_time", "nonce", "at_hash",
+			"preferred_username", "nickname", "locale"},
+		// For requests with openid (docs/compat.md, "OpenID Connect
+		// requests"); the three request forms slashd does not take are
+		// said false, since Discovery §3 makes only request_uri's
+		// default true.
+		PromptValuesSupported:        []string{"none", "login", "consent", "select_account"},
+		ClaimsParameterSupported:     false,
+		RequestParameterSupported:    false,
+		RequestURIParameterSupported: false,
 	}
 	writeJSON(w, http.StatusOK, doc)
 }

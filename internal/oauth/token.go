@@ -225,7 +225,11 @@ func (s *Server) exchangeCode(r *http.Request, form url.Values, c client) (token
 	case !verifierMatches(verifier, code.CodeChallenge):
 		return fail(errInvalidGrant(`Invalid "code_verifier"`))
 	}
-	return s.issue(r, g, g.Scopes, true, true, code.Nonce)
+	authTime := code.AuthTime
+	if authTime.IsZero() { // a code stored before codes kept it
+		authTime = g.CreatedAt
+	}
+	return s.issue(r, g, g.Scopes, true, true, idTokenFacts{nonce: code.Nonce, authTime: authTime})
 }
 
 // refresh is the refresh_token grant, with rotation: the presented token
@@ -275,7 +279,7 @@ func (s *Server) refresh(r *http.Request, form url.Values, c client) (tokenRespo
 	}
 	// The id_token comes with the code only: a refresh has no nonce to
 	// carry, and the client already knows who the user is.
-	return s.issue(r, g, scopes, true, false, "")
+	return s.issue(r, g, scopes, true, false, idTokenFacts{})
 }
 
 // clientCredentials is the client_credentials grant: an app gets a token
@@ -301,13 +305,13 @@ func (s *Server) clientCredentials(r *http.Request, form url.Values, c client) (
 		return tokenResponse{}, err
 	}
 	s.logGrant(g, "client_credentials")
-	return s.issue(r, g, scopes, false, false, "")
+	return s.issue(r, g, scopes, false, false, idTokenFacts{})
 }
 
 // issue mints an access token for grant g with scopes, a refresh token
 // when withRefresh, and, when withIDToken and the scopes hold openid, an
-// id_token carrying nonce.
-func (s *Server) issue(r *http.Request, g store.Grant, scopes []string, withRefresh, withIDToken bool, nonce string) (tokenResponse, error) {
+// id_token stating facts.
+func (s *Server) issue(r *http.Request, g store.Grant, scopes []string, withRefresh, withIDToken bool, facts idTokenFacts) (tokenResponse, error) {
 	ctx := r.Context()
 	now := s.nowIn(ctx)
 	access, err := auth.NewAccessToken(s.rand)
@@ -333,7 +337,7 @@ func (s *Server) issue(r *http.Request, g store.Grant, scopes []string, withRefr
 	}
 	if withIDToken && slices.Contains(scopes, "openid") {
 		// On the real clock: the client checks it against its own.
-		if resp.IDToken, err = s.idToken(ctx, issuer(r), g, nonce, access, s.now()); err != nil {
+		if resp.IDToken, err = s.idToken(ctx, issuer(r), g, facts, access, s.now()); err != nil {
 			return tokenResponse{}, err
 		}
 	}

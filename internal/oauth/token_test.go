@@ -592,6 +592,9 @@ func TestDiscovery(t *testing.T) {
 		"id_token_signing_alg_values_supported": {"RS256"},
 		"subject_types_supported":               {"public"},
 		"grant_types_supported":                 {"authorization_code", "refresh_token", "client_credentials"},
+		"prompt_values_supported":               {"none", "login", "consent", "select_account"},
+		"claims_supported": {"iss", "sub", "aud", "iat", "exp", "auth_time", "nonce", "at_hash",
+			"preferred_username", "nickname", "locale"},
 	}
 	for k, want := range lists {
 		got, _ := doc[k].([]any)
@@ -603,6 +606,13 @@ func TestDiscovery(t *testing.T) {
 			if got[i] != want[i] {
 				t.Errorf("%s = %v, want %v", k, doc[k], want)
 			}
+		}
+	}
+	// Request forms slashd does not take are said so (request_uri's
+	// default would be true, Discovery §3).
+	for _, k := range []string{"request_parameter_supported", "request_uri_parameter_supported", "claims_parameter_supported"} {
+		if v, ok := doc[k]; !ok || v != false {
+			t.Errorf("%s = %v, want false", k, v)
 		}
 	}
 	scopes, _ := doc["scopes_supported"].([]any)
