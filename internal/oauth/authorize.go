@@ -132,7 +132,7 @@ func pageError(msg string) *authError { return &authError{page: msg} }
 func redirectError(code, descr string) *authError { return &authError{code: code, descr: descr} }
 
 // authParams are the parameters the consent form carries through.
-var authParams = []string{"client_id", "response_type", "redirect_uri", "scope", "state", "prompt", "nonce",
+var authParams = []string{"client_id", "response_type", "redirect_uri", "scope", "state", "prompt", "nonce", "max_age",
 	"code_challenge", "code_challenge_method", "integration_type", "permissions", "disable_guild_select"}
 
 // requestedGuildField carries the request's guild_id through the consent
@@ -612,6 +612,13 @@ func (s *Server) decideAuthorize(w http.ResponseWriter, r *http.Request, action 
 	}
 	if r.PostForm.Get("action") != "approve" {
 		sendBack(w, r, a, url.Values{"error": {"access_denied"}, "error_description": {"The resource owner denied the request"}})
+		return
+	}
+	if a.loginTooOld(sess, s.now()) {
+		// The page stayed open past max_age: the code's auth_time would
+		// fail the client's check, so the user logs in again first.
+		q := consentParams(r.PostForm)
+		s.showReauthentication(w, r, a, action, action+"?"+q.Encode(), sess)
 		return
 	}
 	grant := store.Grant{ID: s.ids.Next(), ApplicationID: a.app.ID, UserID: sess.UserID, Scopes: Expand(a.scopes),

@@ -122,6 +122,28 @@ func TestMaxAge(t *testing.T) {
 		})
 	}
 
+	// A consent page left open past max_age asks for a login before the
+	// code goes back.
+	t.Run("consent page left open", func(t *testing.T) {
+		consent := a.get(authPath("/api/v10", w.confParams("openid"), "max_age", "300"))
+		if !consent.isConsent() || consent.hidden().Get("max_age") != "300" {
+			t.Fatalf("%d, want the consent page carrying max_age:\n%s", consent.status, consent.body)
+		}
+		w.e.Clock.Advance(10 * time.Minute)
+		p := a.submit(consent, "approve")
+		if p.status != 200 || !p.isLogin() {
+			t.Fatalf("approve after max_age: %d, want the login form:\n%s", p.status, p.body)
+		}
+		relogged := w.e.Clock.Now().Truncate(time.Second)
+		consent = a.relogin(p)
+		if !consent.isConsent() {
+			t.Fatalf("after logging in again: %d, want the consent page:\n%s", consent.status, consent.body)
+		}
+		if at := authTime(t, w.idTokenOf(t, a.submit(consent, "approve"))); at.Before(relogged) {
+			t.Errorf("auth_time %v, want the new login's (at or after %v)", at, relogged)
+		}
+	})
+
 	for _, bad := range []string{"-1", "abc", "1.5"} {
 		p := a.get(authPath("/api/v10", w.confParams("openid"), "max_age", bad))
 		wantRedirect(t, p, confRedirect, map[string]string{"error": "invalid_request", "state": "xyz", "code": ""})
