@@ -132,8 +132,8 @@ func (s *Server) guardCredential(h http.Handler) http.Handler {
 
 // unauthorizedRecorder counts a handler's 401 against the request's
 // address, answering the address's 429 instead when that is over its
-// budget, and notes the credential of any answer that is neither 400,
-// 401 nor 429 as accepted.
+// budget, and notes the credential of any answer that is neither 401 nor
+// 429 as accepted.
 type unauthorizedRecorder struct {
 	http.ResponseWriter
 	s           *Server
@@ -156,10 +156,6 @@ func (u *unauthorizedRecorder) WriteHeader(code int) {
 			return
 		}
 	case http.StatusTooManyRequests:
-	case http.StatusBadRequest:
-		// A malformed request is refused before (or instead of) its
-		// credential being checked, e.g. userinfo's Bearer token sent
-		// twice: a 400 says nothing of the credential.
 	default:
 		if u.r.Header.Get("Authorization") != "" {
 			u.s.acceptCredential(u.r)
