@@ -32,7 +32,7 @@ func TestChallengeString(t *testing.T) {
 			params: map[string]string{"realm": "slashd", "error": "insufficient_scope",
 				"error_description": "The access token lacks the scope openid", "scope": "openid"}},
 		{name: "quotes and backslashes", in: auth.Challenge{Error: "invalid_request", Description: `Duplicate "a\b"`},
-			text: `Bearer realm="slashd", error="invalid_request", error_description="Duplicate \"a\\b\""`,
+			text:   `Bearer realm="slashd", error="invalid_request", error_description="Duplicate \"a\\b\""`,
 			params: map[string]string{"realm": "slashd", "error": "invalid_request", "error_description": `Duplicate "a\b"`}},
 		{name: "control characters", in: auth.Challenge{Error: "invalid_request", Description: "line\r\nbreak\x00\x7f"},
 			params: map[string]string{"realm": "slashd", "error": "invalid_request", "error_description": "line  break  "}},
