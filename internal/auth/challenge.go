@@ -42,7 +42,7 @@ func (c Challenge) String() string {
 	b.WriteString("Bearer ")
 	param(&b, "realm", Realm)
 	for _, p := range [...]struct{ name, value string }{
-		{"error", c.Error}, {"error_description", c.Description}, {"scope", c.Scope},
+		{"error", c.Error}, {"error_description", description(c.Description)}, {"scope", c.Scope},
 	} {
 		if p.value != "" {
 			b.WriteString(", ")
@@ -50,6 +50,25 @@ func (c Challenge) String() string {
 		}
 	}
 	return b.String()
+}
+
+// description fits an error_description into RFC 6750 §3's characters
+// (%x20-21 / %x23-5B / %x5D-7E: printable ASCII but '"' and '\'), so
+// that a client reading it by that grammar rather than RFC 7235's
+// quoted-string sees the same text: quotes become apostrophes,
+// backslashes slashes, anything else outside the set a space.
+func description(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '"':
+			return '\''
+		case r == '\\':
+			return '/'
+		case r < 0x20 || r > 0x7e:
+			return ' '
+		}
+		return r
+	}, s)
 }
 
 // param writes name="value" as an RFC 7235 auth-param whose value is an

@@ -31,11 +31,18 @@ func TestChallengeString(t *testing.T) {
 			text: `Bearer realm="slashd", error="insufficient_scope", error_description="The access token lacks the scope openid", scope="openid"`,
 			params: map[string]string{"realm": "slashd", "error": "insufficient_scope",
 				"error_description": "The access token lacks the scope openid", "scope": "openid"}},
-		{name: "quotes and backslashes", in: auth.Challenge{Error: "invalid_request", Description: `Duplicate "a\b"`},
-			text:   `Bearer realm="slashd", error="invalid_request", error_description="Duplicate \"a\\b\""`,
-			params: map[string]string{"realm": "slashd", "error": "invalid_request", "error_description": `Duplicate "a\b"`}},
-		{name: "control characters", in: auth.Challenge{Error: "invalid_request", Description: "line\r\nbreak\x00\x7f"},
-			params: map[string]string{"realm": "slashd", "error": "invalid_request", "error_description": "line  break  "}},
+		// error_description keeps to RFC 6750's characters.
+		{name: "description's quotes and backslashes", in: auth.Challenge{Error: "invalid_request", Description: `Duplicate "a\b"`},
+			text:   `Bearer realm="slashd", error="invalid_request", error_description="Duplicate 'a/b'"`,
+			params: map[string]string{"realm": "slashd", "error": "invalid_request", "error_description": `Duplicate 'a/b'`}},
+		{name: "description's control characters and non-ASCII", in: auth.Challenge{Error: "invalid_request", Description: "line\r\nbreak\x00\x7fé"},
+			params: map[string]string{"realm": "slashd", "error": "invalid_request", "error_description": "line  break   "}},
+		// Other values are RFC 7230 quoted-strings, escaped.
+		{name: "scope's quotes and backslashes", in: auth.Challenge{Error: "insufficient_scope", Scope: `a"b\c`},
+			text:   `Bearer realm="slashd", error="insufficient_scope", scope="a\"b\\c"`,
+			params: map[string]string{"realm": "slashd", "error": "insufficient_scope", "scope": `a"b\c`}},
+		{name: "scope's control characters", in: auth.Challenge{Error: "insufficient_scope", Scope: "a\r\nb\tc"},
+			params: map[string]string{"realm": "slashd", "error": "insufficient_scope", "scope": "a  b\tc"}},
 		{name: "scopes", in: auth.Challenge{Error: "insufficient_scope", Scope: "openid identify"},
 			params: map[string]string{"realm": "slashd", "error": "insufficient_scope", "scope": "openid identify"}},
 	} {
