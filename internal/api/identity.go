@@ -29,11 +29,11 @@ func currentUser(u store.User, withEmail bool) wire.CurrentUser {
 // getCurrentUser is GET /users/@me: a bot token reads its bot user; a
 // Bearer token with identify reads the user who granted it (email only
 // with the email scope); a Bearer token without identify is refused with
-// the real service's 401.
+// the real service's 401 (and RFC 6750's insufficient_scope challenge).
 func (s *Server) getCurrentUser(w http.ResponseWriter, r *http.Request) error {
 	p := principalFrom(r.Context())
 	if !p.Bot() && !p.Token.HasScope(auth.ScopeIdentify) {
-		return errUnauthorized
+		return missingScope(errUnauthorized, auth.ScopeIdentify)
 	}
 	u, err := s.store.User(r.Context(), p.Token.UserID)
 	if err != nil {

@@ -63,7 +63,7 @@ func (s *Server) wrap(template string, kind routeKind, h handlerFunc) http.Handl
 		} else if kind != publicRoute {
 			p, err := auth.Authenticate(r.Context(), s.store, r.Header.Get("Authorization"), s.now())
 			if errors.Is(err, auth.ErrInvalidToken) {
-				s.writeAuthError(w, r, errUnauthorized)
+				s.writeAuthError(w, r, refusedCredential(r))
 				return
 			}
 			if err != nil {
@@ -73,7 +73,7 @@ func (s *Server) wrap(template string, kind routeKind, h handlerFunc) http.Handl
 			r = r.WithContext(s.withWorldClock(context.WithValue(r.Context(), principalKey{}, p), p))
 			if s.expiredInWorld(r.Context(), p) {
 				// Valid on the real clock, expired on its world's.
-				s.writeAuthError(w, r, errUnauthorized)
+				s.writeAuthError(w, r, refusedCredential(r))
 				return
 			}
 			s.acceptCredential(r)

@@ -62,7 +62,7 @@ func (s *Server) editCommandPermissions(w http.ResponseWriter, r *http.Request) 
 		return errBotsCannotUse
 	}
 	if !p.Token.HasScope(auth.ScopeCommandsPermissionsUpdate) {
-		return errMissingScope
+		return missingScope(errMissingScope, auth.ScopeCommandsPermissionsUpdate)
 	}
 	t, err := s.resolveGuild(r)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/slashd/slashd/internal/apierr"
+	"github.com/slashd/slashd/internal/auth"
 	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/snowflake"
@@ -112,10 +113,10 @@ func (s *Server) resolveGuild(r *http.Request) (target, error) {
 // applications.commands.update scope (spec §5); bot tokens always may.
 func requireWriteScope(r *http.Request) error {
 	p := principalFrom(r.Context())
-	if p.Bot() || p.Token.HasScope("applications.commands.update") {
+	if p.Bot() || p.Token.HasScope(auth.ScopeCommandsUpdate) {
 		return nil
 	}
-	return errMissingScope
+	return missingScope(errMissingScope, auth.ScopeCommandsUpdate)
 }
 
 // readBody reads a JSON request body within the size cap and decodes it to

@@ -40,11 +40,13 @@ func writeNoContent(w http.ResponseWriter) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// writeError renders any error: an *apierr.Error as itself, anything else
-// as a logged 500 that reveals nothing.
+// writeError renders any error: an *apierr.Error as itself (with the
+// Bearer challenge attached to err, if any), anything else as a logged
+// 500 that reveals nothing.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	var ae *apierr.Error
 	if errors.As(err, &ae) {
+		setChallenge(w, err)
 		status := ae.Status
 		if status == 0 {
 			status = http.StatusBadRequest

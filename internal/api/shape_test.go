@@ -124,6 +124,7 @@ var shapeOperations = map[string]answers{
 	"POST {api}/oauth2/token/revoke":        {ok: one(200, obj()), errs: sOAuthError},
 	"GET {api}/oauth2/@me":                  {ok: one(200, sAuthorization)},
 	"GET {api}/oauth2/userinfo":             {ok: one(200, sUserinfo)},
+	"POST {api}/oauth2/userinfo":            {ok: one(200, sUserinfo)},
 	"GET {api}/oauth2/keys":                 {ok: one(200, sKeys)},
 	"GET {api}/oauth2/authorize":            consentPage,
 	"POST {api}/oauth2/authorize":           consentPage,
@@ -706,6 +707,10 @@ func (w *shapeWalk) oauth() {
 	w.do("GET", "/oauth2/@me", "", nil, 401)
 	w.do("GET", "/oauth2/userinfo", bearer, nil, 200)
 	w.do("GET", "/oauth2/userinfo", "", nil, 401)
+	// POST, the token in a form body (RFC 6750 §2.2) or in the header.
+	wantStatus(t, postForm(t, e, w.api("/oauth2/userinfo"), form("access_token", str(refreshed, "access_token")), "", ""), 200)
+	wantStatus(t, postForm(t, e, w.api("/oauth2/userinfo"), form(), "", ""), 401)
+	w.do("POST", "/oauth2/userinfo", bearer, nil, 200)
 	w.do("GET", "/oauth2/keys", "", nil, 200)
 	mustDo(t, e, "GET", "/.well-known/openid-configuration", "", nil, 200)
 	revoke := func(f url.Values, status int) {

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/slashd/slashd/internal/apierr"
+	"github.com/slashd/slashd/internal/auth"
 	"github.com/slashd/slashd/internal/jsonenc"
 )
 
@@ -61,7 +62,8 @@ func (s *Server) oauthHandler(h func(w http.ResponseWriter, r *http.Request) err
 }
 
 // apiHandler adapts an endpoint that answers with the API's error
-// envelope ({"message", "code"}), as the real service's /oauth2/@me.
+// envelope ({"message", "code"}), as the real service's /oauth2/@me,
+// and the RFC 6750 challenge attached to the error in WWW-Authenticate.
 func (s *Server) apiHandler(h func(w http.ResponseWriter, r *http.Request) error) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		err := h(w, r)
@@ -69,6 +71,9 @@ func (s *Server) apiHandler(h func(w http.ResponseWriter, r *http.Request) error
 			return
 		}
 		if ae, ok := apierr.As(err); ok {
+			if c, ok := auth.ChallengeOf(err); ok {
+				w.Header().Set("WWW-Authenticate", c.String())
+			}
 			writeJSON(w, ae.Status, ae)
 			return
 		}
@@ -77,7 +82,9 @@ func (s *Server) apiHandler(h func(w http.ResponseWriter, r *http.Request) error
 }
 
 var (
+	errAPIBadRequest   = apierr.New(http.StatusBadRequest, 0, "400: Bad Request")
 	errAPIUnauthorized = apierr.New(http.StatusUnauthorized, 0, "401: Unauthorized")
+	errAPIForbidden    = apierr.New(http.StatusForbidden, 0, "403: Forbidden")
 	errAPIServer       = apierr.New(http.StatusInternalServerError, 0, "500: Internal Server Error")
 )
 

@@ -2,7 +2,9 @@ package oauth
 
 import (
 	"errors"
+	"mime"
 	"net/http"
+	"strings"
 
 	"github.com/slashd/slashd/internal/auth"
 	"github.com/slashd/slashd/internal/snowflake"
@@ -10,12 +12,23 @@ import (
 	"github.com/slashd/slashd/internal/wire"
 )
 
-// bearer authenticates a request's Bearer token (a bot token is not one).
-func (s *Server) bearer(r *http.Request) (store.Token, error) {
+// bearer authenticates the request's Bearer access token (RFC 6750): in
+// Authorization (§2.1) or, on a POST, as access_token in a form body
+// (§2.2). Its refusals carry §3's challenge.
+func (s *Server) bearer(w http.ResponseWriter, r *http.Request) (store.Token, error) {
 	ctx := r.Context()
-	p, err := auth.Authenticate(ctx, s.store, r.Header.Get("Authorization"), s.now())
-	if errors.Is(err, auth.ErrInvalidToken) || err == nil && p.Bot() {
-		return store.Token{}, errAPIUnauthorized
+	header, err := accessCredential(w, r)
+	if err != nil {
+		return store.Token{}, err
+	}
+	if auth.SchemeOf(header) != auth.SchemeBearer {
+		// No credential, a bot token, a bare value: no Bearer token was
+		// sent, and §3.1 asks for no error code then.
+		return store.Token{}, auth.WithChallenge(errAPIUnauthorized, auth.Challenge{})
+	}
+	p, err := auth.Authenticate(ctx, s.store, header, s.now())
+	if errors.Is(err, auth.ErrInvalidToken) {
+		return store.Token{}, auth.WithChallenge(errAPIUnauthorized, auth.InvalidToken)
 	}
 	if err != nil {
 		return store.Token{}, err
@@ -23,9 +36,43 @@ func (s *Server) bearer(r *http.Request) (store.Token, error) {
 	// Valid on the real clock; a test world's token may have expired on
 	// its world's (as the API checks it).
 	if exp := p.Token.ExpiresAt; !exp.IsZero() && !s.nowIn(s.withAppIDClock(ctx, p.Token.ApplicationID)).Before(exp) {
-		return store.Token{}, errAPIUnauthorized
+		return store.Token{}, auth.WithChallenge(errAPIUnauthorized, auth.InvalidToken)
 	}
 	return p.Token, nil
+}
+
+// accessCredential is the request's credential as an Authorization
+// value: the header, or "Bearer <access_token>" from a POST's
+// form-encoded body. Both at once is §3.1's invalid_request ("uses more
+// than one method for including the access token"). A body of another
+// type is no credential (§2.2 is form bodies only), and GET has none
+// (§2.2: "The "GET" method MUST NOT be used").
+func accessCredential(w http.ResponseWriter, r *http.Request) (string, error) {
+	header := r.Header.Get("Authorization")
+	if r.Method != http.MethodPost {
+		return header, nil
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil ||
+		!strings.EqualFold(mt, "application/x-www-form-urlencoded") {
+		return header, nil
+	}
+	form, err := readForm(w, r)
+	var oe *Error
+	if errors.As(err, &oe) {
+		return "", auth.WithChallenge(errAPIBadRequest,
+			auth.Challenge{Error: auth.ChallengeInvalidRequest, Description: oe.Description})
+	}
+	if err != nil {
+		return "", err
+	}
+	if !form.Has("access_token") {
+		return header, nil
+	}
+	if header != "" {
+		return "", auth.WithChallenge(errAPIBadRequest, auth.Challenge{Error: auth.ChallengeInvalidRequest,
+			Description: "Send the access token once: in the Authorization header or in the form body, not both"})
+	}
+	return "Bearer " + form.Get("access_token"), nil
 }
 
 type meResponse struct {
@@ -39,7 +86,7 @@ type meResponse struct {
 // the real service answers it: the app, the scopes, when the token
 // expires and, with identify, the user.
 func (s *Server) me(w http.ResponseWriter, r *http.Request) error {
-	tok, err := s.bearer(r)
+	tok, err := s.bearer(w, r)
 	if err != nil {
 		return err
 	}
@@ -76,15 +123,18 @@ func (s *Server) me(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// userinfo is GET /oauth2/userinfo (OpenID Connect Core §5.3), for tokens
-// with openid or identify: the subject and the user's names.
+// userinfo is GET and POST /oauth2/userinfo (OpenID Connect Core §5.3),
+// for tokens with openid or identify: the subject and the user's names.
+// A token with neither is RFC 6750's insufficient_scope (a 403, §3.1).
+// Its answers, personal data, are never cached.
 func (s *Server) userinfo(w http.ResponseWriter, r *http.Request) error {
-	tok, err := s.bearer(r)
+	w.Header().Set("Cache-Control", "no-store")
+	tok, err := s.bearer(w, r)
 	if err != nil {
 		return err
 	}
 	if !tok.HasScope("openid") && !tok.HasScope(auth.ScopeIdentify) {
-		return errAPIUnauthorized
+		return auth.WithChallenge(errAPIForbidden, auth.InsufficientScope("openid"))
 	}
 	u, err := s.store.User(r.Context(), tok.UserID)
 	if err != nil {

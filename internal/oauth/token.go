@@ -22,6 +22,7 @@ func (s *Server) tokenRoutes(mux Mux, prefix string) {
 	s.handle(mux, "POST", prefix, "/oauth2/token/revoke", s.guarded(s.oauthHandler(s.revoke)))
 	s.handle(mux, "GET", prefix, "/oauth2/@me", s.guarded(s.apiHandler(s.me)))
 	s.handle(mux, "GET", prefix, "/oauth2/userinfo", s.guarded(s.apiHandler(s.userinfo)))
+	s.handle(mux, "POST", prefix, "/oauth2/userinfo", s.guarded(s.apiHandler(s.userinfo)))
 	s.handle(mux, "GET", prefix, "/oauth2/keys", s.jwks)
 }
 

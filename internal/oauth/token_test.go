@@ -400,8 +400,8 @@ func TestMe(t *testing.T) {
 			t.Errorf("%s/oauth2/@me: %d", p, r.Status)
 		}
 	}
-	// userinfo needs openid or identify.
-	if r := h.e.Do("GET", "/api/v10/oauth2/userinfo", "Bearer "+tok.AccessToken, nil); r.Status != 401 {
+	// userinfo needs openid or identify (RFC 6750's insufficient_scope).
+	if r := h.e.Do("GET", "/api/v10/oauth2/userinfo", "Bearer "+tok.AccessToken, nil); r.Status != 403 {
 		t.Errorf("userinfo without openid: %d", r.Status)
 	}
 }
