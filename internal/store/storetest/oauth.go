@@ -27,6 +27,7 @@ func testOAuth(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("codes", func(t *testing.T) { testCodes(t, open) })
 	t.Run("refresh tokens", func(t *testing.T) { testRefreshTokens(t, open) })
 	t.Run("revoke", func(t *testing.T) { testRevokeGrant(t, open) })
+	t.Run("issue tokens", func(t *testing.T) { testIssueTokens(t, open) })
 	t.Run("signing keys", func(t *testing.T) { testSigningKeys(t, open) })
 	t.Run("application counts", func(t *testing.T) { testApplicationCounts(t, open) })
 }

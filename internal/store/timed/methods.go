@@ -432,6 +432,11 @@ func (w *wrapper) UseRefreshToken(a0 context.Context, a1 []byte) (store.RefreshT
 	return w.Store.UseRefreshToken(a0, a1)
 }
 
+func (w *wrapper) IssueTokens(a0 context.Context, a1 store.Token, a2 *store.RefreshToken) error {
+	defer w.observe("IssueTokens", time.Now())
+	return w.Store.IssueTokens(a0, a1, a2)
+}
+
 func (w *wrapper) SigningKeys(a0 context.Context) ([]store.SigningKey, error) {
 	defer w.observe("SigningKeys", time.Now())
 	return w.Store.SigningKeys(a0)
