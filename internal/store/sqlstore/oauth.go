@@ -284,15 +284,6 @@ func markUsed(ctx context.Context, tx *sql.Tx, query string, hash []byte) (bool,
 
 // ---- refresh tokens ----
 
-// CreateRefreshToken stores a refresh token by its hash; its grant must
-// exist.
-func (s *Store) CreateRefreshToken(ctx context.Context, r store.RefreshToken) error {
-	if _, err := s.execWrite(ctx, insertRefreshToken, refreshTokenArgs(r)...); err != nil {
-		return fmt.Errorf("insert refresh token: %w", s.formatError(err))
-	}
-	return nil
-}
-
 // insertRefreshToken inserts a refresh token; refreshTokenArgs are its
 // arguments.
 const insertRefreshToken = `INSERT INTO refresh_tokens (hash, grant_id, created_at, used) VALUES ($1, $2, $3, $4)`
