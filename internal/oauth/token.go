@@ -102,6 +102,9 @@ func (s *Server) authenticateClient(ctx context.Context, r *http.Request, form u
 		return client{app: app, authenticated: true}, nil
 	}
 	settings, err := s.store.OAuthSettings(ctx, app.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return client{}, errInvalidClient("") // the app was deleted since it was read
+	}
 	if err != nil {
 		return client{}, err
 	}
