@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/slashd/slashd/internal/bootstrap"
@@ -213,6 +214,84 @@ func TestConcurrentRedemption(t *testing.T) {
 					}
 				}
 			})
+		})
+	}
+}
+
+// revokingStore revokes a grant just before its tokens are stored, while
+// armed: the race's worst interleaving, every time. Everything else goes
+// to the real store.
+type revokingStore struct {
+	store.Store
+	armed atomic.Bool
+}
+
+func (s *revokingStore) IssueTokens(ctx context.Context, access store.Token, refresh *store.RefreshToken) error {
+	if s.armed.Load() {
+		if err := s.Store.RevokeGrant(ctx, access.GrantID); err != nil {
+			return fmt.Errorf("revoking store: %w", err)
+		}
+	}
+	return s.Store.IssueTokens(ctx, access, refresh)
+}
+
+// A grant revoked after the grant type found it but before its tokens
+// are stored (what a replay racing the request does) gets each grant
+// type's own refusal, not a 500; no token is issued.
+func TestGrantRevokedWhileIssuing(t *testing.T) {
+	t.Parallel()
+	e := testenv.New(t)
+	conf := clientOf(t, e.App)
+	e.SetOAuth(conf.id, false, confRedirect)
+	alice := e.NewUser("alice", "")
+	revoking := &revokingStore{Store: e.Store}
+	node := e.NodeOn(revoking)
+	code := func() string {
+		c, err := node.OAuth.IssueCode(t.Context(), store.Grant{ApplicationID: conf.id, UserID: alice.ID,
+			Scopes: []string{"identify", "openid"}}, confRedirect, "", "", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	refreshToken := func() string {
+		revoking.armed.Store(false)
+		defer revoking.armed.Store(true)
+		r := node.PostForm(tokenPath, codeForm(code(), confRedirect, ""), conf.id.String(), conf.secret)
+		var tok tokens
+		r.JSON(t, &tok)
+		if r.Status != http.StatusOK || tok.RefreshToken == "" {
+			t.Fatalf("code exchange: %d %s", r.Status, r.Body)
+		}
+		return tok.RefreshToken
+	}
+	for _, c := range []struct {
+		name        string
+		form        func() url.Values
+		status      int
+		code, descr string
+	}{
+		{"authorization_code", func() url.Values { return codeForm(code(), confRedirect, "") },
+			http.StatusBadRequest, "invalid_grant", `Invalid "code" in request.`},
+		{"refresh_token", func() url.Values {
+			return url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refreshToken()}}
+		}, http.StatusBadRequest, "invalid_grant", `Invalid "refresh_token" in request.`},
+		{"client_credentials", func() url.Values {
+			return url.Values{"grant_type": {"client_credentials"}, "scope": {"identify"}}
+		}, http.StatusUnauthorized, "invalid_client", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			form := c.form()
+			revoking.armed.Store(true)
+			defer revoking.armed.Store(false)
+			r := node.PostForm(tokenPath, form, conf.id.String(), conf.secret)
+			wantOAuthError(t, r, c.status, c.code, c.descr)
+			if c.name == "client_credentials" {
+				return // its grant is the owner's, made by the request
+			}
+			if grants, err := e.Store.Grants(t.Context(), conf.id, alice.ID); err != nil || len(grants) != 0 {
+				t.Errorf("grants left: %+v, %v", grants, err)
+			}
 		})
 	}
 }
