@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -102,6 +103,9 @@ func (s *Server) authenticateClient(ctx context.Context, r *http.Request, form u
 		return client{app: app, authenticated: true}, nil
 	}
 	settings, err := s.store.OAuthSettings(ctx, app.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return client{}, errInvalidClient("") // the app was deleted since it was read
+	}
 	if err != nil {
 		return client{}, err
 	}
@@ -154,6 +158,11 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return newError(http.StatusBadRequest, "unsupported_grant_type", `Unsupported grant type "`+gt+`"`)
 	}
+	if errors.Is(err, errGrantGone) {
+		s.log.Info("oauth2 token refused: the grant went while its tokens were issued", "grant_type", gt,
+			"application_id", c.app.ID)
+		err = grantGoneError(gt)
+	}
 	if err != nil {
 		return err
 	}
@@ -161,6 +170,27 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) error {
 		"refresh_token", resp.RefreshToken != "", "id_token", resp.IDToken != "")
 	writeJSON(w, http.StatusOK, resp)
 	return nil
+}
+
+// errGrantGone: the grant a request's tokens were for went while they
+// were issued, typically revoked by a replay of the same code or refresh
+// token racing the request (RFC 6749 §4.1.2, §10.4); the store kept
+// neither token. token answers it with grantGoneError.
+var errGrantGone = errors.New("grant gone while its tokens were issued")
+
+// grantGoneError is the answer to a request whose grant went while its
+// tokens were issued: the one a spent code or refresh token gets (RFC
+// 6749 §5.2), so that racing requests all read alike, never a 500. A
+// client_credentials grant goes only with its app or the app's owner:
+// the client is gone.
+func grantGoneError(grantType string) *Error {
+	switch grantType {
+	case "authorization_code":
+		return errInvalidGrant(`Invalid "code" in request.`)
+	case "refresh_token":
+		return errInvalidGrant(`Invalid "refresh_token" in request.`)
+	}
+	return errInvalidClient("")
 }
 
 // exchangeCode is the authorization_code grant. The code is spent as soon
@@ -302,7 +332,11 @@ func (s *Server) clientCredentials(r *http.Request, form url.Values, c client) (
 	}
 	g := store.Grant{ID: s.ids.Next(), ApplicationID: c.app.ID, UserID: c.app.OwnerID, Scopes: scopes,
 		CreatedAt: s.nowIn(r.Context()).UTC()}
-	if err := s.store.CreateGrant(r.Context(), g); err != nil {
+	err := s.store.CreateGrant(r.Context(), g)
+	if errors.Is(err, store.ErrNotFound) {
+		return tokenResponse{}, errGrantGone // the app or its owner was deleted since authentication
+	}
+	if err != nil {
 		return tokenResponse{}, err
 	}
 	s.logGrant(g, "client_credentials")
@@ -311,7 +345,9 @@ func (s *Server) clientCredentials(r *http.Request, form url.Values, c client) (
 
 // issue mints an access token for grant g with scopes, a refresh token
 // when withRefresh, and, when withIDToken and the scopes hold openid, an
-// id_token stating facts.
+// id_token stating facts. The tokens are stored together, in one
+// transaction, only while g lives: errGrantGone if it was revoked since
+// the grant type found it.
 func (s *Server) issue(r *http.Request, g store.Grant, scopes []string, withRefresh, withIDToken bool, facts idTokenFacts) (tokenResponse, error) {
 	ctx := r.Context()
 	now := s.nowIn(ctx)
@@ -319,22 +355,23 @@ func (s *Server) issue(r *http.Request, g store.Grant, scopes []string, withRefr
 	if err != nil {
 		return tokenResponse{}, err
 	}
-	if err := s.store.CreateToken(ctx, store.Token{Hash: auth.Hash(access), Kind: store.TokenBearer,
-		ApplicationID: g.ApplicationID, UserID: g.UserID, Scopes: scopes, ExpiresAt: now.Add(auth.AccessTokenLifetime),
-		CreatedAt: now, GrantID: g.ID}); err != nil {
-		return tokenResponse{}, err
-	}
 	resp := tokenResponse{AccessToken: access, TokenType: "Bearer", ExpiresIn: int(auth.AccessTokenLifetime.Seconds()),
 		Scope: strings.Join(scopes, " ")}
+	var refresh *store.RefreshToken
 	if withRefresh {
-		rt, err := auth.NewAccessToken(s.rand)
-		if err != nil {
+		if resp.RefreshToken, err = auth.NewAccessToken(s.rand); err != nil {
 			return tokenResponse{}, err
 		}
-		if err := s.store.CreateRefreshToken(ctx, store.RefreshToken{Hash: auth.Hash(rt), GrantID: g.ID, CreatedAt: now}); err != nil {
-			return tokenResponse{}, err
-		}
-		resp.RefreshToken = rt
+		refresh = &store.RefreshToken{Hash: auth.Hash(resp.RefreshToken), GrantID: g.ID, CreatedAt: now}
+	}
+	err = s.store.IssueTokens(ctx, store.Token{Hash: auth.Hash(access), Kind: store.TokenBearer,
+		ApplicationID: g.ApplicationID, UserID: g.UserID, Scopes: scopes, ExpiresAt: now.Add(auth.AccessTokenLifetime),
+		CreatedAt: now, GrantID: g.ID}, refresh)
+	if errors.Is(err, store.ErrNotFound) {
+		return tokenResponse{}, errGrantGone
+	}
+	if err != nil {
+		return tokenResponse{}, fmt.Errorf("issue tokens of grant %d: %w", g.ID, err)
 	}
 	if withIDToken && slices.Contains(scopes, "openid") {
 		// On the real clock: the client checks it against its own.

@@ -545,10 +545,17 @@ type OAuth interface {
 	CreateCode(ctx context.Context, c AuthCode) error
 	UseCode(ctx context.Context, hash []byte) (AuthCode, error)
 
+	// IssueTokens stores a grant's new access token (in the tokens
+	// table, GrantID set) and, unless refresh is nil, its new refresh
+	// token (of the same grant), in one transaction: both or neither.
+	// ErrNotFound if the grant does not exist, revoked even while the
+	// call runs: then neither is stored, and no RevokeGrant running at
+	// the same time can leave either behind. ErrConflict if a hash is
+	// taken. It is the only way refresh tokens are made.
+	IssueTokens(ctx context.Context, access Token, refresh *RefreshToken) error
 	// Refresh tokens rotate: UseRefreshToken marks one used and returns
 	// it (ErrConflict with the token, Used set, on reuse; ErrNotFound if
 	// unknown), atomically as UseCode.
-	CreateRefreshToken(ctx context.Context, r RefreshToken) error
 	UseRefreshToken(ctx context.Context, hash []byte) (RefreshToken, error)
 
 	// Keys that sign OpenID Connect id_tokens, newest first (empty until

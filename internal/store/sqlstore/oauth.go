@@ -285,15 +285,56 @@ func markUsed(ctx context.Context, tx *sql.Tx, query string, hash []byte) (bool,
 
 // ---- refresh tokens ----
 
-// CreateRefreshToken stores a refresh token by its hash; its grant must
-// exist.
-func (s *Store) CreateRefreshToken(ctx context.Context, r store.RefreshToken) error {
-	_, err := s.execWrite(ctx, `INSERT INTO refresh_tokens (hash, grant_id, created_at, used) VALUES ($1, $2, $3, $4)`,
-		r.Hash, id64(r.GrantID), unix(r.CreatedAt), boolInt(r.Used))
-	if err != nil {
-		return fmt.Errorf("insert refresh token: %w", s.formatError(err))
+// insertRefreshToken inserts a refresh token; refreshTokenArgs are its
+// arguments.
+const insertRefreshToken = `INSERT INTO refresh_tokens (hash, grant_id, created_at, used) VALUES ($1, $2, $3, $4)`
+
+func refreshTokenArgs(r store.RefreshToken) []any {
+	return []any{r.Hash, id64(r.GrantID), unix(r.CreatedAt), boolInt(r.Used)}
+}
+
+// IssueTokens stores a grant's new access token and, unless refresh is
+// nil, its new refresh token, in one transaction: both or neither.
+//
+// The grant is read inside the transaction, and that read is what keeps
+// a concurrent RevokeGrant from leaving a token behind: tokens.grant_id
+// has no foreign key (0 tags the tokens no grant issued), so nothing
+// else ties the access token to a live grant; refresh_tokens.grant_id
+// has one, whose violation formatError maps to ErrNotFound as well.
+// On SQLite writers take turns (BEGIN IMMEDIATE), so the grant exists
+// for the whole transaction or for none of it. On PostgreSQL Tx runs
+// SERIALIZABLE: a RevokeGrant that deletes the grant's tokens without
+// seeing ours while we read the grant it deletes forms a read-write
+// cycle with us, which the database breaks by failing one of the two
+// (40001); Tx runs it again, and a rerun of ours finds the grant gone.
+// (At READ COMMITTED, the same read lets access-only issues slip past a
+// revocation: the contract test's concurrent rounds catch it.)
+// A row lock on the grant (FOR KEY SHARE) would add nothing: RevokeGrant
+// deletes the tokens before the grant, so the lock would hold back only
+// its last statement, after it had already missed our tokens.
+func (s *Store) IssueTokens(ctx context.Context, access store.Token, refresh *store.RefreshToken) error {
+	if access.GrantID == 0 {
+		return fmt.Errorf("issue tokens of grant 0: %w", store.ErrNotFound)
 	}
-	return nil
+	if refresh != nil && refresh.GrantID != access.GrantID {
+		return fmt.Errorf("issue tokens: the refresh token's grant %d is not the access token's %d",
+			refresh.GrantID, access.GrantID)
+	}
+	return s.Tx(ctx, func(tx *sql.Tx) error {
+		if err := s.mustExist(ctx, tx, "grant", "oauth_grants", access.GrantID); err != nil {
+			return fmt.Errorf("issue tokens: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, insertToken, tokenArgs(access)...); err != nil {
+			return fmt.Errorf("issue tokens of grant %d: insert access token: %w", access.GrantID, s.formatError(err))
+		}
+		if refresh == nil {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, insertRefreshToken, refreshTokenArgs(*refresh)...); err != nil {
+			return fmt.Errorf("issue tokens of grant %d: insert refresh token: %w", access.GrantID, s.formatError(err))
+		}
+		return nil
+	})
 }
 
 // UseRefreshToken marks a refresh token used and returns it as found; a

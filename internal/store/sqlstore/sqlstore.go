@@ -510,14 +510,19 @@ func (s *Store) Installation(ctx context.Context, guildID, appID snowflake.ID) (
 
 // CreateToken stores a token by its hash.
 func (s *Store) CreateToken(ctx context.Context, t store.Token) error {
-	_, err := s.execWrite(ctx, `INSERT INTO tokens (hash, kind, application_id, user_id, scopes, expires_at, created_at, grant_id)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-		t.Hash, t.Kind, id64(t.ApplicationID), id64(t.UserID), joinScopes(t.Scopes), unix(t.ExpiresAt), unix(t.CreatedAt),
-		id64(t.GrantID))
-	if err != nil {
+	if _, err := s.execWrite(ctx, insertToken, tokenArgs(t)...); err != nil {
 		return fmt.Errorf("insert token: %w", s.formatError(err))
 	}
 	return nil
+}
+
+// insertToken inserts a token; tokenArgs are its arguments.
+const insertToken = `INSERT INTO tokens (hash, kind, application_id, user_id, scopes, expires_at, created_at, grant_id)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
+
+func tokenArgs(t store.Token) []any {
+	return []any{t.Hash, t.Kind, id64(t.ApplicationID), id64(t.UserID), joinScopes(t.Scopes), unix(t.ExpiresAt),
+		unix(t.CreatedAt), id64(t.GrantID)}
 }
 
 // TokenByHash finds a token by the SHA-256 of its secret.

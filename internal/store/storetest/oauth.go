@@ -27,6 +27,7 @@ func testOAuth(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("codes", func(t *testing.T) { testCodes(t, open) })
 	t.Run("refresh tokens", func(t *testing.T) { testRefreshTokens(t, open) })
 	t.Run("revoke", func(t *testing.T) { testRevokeGrant(t, open) })
+	t.Run("issue tokens", func(t *testing.T) { testIssueTokens(t, open) })
 	t.Run("signing keys", func(t *testing.T) { testSigningKeys(t, open) })
 	t.Run("application counts", func(t *testing.T) { testApplicationCounts(t, open) })
 }
@@ -346,7 +347,7 @@ func testRefreshTokens(t *testing.T, open func(t *testing.T) store.Store) {
 	// Rotation: each use of the current token is followed by a new one;
 	// the old one never works again.
 	current := store.RefreshToken{Hash: hash("r0"), GrantID: grantID, CreatedAt: ms(1_700_000_000_000)}
-	must(t, f.s.CreateRefreshToken(f.ctx, current))
+	must(t, f.issueRefresh(current))
 	var spent []store.RefreshToken
 	for i := 1; i <= 3; i++ {
 		got, err := f.s.UseRefreshToken(f.ctx, current.Hash)
@@ -356,7 +357,7 @@ func testRefreshTokens(t *testing.T, open func(t *testing.T) store.Store) {
 		current.Used = true
 		spent = append(spent, current)
 		current = store.RefreshToken{Hash: hash("r" + string(rune('0'+i))), GrantID: grantID, CreatedAt: ms(1_700_000_000_000 + int64(i))}
-		must(t, f.s.CreateRefreshToken(f.ctx, current))
+		must(t, f.issueRefresh(current))
 	}
 	for i, old := range spent {
 		got, err := f.s.UseRefreshToken(f.ctx, old.Hash)
@@ -367,12 +368,20 @@ func testRefreshTokens(t *testing.T, open func(t *testing.T) store.Store) {
 	if _, err := f.s.UseRefreshToken(f.ctx, hash("nope")); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("unknown refresh token: err = %v, want ErrNotFound", err)
 	}
-	if err := f.s.CreateRefreshToken(f.ctx, current); !errors.Is(err, store.ErrConflict) {
+	if err := f.s.IssueTokens(f.ctx, store.Token{Hash: hash("another access"), Kind: store.TokenBearer, ApplicationID: appID,
+		UserID: aliceID, GrantID: grantID}, &current); !errors.Is(err, store.ErrConflict) {
 		t.Errorf("duplicate refresh token: err = %v, want ErrConflict", err)
 	}
-	if err := f.s.CreateRefreshToken(f.ctx, store.RefreshToken{Hash: hash("orphan"), GrantID: 999}); !errors.Is(err, store.ErrNotFound) {
+	if err := f.issueRefresh(store.RefreshToken{Hash: hash("orphan"), GrantID: 999}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("refresh token of an unknown grant: err = %v, want ErrNotFound", err)
 	}
+}
+
+// issueRefresh issues refresh token r with an access token of its grant.
+func (f *fixture) issueRefresh(r store.RefreshToken) error {
+	access := store.Token{Hash: hash("access beside " + string(r.Hash)), Kind: store.TokenBearer, ApplicationID: appID,
+		UserID: aliceID, Scopes: []string{"identify"}, GrantID: r.GrantID, CreatedAt: r.CreatedAt}
+	return f.s.IssueTokens(f.ctx, access, &r)
 }
 
 func testRevokeGrant(t *testing.T, open func(t *testing.T) store.Store) {
@@ -386,9 +395,9 @@ func testRevokeGrant(t *testing.T, open func(t *testing.T) store.Store) {
 	for _, g := range []snowflake.ID{grantID, grant2ID} {
 		for i := range 2 {
 			must(t, f.s.CreateCode(f.ctx, store.AuthCode{Hash: item(g, "code", i), GrantID: g, ExpiresAt: ms(1_900_000_000_000)}))
-			must(t, f.s.CreateRefreshToken(f.ctx, store.RefreshToken{Hash: item(g, "refresh", i), GrantID: g, CreatedAt: ms(1)}))
-			must(t, f.s.CreateToken(f.ctx, store.Token{Hash: item(g, "access", i), Kind: store.TokenBearer, ApplicationID: appID,
-				UserID: aliceID, Scopes: []string{"identify"}, GrantID: g, CreatedAt: ms(1)}))
+			must(t, f.s.IssueTokens(f.ctx, store.Token{Hash: item(g, "access", i), Kind: store.TokenBearer, ApplicationID: appID,
+				UserID: aliceID, Scopes: []string{"identify"}, GrantID: g, CreatedAt: ms(1)},
+				&store.RefreshToken{Hash: item(g, "refresh", i), GrantID: g, CreatedAt: ms(1)}))
 		}
 	}
 	grantless := store.Token{Hash: hash("grantless"), Kind: store.TokenBearer, ApplicationID: appID, UserID: aliceID,

@@ -422,9 +422,9 @@ func (w *wrapper) UseCode(a0 context.Context, a1 []byte) (store.AuthCode, error)
 	return w.Store.UseCode(a0, a1)
 }
 
-func (w *wrapper) CreateRefreshToken(a0 context.Context, a1 store.RefreshToken) error {
-	defer w.observe("CreateRefreshToken", time.Now())
-	return w.Store.CreateRefreshToken(a0, a1)
+func (w *wrapper) IssueTokens(a0 context.Context, a1 store.Token, a2 *store.RefreshToken) error {
+	defer w.observe("IssueTokens", time.Now())
+	return w.Store.IssueTokens(a0, a1, a2)
 }
 
 func (w *wrapper) UseRefreshToken(a0 context.Context, a1 []byte) (store.RefreshToken, error) {
