@@ -33,6 +33,12 @@ func find() error {
 	return err
 }
 
+// Find reports whether a Chromium is on PATH, for a package that needs
+// one and more (Node and npm packages, say) and so combines the checks in
+// its own testtool.Main and testtool.Probe. Like Main, call it from
+// TestMain or a test that runs alone (testtool.LookPath).
+func Find() error { return find() }
+
 // Probe is the check Main relies on, made where go test's cache sees it.
 func Probe(t *testing.T) { testtool.Probe(t, find) }
 
