@@ -334,6 +334,30 @@ func (r *rig) atCallback(t *testing.T, ctx context.Context) {
 	browse(t, ctx, "the RP's callback page", chromedp.WaitVisible(chromedp.ID("done")))
 }
 
+// pageShown tells which page the browser shows now: slashd's "login"
+// page (its password field; the select_account page has one too), its
+// "consent" page, the RP's "callback" page, or else the location.
+func pageShown(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	page, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("approve") ? "consent"
+		: document.getElementById("password") ? "login"
+		: document.getElementById("done") ? "callback"
+		: location.href`))
+	if err != nil {
+		t.Fatalf("read the page: %v", err)
+	}
+	return page
+}
+
+// wantPage checks the page the browser shows now (see pageShown), for a
+// navigation that has ended (open waits for it).
+func wantPage(t *testing.T, ctx context.Context, want, why string) {
+	t.Helper()
+	if got := pageShown(t, ctx); got != want {
+		t.Fatalf("%s: the browser shows %s, want the %s page", why, got, want)
+	}
+}
+
 // screenshot saves the page the browser shows as name (a PNG) and logs
 // where.
 func screenshot(t *testing.T, ctx context.Context, name, what string) {
