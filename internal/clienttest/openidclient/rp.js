@@ -100,8 +100,10 @@ async function authorize({ flow, scope, params = {}, maxAge, post = false, redee
 
 // postPage is the request of flow as a form the browser submits on load:
 // the parameters openid-client built, POSTed to the authorization endpoint
-// (OpenID Connect Core §3.1.2.1). openid-client v6 has no helper for it
-// (v5's authorizationPost was one): the page is what that helper returned.
+// (OpenID Connect Core §3.1.2.1). openid-client 6.9.0 exports no helper
+// that renders such a page (no buildAuthorizationUrlWithForm): the RP
+// writes the form from what buildAuthorizationUrl built, so the request's
+// parameters are still all openid-client's.
 function postPage(flow) {
     const { url } = flows.get(flow);
     const inputs = [...url.searchParams]
@@ -196,4 +198,7 @@ rl.on("line", async line => {
         report("error", { where: order?.do ?? "order", message: String(err?.stack ?? err) });
     }
 });
-rl.on("close", () => server.close());
+rl.on("close", () => {
+    server.close();
+    server.closeAllConnections();
+});
