@@ -75,8 +75,10 @@ func (r Refusal) visibleTo(user snowflake.ID) bool {
 	return r.UserID == nil || *r.UserID == user
 }
 
-// refused takes a refusal from the bus: kept, streamed to the chats of
-// its channel, and added to its interaction's log entry.
+// refused takes a refusal from the bus: kept, added to its interaction's
+// log entry, and streamed to the chats of its channel. The log learns of
+// it first, so that whoever has seen a refusal in a chat finds it in the
+// log too (an entry recorded after that holds it).
 func (h *Handler) refused(ev event.Refusal) {
 	if ev.ChannelID == 0 || ev.ID == 0 {
 		return
@@ -85,16 +87,17 @@ func (h *Handler) refused(ev event.Refusal) {
 	h.log.mu.Lock()
 	h.log.refusals.push(r)
 	h.log.mu.Unlock()
+	entry, changed := LogEntry{}, false
+	if r.InteractionID != nil {
+		entry, changed = h.logRefusal(r)
+	}
 	if data, err := jsonenc.Marshal(r); err == nil {
 		h.fanOut(sse{name: "refusal", data: data}, func(s *stream) bool {
 			return s.chat && s.channel == r.ChannelID && r.visibleTo(s.user)
 		})
 	}
-	if r.InteractionID == nil {
-		return
-	}
-	if e, ok := h.logRefusal(r); ok {
-		h.publishEntry(e)
+	if changed {
+		h.publishEntry(entry)
 	}
 }
 
