@@ -26,10 +26,10 @@ import (
 	"github.com/slashd/slashd/sdk/interactions"
 )
 
-// The ratio benchmarks of issue 15: each measures a slashd path and, in
-// the same run, the baseline it is compared with, and reports both and
-// their ratio. tools/perfbench runs them all (and the gateway's, which
-// needs two processes):
+// The ratio benchmarks of issues 15 and 28: each measures a slashd path
+// and, in the same run, the baseline it is compared with, and reports
+// both and their ratio. tools/perfbench runs them all (and the gateway's,
+// which needs two processes):
 //
 //	go run ./tools/perfbench
 //	go test -run '^$' -bench Ratio -benchtime 3000x ./internal/api
