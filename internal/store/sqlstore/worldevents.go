@@ -142,7 +142,7 @@ func (s *Store) BotMembers(ctx context.Context, guildID snowflake.ID, after int6
 		return snowflake.ID(id), err
 	}, `SELECT m.user_id FROM members m JOIN applications a ON a.id = m.user_id WHERE m.guild_id = $1
 		AND NOT EXISTS (SELECT 1 FROM world_events w WHERE w.guild_id = $1 AND w.kind = 'member'
-			AND w.op = 'create' AND w.object_id = m.user_id AND w.id > $2)
+			AND w.op = 'create' AND w.object_id = a.id AND w.id > $2)
 		ORDER BY m.user_id`,
 		id64(guildID), after)
 }
