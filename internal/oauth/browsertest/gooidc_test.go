@@ -37,6 +37,8 @@ type relyingParty struct {
 	conf      oauth2.Config
 	verifier  *oidc.IDTokenVerifier
 	callbacks chan callback
+	// browser is the Chromium the user signs in with, for diagnostics.
+	browser context.Context
 	// callbackURL is the registered redirect URI, the callback server's
 	// /callback.
 	callbackURL string
@@ -62,9 +64,9 @@ var postPage = template.Must(template.New("post").Parse(`<!doctype html><title>S
 
 // newRelyingParty starts the client's callback server, registers its
 // URL with the app, and discovers the world's provider.
-func newRelyingParty(t *testing.T, w *world) *relyingParty {
+func newRelyingParty(t *testing.T, w *world, browser context.Context) *relyingParty {
 	t.Helper()
-	rp := &relyingParty{w: w, callbacks: make(chan callback, 16)}
+	rp := &relyingParty{w: w, callbacks: make(chan callback, 16), browser: browser}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /callback", rp.receive)
 	mux.HandleFunc("GET /post", rp.servePost)
@@ -183,7 +185,7 @@ func (rp *relyingParty) await(t *testing.T, f flow) callback {
 		}
 		return cb
 	case <-time.After(60 * time.Second):
-		t.Fatal("nothing came back to the redirect URI")
+		t.Fatalf("nothing came back to the redirect URI\n%s", whereIs(rp.browser))
 	}
 	return callback{}
 }
@@ -264,6 +266,33 @@ func (rp *relyingParty) verify(t *testing.T, nonce string, tok *oauth2.Token) si
 	return signIn{token: tok, idToken: idTok, claims: c}
 }
 
+// drive runs steps in Chromium, the whole bounded by a ceiling for a
+// loaded machine (not a wait); when they fail, it says where Chromium is
+// and what the page shows, which tells a missing page from a wrong one.
+func drive(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	stepsCtx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	if err := chromedp.Do(stepsCtx, steps...); err != nil {
+		t.Fatalf("%s: %v\n%s", what, err, whereIs(ctx))
+	}
+}
+
+// whereIs is Chromium's location and the text of its page.
+func whereIs(ctx context.Context) string {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
+		return fmt.Sprintf("(no location: %v)", err)
+	}
+	text, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
+	if err != nil {
+		return fmt.Sprintf("Chromium is at %s (no text: %v)", loc, err)
+	}
+	return fmt.Sprintf("Chromium is at %s, showing:\n%s", loc, text)
+}
+
 // logIn fills the login page (the name may be filled in already, when
 // the page asks the user to log in again) and waits for the consent page.
 func logIn(w *world) chromedp.Action[chromedp.Void] {
@@ -293,9 +322,7 @@ type loggedIn struct{ from, to int64 }
 // login happened.
 func (rp *relyingParty) signInInBrowser(t *testing.T, ctx context.Context, f flow) (signIn, loggedIn) {
 	t.Helper()
-	if err := chromedp.Do(ctx, chromedp.Navigate(f.url), chromedp.WaitVisible(chromedp.ID("name"))); err != nil {
-		t.Fatalf("open the login page: %v", err)
-	}
+	drive(t, ctx, "open the login page", chromedp.Navigate(f.url), chromedp.WaitVisible(chromedp.ID("name")))
 	window := rp.logInAndApprove(t, ctx)
 	return rp.redeem(t, f, rp.awaitCode(t, f)), window
 }
@@ -304,13 +331,9 @@ func (rp *relyingParty) signInInBrowser(t *testing.T, ctx context.Context, f flo
 func (rp *relyingParty) logInAndApprove(t *testing.T, ctx context.Context) loggedIn {
 	t.Helper()
 	from := time.Now().Unix()
-	if err := chromedp.Do(ctx, logIn(rp.w)); err != nil {
-		t.Fatalf("log in: %v", err)
-	}
+	drive(t, ctx, "log in", logIn(rp.w))
 	to := time.Now().Unix()
-	if err := chromedp.Do(ctx, approve()); err != nil {
-		t.Fatalf("approve: %v", err)
-	}
+	drive(t, ctx, "approve", approve())
 	return loggedIn{from: from, to: to}
 }
 
@@ -340,9 +363,7 @@ func saveScreenshot(t *testing.T, ctx context.Context, name string) {
 // came straight back, no page of slashd's in between).
 func (rp *relyingParty) atClient(t *testing.T, ctx context.Context) {
 	t.Helper()
-	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.ID("done"))); err != nil {
-		t.Fatalf("the client's page: %v", err)
-	}
+	drive(t, ctx, "the client's page", chromedp.WaitVisible(chromedp.ID("done")))
 	loc, err := chromedp.Run(ctx, chromedp.Location())
 	if err != nil {
 		t.Fatal(err)
@@ -358,8 +379,8 @@ func (rp *relyingParty) atClient(t *testing.T, ctx context.Context) {
 // token has expired (as far as the client knows).
 func TestGoOIDCSignIn(t *testing.T) {
 	w := newWorld(t)
-	rp := newRelyingParty(t, w)
 	ctx := browser(t)
+	rp := newRelyingParty(t, w, ctx)
 
 	f := rp.start()
 	s, window := rp.signInInBrowser(t, ctx, f)
@@ -410,14 +431,12 @@ func TestGoOIDCSignIn(t *testing.T) {
 // goes straight to the consent page.
 func TestGoOIDCMaxAge(t *testing.T) {
 	w := newWorld(t)
-	rp := newRelyingParty(t, w)
 	ctx := browser(t)
+	rp := newRelyingParty(t, w, ctx)
 	first, _ := rp.signInInBrowser(t, ctx, rp.start())
 
 	f := rp.start(maxAge(0))
-	if err := chromedp.Do(ctx, chromedp.Navigate(f.url), chromedp.WaitVisible(chromedp.ID("name"))); err != nil {
-		t.Fatalf("max_age=0 with a live session: no login page: %v", err)
-	}
+	drive(t, ctx, "max_age=0 with a live session: no login page", chromedp.Navigate(f.url), chromedp.WaitVisible(chromedp.ID("name")))
 	window := rp.logInAndApprove(t, ctx)
 	second := rp.redeem(t, f, rp.awaitCode(t, f))
 	checkAuthTime(t, second, window)
@@ -426,15 +445,11 @@ func TestGoOIDCMaxAge(t *testing.T) {
 	}
 
 	f = rp.start(maxAge(3600))
-	if err := chromedp.Do(ctx, chromedp.Navigate(f.url), chromedp.WaitVisible(chromedp.ID("approve"))); err != nil {
-		t.Fatalf("max_age=3600 with a fresh session: no consent page: %v", err)
-	}
+	drive(t, ctx, "max_age=3600 with a fresh session: no consent page", chromedp.Navigate(f.url), chromedp.WaitVisible(chromedp.ID("approve")))
 	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#name, #password").length`)); err != nil || n != 0 {
 		t.Fatalf("max_age=3600 shows a login form (%d fields, %v)", n, err)
 	}
-	if err := chromedp.Do(ctx, approve()); err != nil {
-		t.Fatalf("approve: %v", err)
-	}
+	drive(t, ctx, "approve", approve())
 	third := rp.redeem(t, f, rp.awaitCode(t, f))
 	if third.claims.AuthTime != second.claims.AuthTime {
 		t.Fatalf("auth_time %d, want the session's login %d", third.claims.AuthTime, second.claims.AuthTime)
@@ -446,46 +461,35 @@ func TestGoOIDCMaxAge(t *testing.T) {
 // exist, and invalid_request for none with another value.
 func TestGoOIDCPromptNone(t *testing.T) {
 	w := newWorld(t)
-	rp := newRelyingParty(t, w)
 	ctx := browser(t)
+	rp := newRelyingParty(t, w, ctx)
 
 	f := rp.start(prompt("none"))
-	if err := chromedp.Do(ctx, chromedp.Navigate(f.url)); err != nil {
-		t.Fatal(err)
-	}
+	drive(t, ctx, "prompt=none without a session", chromedp.Navigate(f.url))
 	rp.awaitError(t, f, "login_required")
 	rp.atClient(t, ctx)
 
 	// Logged in, no grant yet: the user logs in and cancels.
 	f = rp.start()
-	err := chromedp.Do(ctx,
+	drive(t, ctx, "log in and cancel",
 		chromedp.Navigate(f.url),
 		logIn(w),
 		chromedp.Click(chromedp.ID("cancel")),
 		chromedp.WaitVisible(chromedp.ID("done")),
 	)
-	if err != nil {
-		t.Fatalf("log in and cancel: %v", err)
-	}
 	rp.awaitError(t, f, "access_denied")
 	f = rp.start(prompt("none"))
-	if err := chromedp.Do(ctx, chromedp.Navigate(f.url)); err != nil {
-		t.Fatal(err)
-	}
+	drive(t, ctx, "prompt=none without a grant", chromedp.Navigate(f.url))
 	rp.awaitError(t, f, "consent_required")
 	rp.atClient(t, ctx)
 
 	// A grant of openid identify.
 	f = rp.start()
-	if err := chromedp.Do(ctx, chromedp.Navigate(f.url), chromedp.WaitVisible(chromedp.ID("approve")), approve()); err != nil {
-		t.Fatalf("consent: %v", err)
-	}
+	drive(t, ctx, "consent", chromedp.Navigate(f.url), chromedp.WaitVisible(chromedp.ID("approve")), approve())
 	granted := rp.redeem(t, f, rp.awaitCode(t, f))
 
 	f = rp.start(prompt("none"))
-	if err := chromedp.Do(ctx, chromedp.Navigate(f.url)); err != nil {
-		t.Fatal(err)
-	}
+	drive(t, ctx, "prompt=none with a grant", chromedp.Navigate(f.url))
 	code := rp.awaitCode(t, f)
 	rp.atClient(t, ctx)
 	again := rp.redeem(t, f, code)
@@ -497,16 +501,12 @@ func TestGoOIDCPromptNone(t *testing.T) {
 	wider := rp.conf
 	wider.Scopes = []string{oidc.ScopeOpenID, "identify", "guilds"}
 	f = rp.startWith(&wider, prompt("none"))
-	if err := chromedp.Do(ctx, chromedp.Navigate(f.url)); err != nil {
-		t.Fatal(err)
-	}
+	drive(t, ctx, "prompt=none for a scope not granted", chromedp.Navigate(f.url))
 	rp.awaitError(t, f, "consent_required")
 	rp.atClient(t, ctx)
 
 	f = rp.start(prompt("none login"))
-	if err := chromedp.Do(ctx, chromedp.Navigate(f.url)); err != nil {
-		t.Fatal(err)
-	}
+	drive(t, ctx, `prompt="none login"`, chromedp.Navigate(f.url))
 	rp.awaitError(t, f, "invalid_request")
 	rp.atClient(t, ctx)
 }
@@ -515,14 +515,12 @@ func TestGoOIDCPromptNone(t *testing.T) {
 // then the consent page; auth_time is the new login's.
 func TestGoOIDCPromptLogin(t *testing.T) {
 	w := newWorld(t)
-	rp := newRelyingParty(t, w)
 	ctx := browser(t)
+	rp := newRelyingParty(t, w, ctx)
 	rp.signInInBrowser(t, ctx, rp.start())
 
 	f := rp.start(prompt("login"))
-	if err := chromedp.Do(ctx, chromedp.Navigate(f.url), chromedp.WaitVisible(chromedp.ID("name"))); err != nil {
-		t.Fatalf("prompt=login with a live session: no login page: %v", err)
-	}
+	drive(t, ctx, "prompt=login with a live session: no login page", chromedp.Navigate(f.url), chromedp.WaitVisible(chromedp.ID("name")))
 	saveScreenshot(t, ctx, "oidc-prompt-login.png")
 	window := rp.logInAndApprove(t, ctx)
 	s := rp.redeem(t, f, rp.awaitCode(t, f))
@@ -534,19 +532,16 @@ func TestGoOIDCPromptLogin(t *testing.T) {
 // and leads to the consent page.
 func TestGoOIDCPromptSelectAccount(t *testing.T) {
 	w := newWorld(t)
-	rp := newRelyingParty(t, w)
 	ctx := browser(t)
+	rp := newRelyingParty(t, w, ctx)
 	first, _ := rp.signInInBrowser(t, ctx, rp.start())
 
 	f := rp.start(prompt("select_account"))
-	err := chromedp.Do(ctx,
+	drive(t, ctx, "prompt=select_account: no account choice",
 		chromedp.Navigate(f.url),
 		chromedp.WaitVisible(chromedp.ID("continue-as")),
 		chromedp.WaitVisible(chromedp.ID("name")),
 	)
-	if err != nil {
-		t.Fatalf("prompt=select_account: no account choice: %v", err)
-	}
 	text, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("continue-as")))
 	if err != nil {
 		t.Fatal(err)
@@ -555,14 +550,11 @@ func TestGoOIDCPromptSelectAccount(t *testing.T) {
 		t.Fatalf("#continue-as says %q, want Continue as Alice", text)
 	}
 	saveScreenshot(t, ctx, "oidc-select-account.png")
-	err = chromedp.Do(ctx,
+	drive(t, ctx, "continue as alice and approve",
 		chromedp.Click(chromedp.ID("continue-as")),
 		chromedp.WaitVisible(chromedp.ID("approve")),
 		approve(),
 	)
-	if err != nil {
-		t.Fatalf("continue as alice and approve: %v", err)
-	}
 	s := rp.redeem(t, f, rp.awaitCode(t, f))
 	if s.claims.AuthTime != first.claims.AuthTime {
 		t.Fatalf("auth_time %d, want the kept session's %d", s.claims.AuthTime, first.claims.AuthTime)
@@ -573,28 +565,25 @@ func TestGoOIDCPromptSelectAccount(t *testing.T) {
 // POST works as by GET, with prompt=none's error as well as the pages.
 func TestGoOIDCPostForm(t *testing.T) {
 	w := newWorld(t)
-	rp := newRelyingParty(t, w)
 	ctx := browser(t)
+	rp := newRelyingParty(t, w, ctx)
 
 	f := rp.start(prompt("none"))
-	if err := chromedp.Do(ctx, chromedp.Navigate(rp.postURL(f.url)), chromedp.WaitVisible(chromedp.ID("done"))); err != nil {
-		t.Fatalf("POSTed prompt=none: %v", err)
-	}
+	drive(t, ctx, "POSTed prompt=none", chromedp.Navigate(rp.postURL(f.url)), chromedp.WaitVisible(chromedp.ID("done")))
 	rp.awaitError(t, f, "login_required")
+	rp.atClient(t, ctx)
 
 	f = rp.start()
-	if err := chromedp.Do(ctx, chromedp.Navigate(rp.postURL(f.url)), chromedp.WaitVisible(chromedp.ID("name"))); err != nil {
-		t.Fatalf("POSTed request: no login page: %v", err)
-	}
+	drive(t, ctx, "POSTed request: no login page", chromedp.Navigate(rp.postURL(f.url)), chromedp.WaitVisible(chromedp.ID("name")))
 	window := rp.logInAndApprove(t, ctx)
 	s := rp.redeem(t, f, rp.awaitCode(t, f))
 	checkAuthTime(t, s, window)
 
 	f = rp.start(prompt("none"))
-	if err := chromedp.Do(ctx, chromedp.Navigate(rp.postURL(f.url)), chromedp.WaitVisible(chromedp.ID("done"))); err != nil {
-		t.Fatalf("POSTed prompt=none after a grant: %v", err)
-	}
-	rp.redeem(t, f, rp.awaitCode(t, f))
+	drive(t, ctx, "POSTed prompt=none after a grant", chromedp.Navigate(rp.postURL(f.url)), chromedp.WaitVisible(chromedp.ID("done")))
+	code := rp.awaitCode(t, f)
+	rp.atClient(t, ctx)
+	rp.redeem(t, f, code)
 }
 
 // TestGoOIDCUserinfoErrors: a revoked token fails go-oidc's UserInfo,
@@ -602,13 +591,11 @@ func TestGoOIDCPostForm(t *testing.T) {
 // good token, in the header or the form body.
 func TestGoOIDCUserinfoErrors(t *testing.T) {
 	w := newWorld(t)
-	rp := newRelyingParty(t, w)
 	ctx := browser(t)
+	rp := newRelyingParty(t, w, ctx)
 	revoked, _ := rp.signInInBrowser(t, ctx, rp.start())
 	f := rp.start(prompt("none"))
-	if err := chromedp.Do(ctx, chromedp.Navigate(f.url)); err != nil {
-		t.Fatal(err)
-	}
+	drive(t, ctx, "prompt=none with a grant", chromedp.Navigate(f.url))
 	good := rp.redeem(t, f, rp.awaitCode(t, f))
 
 	rp.revoke(t, revoked.token.AccessToken)
@@ -694,12 +681,10 @@ func do(t *testing.T, req *http.Request) (int, string, string) {
 // gets x/oauth2's RetrieveError with invalid_grant, never a 500.
 func TestGoOIDCDoubleLoadedCallback(t *testing.T) {
 	w := newWorld(t)
-	rp := newRelyingParty(t, w)
 	ctx := browser(t)
+	rp := newRelyingParty(t, w, ctx)
 	f := rp.start()
-	if err := chromedp.Do(ctx, chromedp.Navigate(f.url), chromedp.WaitVisible(chromedp.ID("name"))); err != nil {
-		t.Fatalf("open the login page: %v", err)
-	}
+	drive(t, ctx, "open the login page", chromedp.Navigate(f.url), chromedp.WaitVisible(chromedp.ID("name")))
 	rp.logInAndApprove(t, ctx)
 	code := rp.awaitCode(t, f)
 
