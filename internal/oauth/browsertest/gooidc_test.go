@@ -21,6 +21,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/slashd/slashd/internal/store"
+	"github.com/slashd/slashd/internal/testtool/chromium"
 )
 
 // These tests are a relying party as Go programs write one: go-oidc
@@ -266,6 +267,13 @@ func (rp *relyingParty) verify(t *testing.T, nonce string, tok *oauth2.Token) si
 	return signIn{token: tok, idToken: idTok, claims: c}
 }
 
+// oidcBrowser is browser with a ceiling for tests that run several
+// sign-ins in one Chromium: a bound for a loaded machine, not a wait.
+func oidcBrowser(t *testing.T) context.Context {
+	t.Helper()
+	return chromium.Browser(t, 800, 900, 240*time.Second)
+}
+
 // drive runs steps in Chromium, the whole bounded by a ceiling for a
 // loaded machine (not a wait); when they fail, it says where Chromium is
 // and what the page shows, which tells a missing page from a wrong one.
@@ -379,7 +387,7 @@ func (rp *relyingParty) atClient(t *testing.T, ctx context.Context) {
 // token has expired (as far as the client knows).
 func TestGoOIDCSignIn(t *testing.T) {
 	w := newWorld(t)
-	ctx := browser(t)
+	ctx := oidcBrowser(t)
 	rp := newRelyingParty(t, w, ctx)
 
 	f := rp.start()
@@ -431,7 +439,7 @@ func TestGoOIDCSignIn(t *testing.T) {
 // goes straight to the consent page.
 func TestGoOIDCMaxAge(t *testing.T) {
 	w := newWorld(t)
-	ctx := browser(t)
+	ctx := oidcBrowser(t)
 	rp := newRelyingParty(t, w, ctx)
 	first, _ := rp.signInInBrowser(t, ctx, rp.start())
 
@@ -461,7 +469,7 @@ func TestGoOIDCMaxAge(t *testing.T) {
 // exist, and invalid_request for none with another value.
 func TestGoOIDCPromptNone(t *testing.T) {
 	w := newWorld(t)
-	ctx := browser(t)
+	ctx := oidcBrowser(t)
 	rp := newRelyingParty(t, w, ctx)
 
 	f := rp.start(prompt("none"))
@@ -515,7 +523,7 @@ func TestGoOIDCPromptNone(t *testing.T) {
 // then the consent page; auth_time is the new login's.
 func TestGoOIDCPromptLogin(t *testing.T) {
 	w := newWorld(t)
-	ctx := browser(t)
+	ctx := oidcBrowser(t)
 	rp := newRelyingParty(t, w, ctx)
 	rp.signInInBrowser(t, ctx, rp.start())
 
@@ -532,7 +540,7 @@ func TestGoOIDCPromptLogin(t *testing.T) {
 // and leads to the consent page.
 func TestGoOIDCPromptSelectAccount(t *testing.T) {
 	w := newWorld(t)
-	ctx := browser(t)
+	ctx := oidcBrowser(t)
 	rp := newRelyingParty(t, w, ctx)
 	first, _ := rp.signInInBrowser(t, ctx, rp.start())
 
@@ -565,7 +573,7 @@ func TestGoOIDCPromptSelectAccount(t *testing.T) {
 // POST works as by GET, with prompt=none's error as well as the pages.
 func TestGoOIDCPostForm(t *testing.T) {
 	w := newWorld(t)
-	ctx := browser(t)
+	ctx := oidcBrowser(t)
 	rp := newRelyingParty(t, w, ctx)
 
 	f := rp.start(prompt("none"))
@@ -591,7 +599,7 @@ func TestGoOIDCPostForm(t *testing.T) {
 // good token, in the header or the form body.
 func TestGoOIDCUserinfoErrors(t *testing.T) {
 	w := newWorld(t)
-	ctx := browser(t)
+	ctx := oidcBrowser(t)
 	rp := newRelyingParty(t, w, ctx)
 	revoked, _ := rp.signInInBrowser(t, ctx, rp.start())
 	f := rp.start(prompt("none"))
@@ -676,48 +684,61 @@ func do(t *testing.T, req *http.Request) (int, string, string) {
 	return resp.StatusCode, resp.Header.Get("WWW-Authenticate"), string(b)
 }
 
-// TestGoOIDCDoubleLoadedCallback: a callback page loaded twice redeems
-// its code twice at once; at most one Exchange succeeds and every other
-// gets x/oauth2's RetrieveError with invalid_grant, never a 500.
+// TestGoOIDCDoubleLoadedCallback: a callback page loaded twice (or a
+// client retrying in a loop) redeems its code several times at once; at
+// most one Exchange succeeds and every other gets x/oauth2's
+// RetrieveError with invalid_grant, never a 500. A replay revokes the
+// grant, so each round consents again for a fresh code.
 func TestGoOIDCDoubleLoadedCallback(t *testing.T) {
 	w := newWorld(t)
-	ctx := browser(t)
+	ctx := oidcBrowser(t)
 	rp := newRelyingParty(t, w, ctx)
-	f := rp.start()
-	drive(t, ctx, "open the login page", chromedp.Navigate(f.url), chromedp.WaitVisible(chromedp.ID("name")))
-	rp.logInAndApprove(t, ctx)
-	code := rp.awaitCode(t, f)
+	for round, loads := range []int{2, 12} {
+		f := rp.start()
+		if round == 0 {
+			drive(t, ctx, "open the login page", chromedp.Navigate(f.url), chromedp.WaitVisible(chromedp.ID("name")))
+			rp.logInAndApprove(t, ctx)
+		} else {
+			drive(t, ctx, "consent again", chromedp.Navigate(f.url), chromedp.WaitVisible(chromedp.ID("approve")), approve())
+		}
+		code := rp.awaitCode(t, f)
+		t.Run(fmt.Sprintf("%d exchanges", loads), func(t *testing.T) {
+			toks, errs := exchangeAtOnce(t, rp, f, code, loads)
+			won := 0
+			for i, err := range errs {
+				if err == nil {
+					won++
+					rp.verify(t, f.nonce, toks[i])
+					continue
+				}
+				var re *oauth2.RetrieveError
+				if !errors.As(err, &re) || re.ErrorCode != "invalid_grant" || re.Response.StatusCode != http.StatusBadRequest {
+					t.Errorf("Exchange %d: %v, want a 400 RetrieveError with invalid_grant", i, err)
+				}
+			}
+			if won > 1 {
+				t.Fatalf("%d exchanges of one code succeeded", won)
+			}
+			t.Logf("%d of %d exchanges succeeded", won, loads)
+		})
+	}
+}
 
-	const loads = 2
+// exchangeAtOnce redeems code n times concurrently, released together.
+func exchangeAtOnce(t *testing.T, rp *relyingParty, f flow, code string, n int) ([]*oauth2.Token, []error) {
 	var (
 		wg    sync.WaitGroup
 		start = make(chan struct{})
-		toks  = make([]*oauth2.Token, loads)
-		errs  = make([]error, loads)
+		toks  = make([]*oauth2.Token, n)
+		errs  = make([]error, n)
 	)
-	for i := range loads {
+	for i := range n {
 		wg.Go(func() {
 			<-start
-			toks[i], errs[i] = rp.conf.Exchange(t.Context(), code, oauth2.VerifierOption(f.verifier))
+			toks[i], errs[i] = f.conf.Exchange(t.Context(), code, oauth2.VerifierOption(f.verifier))
 		})
 	}
 	close(start)
 	wg.Wait()
-
-	won := 0
-	for i, err := range errs {
-		if err == nil {
-			won++
-			rp.verify(t, f.nonce, toks[i])
-			continue
-		}
-		var re *oauth2.RetrieveError
-		if !errors.As(err, &re) || re.ErrorCode != "invalid_grant" || re.Response.StatusCode != http.StatusBadRequest {
-			t.Errorf("Exchange %d: %v, want a 400 RetrieveError with invalid_grant", i, err)
-		}
-	}
-	if won > 1 {
-		t.Fatalf("%d exchanges of one code succeeded", won)
-	}
-	t.Logf("%d of %d exchanges succeeded", won, loads)
+	return toks, errs
 }
