@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -381,14 +382,31 @@ func (rp *relyingParty) atClient(t *testing.T, ctx context.Context) {
 	}
 }
 
-// TestGoOIDCSignIn: code + PKCE + nonce, the id_token and its at_hash
-// verified by go-oidc, auth_time the login's, userinfo's sub the
-// id_token's, and a refresh through x/oauth2's TokenSource once the
-// token has expired (as far as the client knows).
+// TestGoOIDCSignIn: discovery lists the prompts and auth_time; code +
+// PKCE + nonce, the id_token and its at_hash verified by go-oidc,
+// auth_time the login's, userinfo's sub the id_token's, and a refresh
+// through x/oauth2's TokenSource once the token has expired (as far as
+// the client knows).
 func TestGoOIDCSignIn(t *testing.T) {
 	w := newWorld(t)
 	ctx := oidcBrowser(t)
 	rp := newRelyingParty(t, w, ctx)
+
+	var discovery struct {
+		Prompts []string `json:"prompt_values_supported"`
+		Claims  []string `json:"claims_supported"`
+	}
+	if err := rp.provider.Claims(&discovery); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"none", "login", "consent", "select_account"} {
+		if !slices.Contains(discovery.Prompts, p) {
+			t.Errorf("discovery's prompt_values_supported %q lacks %s", discovery.Prompts, p)
+		}
+	}
+	if !slices.Contains(discovery.Claims, "auth_time") {
+		t.Errorf("discovery's claims_supported %q lacks auth_time", discovery.Claims)
+	}
 
 	f := rp.start()
 	s, window := rp.signInInBrowser(t, ctx, f)
@@ -436,7 +454,9 @@ func TestGoOIDCSignIn(t *testing.T) {
 
 // TestGoOIDCMaxAge: with a live session, max_age=0 asks for the login
 // again and auth_time moves to it; max_age=3600 keeps the session and
-// goes straight to the consent page.
+// goes straight to the consent page; with prompt=none a login older than
+// max_age is login_required; a max_age that is not a whole number of
+// seconds is invalid_request.
 func TestGoOIDCMaxAge(t *testing.T) {
 	w := newWorld(t)
 	ctx := oidcBrowser(t)
@@ -461,6 +481,46 @@ func TestGoOIDCMaxAge(t *testing.T) {
 	third := rp.redeem(t, f, rp.awaitCode(t, f))
 	if third.claims.AuthTime != second.claims.AuthTime {
 		t.Fatalf("auth_time %d, want the session's login %d", third.claims.AuthTime, second.claims.AuthTime)
+	}
+
+	// Without pages, a login older than max_age is login_required,
+	// although a grant covers the request.
+	f = rp.start(prompt("none"), maxAge(0))
+	drive(t, ctx, "prompt=none max_age=0", chromedp.Navigate(f.url))
+	rp.awaitError(t, f, "login_required")
+	rp.atClient(t, ctx)
+
+	for _, bad := range []string{"-1", "soon", "1.5"} {
+		f = rp.start(oauth2.SetAuthURLParam("max_age", bad))
+		drive(t, ctx, "max_age="+bad, chromedp.Navigate(f.url))
+		rp.awaitError(t, f, "invalid_request")
+		rp.atClient(t, ctx)
+	}
+}
+
+// TestGoOIDCPromptConsent: prompt=consent shows the consent page although
+// a grant covers the request (prompt=none gives the code without it),
+// and keeps the session's login.
+func TestGoOIDCPromptConsent(t *testing.T) {
+	w := newWorld(t)
+	ctx := oidcBrowser(t)
+	rp := newRelyingParty(t, w, ctx)
+	first, _ := rp.signInInBrowser(t, ctx, rp.start())
+
+	f := rp.start(prompt("none"))
+	drive(t, ctx, "prompt=none with a grant", chromedp.Navigate(f.url))
+	rp.redeem(t, f, rp.awaitCode(t, f))
+	rp.atClient(t, ctx)
+
+	f = rp.start(prompt("consent"))
+	drive(t, ctx, "prompt=consent with a grant: no consent page", chromedp.Navigate(f.url), chromedp.WaitVisible(chromedp.ID("approve")))
+	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#name, #password").length`)); err != nil || n != 0 {
+		t.Fatalf("prompt=consent shows a login form (%d fields, %v)", n, err)
+	}
+	drive(t, ctx, "approve", approve())
+	s := rp.redeem(t, f, rp.awaitCode(t, f))
+	if s.claims.AuthTime != first.claims.AuthTime {
+		t.Fatalf("auth_time %d, want the session's login %d", s.claims.AuthTime, first.claims.AuthTime)
 	}
 }
 
