@@ -65,7 +65,7 @@ func TestEveryMethodClassified(t *testing.T) {
 		"SetLogin", "CreateSession", "SetOAuthSettings", "CreateGrant", "CreateCode", "IssueTokens",
 		"CreateSigningKey", "CreateMessage", "CreateInteraction", "CreateFollowup",
 		// reads and writes of rows the cache does not hold
-		"CountApplications", "ApplicationCounts", "Commands", "Command", "CommandPermissions", "Users", "Guilds", "Role", "Roles", "Members", "MemberGuilds", "SearchMembers",
+		"CountApplications", "ApplicationCounts", "Commands", "Command", "CommandPermissions", "Users", "Guilds", "Role", "Roles", "Members", "MemberGuilds", "ShardGuildIDs", "MemberCount", "SearchMembers",
 		"Channels", "Installations", "Applications",
 		"UserInstallation", "PrivateChannel", "PrivateChannels",
 		"DeletePrivateChannel", "AdminTokenExists", "ReplaceAdminTokens", "ClaimFirstRun", "MaxID", "LoginByName", "LoginOfUser", "SessionByHash", "DeleteSession", "OAuthSettings", "Grant", "Grants",
