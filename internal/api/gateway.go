@@ -95,6 +95,13 @@ func (d gatewayDirectory) Guilds(ctx context.Context, appID snowflake.ID, q gate
 	// session's start marker: what READY and GUILD_CREATE show is not
 	// dispatched to it again.
 	d.s.PublishWorldEvents(ctx)
+	if d.s.cache != nil {
+		// One barrier and one look at the world clock for all the
+		// identify's reads, as for a request's (see internal/store/cache):
+		// it sees every write made before it, and its thousands of
+		// cached reads do not each read the clock again.
+		ctx = d.s.cache.SyncWorld(d.s.cache.Sync(ctx))
+	}
 	ids, err := d.s.store.ShardGuildIDs(ctx, appID, q.Shard, q.Shards)
 	if err != nil {
 		return nil, err
