@@ -322,27 +322,41 @@ func testShardGuildIDs(t *testing.T, open func(t *testing.T) store.Store) {
 }
 
 // testMemberCount: a guild's members, counted (its owner is one of
-// them); none for a guild that is not.
+// them), after each write that adds or removes one (a caching store
+// must not answer an old count); none for a guild that is not.
 func testMemberCount(t *testing.T, open func(t *testing.T) store.Store) {
 	s := open(t)
 	ctx := context.Background()
 	must(t, s.CreateUser(ctx, store.User{ID: 1, Username: "owner"}))
 	must(t, s.CreateUser(ctx, store.User{ID: 2, Username: "a"}))
 	must(t, s.CreateUser(ctx, store.User{ID: 3, Username: "b"}))
-	must(t, s.CreateGuild(ctx, store.Guild{ID: 10, Name: "ten", OwnerID: 1}))
-	must(t, s.CreateGuild(ctx, store.Guild{ID: 20, Name: "twenty", OwnerID: 1}))
-	must(t, s.PutMember(ctx, guild.Member{GuildID: 10, UserID: 2}))
-	must(t, s.PutMember(ctx, guild.Member{GuildID: 10, UserID: 3}))
-	must(t, s.DeleteMember(ctx, 10, 3))
-	must(t, s.PutMember(ctx, guild.Member{GuildID: 20, UserID: 3}))
-	for _, c := range []struct {
-		guild snowflake.ID
-		want  int
-	}{{10, 2}, {20, 2}, {99, 0}} {
-		if n, err := s.MemberCount(ctx, c.guild); err != nil || n != c.want {
-			t.Errorf("MemberCount(%d) = %d, %v; want %d", c.guild, n, err, c.want)
+	counts := func(step string, want10, want20 int) {
+		t.Helper()
+		for _, c := range []struct {
+			guild snowflake.ID
+			want  int
+		}{{10, want10}, {20, want20}, {99, 0}} {
+			if n, err := s.MemberCount(ctx, c.guild); err != nil || n != c.want {
+				t.Errorf("after %s: MemberCount(%d) = %d, %v; want %d", step, c.guild, n, err, c.want)
+			}
 		}
 	}
+	must(t, s.CreateGuild(ctx, store.Guild{ID: 10, Name: "ten", OwnerID: 1}))
+	must(t, s.CreateGuild(ctx, store.Guild{ID: 20, Name: "twenty", OwnerID: 1}))
+	counts("creating the guilds", 1, 1)
+	must(t, s.PutMember(ctx, guild.Member{GuildID: 10, UserID: 2}))
+	counts("a join", 2, 1)
+	must(t, s.PutMember(ctx, guild.Member{GuildID: 10, UserID: 3}))
+	must(t, s.PutMember(ctx, guild.Member{GuildID: 20, UserID: 3}))
+	counts("two more joins", 3, 2)
+	must(t, s.PutMember(ctx, guild.Member{GuildID: 10, UserID: 3, Nick: "b"}))
+	counts("a member's update", 3, 2)
+	must(t, s.DeleteMember(ctx, 10, 3))
+	counts("a member's removal", 2, 2)
+	must(t, s.DeleteUser(ctx, 2))
+	counts("a member's user deleted", 1, 2)
+	must(t, s.DeleteGuild(ctx, 20))
+	counts("a guild deleted", 1, 0)
 }
 
 func testSearchMembers(t *testing.T, open func(t *testing.T) store.Store) {
