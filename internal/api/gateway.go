@@ -86,31 +86,43 @@ func (d gatewayDirectory) Bot(ctx context.Context, token string) (gateway.Bot, e
 		InteractionsEndpointURL: app.InteractionsEndpointURL}, err
 }
 
-// Guilds returns every guild the app's bot is a member of, with its
-// GUILD_CREATE object when withCreate is true.
-func (d gatewayDirectory) Guilds(ctx context.Context, appID snowflake.ID, withCreate bool) ([]gateway.Guild, error) {
+// Guilds returns the guilds of q's shard that the app's bot is a member
+// of, with their GUILD_CREATE objects when q.WithCreate is true. The
+// store picks the shard's guilds from its index of memberships: no other
+// shard's guild is read, let alone rendered.
+func (d gatewayDirectory) Guilds(ctx context.Context, appID snowflake.ID, q gateway.GuildsQuery) ([]gateway.Guild, error) {
 	// The world's changes waiting in the outbox go out first, before the
 	// session's start marker: what READY and GUILD_CREATE show is not
 	// dispatched to it again.
 	d.s.PublishWorldEvents(ctx)
-	guilds, err := d.s.store.MemberGuilds(ctx, appID)
+	if d.s.cache != nil {
+		// One barrier and one look at the world clock for all the
+		// identify's reads, as for a request's (see internal/store/cache):
+		// it sees every write made before it, and its thousands of
+		// cached reads do not each read the clock again.
+		ctx = d.s.cache.SyncWorld(d.s.cache.Sync(ctx))
+	}
+	ids, err := d.s.store.ShardGuildIDs(ctx, appID, q.Shard, q.Shards)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]gateway.Guild, 0, len(guilds))
-	for _, g := range guilds {
-		if !withCreate {
-			out = append(out, gateway.Guild{ID: g.ID})
+	if q.Max > 0 && len(ids) > q.Max {
+		return nil, gateway.ErrShardingRequired
+	}
+	out := make([]gateway.Guild, 0, len(ids))
+	for _, id := range ids {
+		if !q.WithCreate {
+			out = append(out, gateway.Guild{ID: id})
 			continue
 		}
-		create, err := d.guildCreate(ctx, g.ID, appID, false)
+		create, err := d.guildCreate(ctx, id, appID, false)
 		if errors.Is(err, errNotMember) {
 			continue // left meanwhile
 		}
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, gateway.Guild{ID: g.ID, Create: create})
+		out = append(out, gateway.Guild{ID: id, Create: create})
 	}
 	return out, nil
 }
@@ -127,7 +139,9 @@ func (d gatewayDirectory) guildCreate(ctx context.Context, guildID, botID snowfl
 	if err != nil {
 		return nil, err
 	}
-	members, err := d.s.store.Members(ctx, guildID)
+	// Counted, not read: a guild of 100,000 members costs here what a
+	// small one does.
+	memberCount, err := d.s.store.MemberCount(ctx, guildID)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +162,7 @@ func (d gatewayDirectory) guildCreate(ctx context.Context, guildID, botID snowfl
 		unavailable = new(bool)
 	}
 	return jsonenc.Marshal(guildCreateObject{
-		guildObject: newGuildObject(view.snap), JoinedAt: self.JoinedAt, MemberCount: len(members), Unavailable: unavailable,
+		guildObject: newGuildObject(view.snap), JoinedAt: self.JoinedAt, MemberCount: memberCount, Unavailable: unavailable,
 		Members: []wire.GuildMember{self}, Channels: channels, Threads: threads, Presences: none, VoiceStates: none,
 		StageInstances: none, GuildScheduledEvents: none, SoundboardSounds: none, Lazy: true,
 	})

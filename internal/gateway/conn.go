@@ -295,19 +295,16 @@ func (c *conn) identify(d json.RawMessage) (websocket.StatusCode, string) {
 	}
 	s := newSession(sid, bot.ApplicationID, shardID, shards, *id.Intents, c.g.cfg.ReplayLimit)
 	s.identified = c.g.cfg.Now()
-	guilds, err := c.g.dir.Guilds(c.ctx, bot.ApplicationID, s.intents&IntentGuilds != 0)
+	// Only the shard's guilds are read (and, with GUILDS, rendered):
+	// the shard's count is what GuildsPerShard limits.
+	mine, err := c.g.dir.Guilds(c.ctx, bot.ApplicationID, GuildsQuery{Shard: shardID, Shards: shards,
+		WithCreate: s.intents&IntentGuilds != 0, Max: c.g.cfg.GuildsPerShard})
+	if errors.Is(err, ErrShardingRequired) || (err == nil && len(mine) > c.g.cfg.GuildsPerShard) {
+		return CloseShardingRequired, ""
+	}
 	if err != nil {
 		c.g.log.Error("gateway: guilds", "app", bot.ApplicationID, "err", err)
 		return CloseUnknownError, ""
-	}
-	mine := guilds[:0:0]
-	for _, gd := range guilds {
-		if s.holds(gd.ID) {
-			mine = append(mine, gd)
-		}
-	}
-	if len(mine) > c.g.cfg.GuildsPerShard {
-		return CloseShardingRequired, ""
 	}
 	ready, err := c.ready(bot, s, mine)
 	if err != nil {

@@ -35,11 +35,14 @@ type Directory interface {
 	// Bot authenticates a bot token ("Bot …" or bare) and returns its
 	// application; ErrUnknownToken if it is none.
 	Bot(ctx context.Context, token string) (Bot, error)
-	// Guilds returns the guilds the app's bot is in, each as the
-	// GUILD_CREATE object the libraries read when withCreate is true (a
-	// session without the GUILDS intent gets none, and rendering them is
-	// most of an identify's work).
-	Guilds(ctx context.Context, appID snowflake.ID, withCreate bool) ([]Guild, error)
+	// Guilds returns the guilds of q's shard that the app's bot is in,
+	// each as the GUILD_CREATE object the libraries read when
+	// q.WithCreate is true (a session without the GUILDS intent gets
+	// none, and rendering them is most of an identify's work). It reads
+	// no other shard's guild: an identify costs what its shard holds,
+	// not what the bot holds. More than q.Max of them:
+	// ErrShardingRequired, with none rendered.
+	Guilds(ctx context.Context, appID snowflake.ID, q GuildsQuery) ([]Guild, error)
 	// Members returns the members q selects of a guild the app's bot is
 	// in, by user id, each as GUILD_CREATE renders a member;
 	// ErrUnknownGuild if the bot is not in the guild (or there is none).
@@ -49,6 +52,19 @@ type Directory interface {
 // ErrUnknownGuild is what a Directory returns for a guild its bot is not
 // in.
 var ErrUnknownGuild = errors.New("the bot is not in the guild")
+
+// ErrShardingRequired is what a Directory returns for a shard holding
+// more guilds than a GuildsQuery's Max.
+var ErrShardingRequired = errors.New("more guilds in the shard than a shard may hold")
+
+// GuildsQuery is what an identify asks the Directory for: the bot's
+// guilds of one shard, those with (guild_id >> 22) % Shards == Shard
+// (Shards 1: all of them).
+type GuildsQuery struct {
+	Shard, Shards int
+	WithCreate    bool // with each guild's GUILD_CREATE object
+	Max           int  // more guilds than this: ErrShardingRequired (0: no limit)
+}
 
 // MemberQuery selects members: with UserIDs not nil, those users;
 // otherwise those whose username starts with Prefix, case-insensitively

@@ -377,6 +377,15 @@ type World interface {
 	Members(ctx context.Context, guildID snowflake.ID) ([]guild.Member, error)
 	// MemberGuilds lists the guilds a user is a member of, by id.
 	MemberGuilds(ctx context.Context, userID snowflake.ID) ([]Guild, error)
+	// ShardGuildIDs lists, by id, the guilds a user is a member of that
+	// fall in shard of shards, as the gateway assigns guilds to shards:
+	// (guild_id >> 22) % shards == shard (shards 1: all of them). It reads
+	// the user's memberships from an index and no other shard's guild, so
+	// that a bot's identify costs what its shard holds.
+	ShardGuildIDs(ctx context.Context, userID snowflake.ID, shard, shards int) ([]snowflake.ID, error)
+	// MemberCount counts the members of a guild without reading them (0
+	// for an unknown guild).
+	MemberCount(ctx context.Context, guildID snowflake.ID) (int, error)
 	// SearchMembers lists the members of a guild that q selects, with
 	// their users, by user id (in one read); empty for an unknown guild.
 	SearchMembers(ctx context.Context, guildID snowflake.ID, q MemberQuery) ([]MemberUser, error)

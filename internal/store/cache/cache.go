@@ -168,6 +168,7 @@ type Store struct {
 	clientTokens *bounded[string, snowflake.ID]
 	snaps        *bounded[snowflake.ID, store.Snapshot]
 	members      *bounded[memberKey, guild.Member]
+	memberCounts *bounded[snowflake.ID, int] // by guild: GUILD_CREATE's member_count
 	users        *bounded[snowflake.ID, store.User]
 	channels     *bounded[snowflake.ID, guild.Channel]
 	userInsts    *bounded[snowflake.ID, []store.UserInstallation]
@@ -212,6 +213,7 @@ func New(ctx context.Context, st store.Store, o Options) *Store {
 		clientTokens: newBounded[string, snowflake.ID](o.Entries, nil),
 		snaps:        newBounded[snowflake.ID, store.Snapshot](o.Entries, nil),
 		members:      newBounded[memberKey, guild.Member](o.Entries, nil),
+		memberCounts: newBounded[snowflake.ID, int](o.Entries, nil),
 		users:        newBounded[snowflake.ID, store.User](o.Entries, nil),
 		channels:     newBounded[snowflake.ID, guild.Channel](o.Entries, nil),
 		userInsts:    newBounded[snowflake.ID, []store.UserInstallation](o.Entries, nil),
@@ -428,6 +430,13 @@ func (s *Store) Member(ctx context.Context, guildID, userID snowflake.ID) (guild
 	return m, err
 }
 
+// MemberCount is cached with the members: every write that adds or
+// removes one names it (Invalidation.Members), and so drops its guild's
+// count. An identify renders thousands of GUILD_CREATEs, each with one.
+func (s *Store) MemberCount(ctx context.Context, guildID snowflake.ID) (int, error) {
+	return readWorld(ctx, s, s.memberCounts, guildID, func() (int, error) { return s.Store.MemberCount(ctx, guildID) })
+}
+
 func (s *Store) User(ctx context.Context, id snowflake.ID) (store.User, error) {
 	return readWorld(ctx, s, s.users, id, func() (store.User, error) { return s.Store.User(ctx, id) })
 }
@@ -502,6 +511,7 @@ func (s *Store) apply(inv Invalidation) {
 	}
 	for _, k := range inv.Members {
 		s.members.remove(k)
+		s.memberCounts.remove(k.Guild) // a member added or removed
 	}
 	for _, id := range inv.Users {
 		s.users.remove(id)
@@ -522,6 +532,7 @@ func (s *Store) apply(inv Invalidation) {
 	for _, g := range inv.GuildWorld {
 		s.snaps.remove(g)
 		s.members.removeIf(func(k memberKey, _ guild.Member) bool { return k.Guild == g })
+		s.memberCounts.remove(g)
 		s.channels.removeIf(func(_ snowflake.ID, c guild.Channel) bool { return c.GuildID == g })
 		s.perms.removeIf(func(k scopeKey, _ []command.GuildPermissions) bool { return k.Guild == g })
 	}
@@ -547,6 +558,7 @@ func (s *Store) clearWorld() {
 	s.clientTokens.clear()
 	s.snaps.clear()
 	s.members.clear()
+	s.memberCounts.clear()
 	s.users.clear()
 	s.channels.clear()
 	s.userInsts.clear()

@@ -52,7 +52,7 @@ func TestContract(t *testing.T) {
 func TestEveryMethodClassified(t *testing.T) {
 	wrapped := []string{
 		"TokenByHash", "Application", "Guild", "Installation", "RawCommands", // cached
-		"ClientTokenUser", "Snapshot", "Member", "User", "Channel", "UserInstallations", "GuildPermissions",
+		"ClientTokenUser", "Snapshot", "Member", "MemberCount", "User", "Channel", "UserInstallations", "GuildPermissions",
 		"WriteCommands", "UpdateGuild", "DeleteGuild", "Install", "Uninstall", "SetInteractionsEndpoint",
 		"SetApplicationFlags", "SetIntegrationTypes", "SetDiscoverable", "DeleteUser", "RevokeGrant",
 		"SetCommandPermissions", "CreateGuild", "UpdateUser", "CreateRole", "UpdateRole", "DeleteRole",
@@ -65,7 +65,7 @@ func TestEveryMethodClassified(t *testing.T) {
 		"SetLogin", "CreateSession", "SetOAuthSettings", "CreateGrant", "CreateCode", "IssueTokens",
 		"CreateSigningKey", "CreateMessage", "CreateInteraction", "CreateFollowup",
 		// reads and writes of rows the cache does not hold
-		"CountApplications", "ApplicationCounts", "Commands", "Command", "CommandPermissions", "Users", "Guilds", "Role", "Roles", "Members", "MemberGuilds", "SearchMembers",
+		"CountApplications", "ApplicationCounts", "Commands", "Command", "CommandPermissions", "Users", "Guilds", "Role", "Roles", "Members", "MemberGuilds", "ShardGuildIDs", "SearchMembers",
 		"Channels", "Installations", "Applications",
 		"UserInstallation", "PrivateChannel", "PrivateChannels",
 		"DeletePrivateChannel", "AdminTokenExists", "ReplaceAdminTokens", "ClaimFirstRun", "MaxID", "LoginByName", "LoginOfUser", "SessionByHash", "DeleteSession", "OAuthSettings", "Grant", "Grants",

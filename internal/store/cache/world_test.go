@@ -3,6 +3,7 @@ package cache_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -41,6 +42,7 @@ func (w worldWarmer) warm(t *testing.T, ctx context.Context) {
 	for _, read := range []func() error{
 		func() error { _, err := w.c.Snapshot(ctx, w.f.Guild); return err },
 		func() error { _, err := w.c.Member(ctx, w.f.Guild, w.f.User); return err },
+		func() error { _, err := w.c.MemberCount(ctx, w.f.Guild); return err },
 		func() error { _, err := w.c.User(ctx, w.f.User); return err },
 		func() error { _, err := w.c.Channel(ctx, w.channel); return err },
 		func() error { _, err := w.c.UserInstallations(ctx, w.f.User); return err },
@@ -176,9 +178,23 @@ func worldWrites(f *fixture, channel snowflake.ID) []struct {
 			return st.DeleteMember(ctx, f.Guild, f.User)
 		}, func(ctx context.Context, c *cache.Store) error {
 			_, err := c.Member(ctx, f.Guild, f.User)
-			return seen(errors.Is(err, store.ErrNotFound), "member deleted")
+			return errors.Join(seen(errors.Is(err, store.ErrNotFound), "member deleted"), countSeen(ctx, c, f.Guild))
 		}},
 	}
+}
+
+// countSeen checks the guild's cached member count against its members
+// (a read the cache passes on).
+func countSeen(ctx context.Context, c *cache.Store, guildID snowflake.ID) error {
+	n, err := c.MemberCount(ctx, guildID)
+	members, err2 := c.Members(ctx, guildID)
+	if err := errors.Join(err, err2); err != nil {
+		return err
+	}
+	if n != len(members) {
+		return fmt.Errorf("member count %d, but %d members", n, len(members))
+	}
+	return nil
 }
 
 // A world write made through the cache is seen by the next read: the

@@ -135,6 +135,35 @@ func (s *Store) MemberGuilds(ctx context.Context, userID snowflake.ID) ([]store.
 		FROM guilds g JOIN members m ON m.guild_id = g.id WHERE m.user_id = $1 ORDER BY g.id`, id64(userID))
 }
 
+// ShardGuildIDs lists, by id, the guilds of userID in shard of shards
+// ((guild_id >> 22) % shards == shard). The filter is computed in SQL on
+// the entries of members_by_user_guild, which holds both columns: the
+// user's other memberships are skipped in the index, and no row of
+// another shard's guild is read.
+func (s *Store) ShardGuildIDs(ctx context.Context, userID snowflake.ID, shard, shards int) ([]snowflake.ID, error) {
+	if shards < 1 || shard < 0 || shard >= shards {
+		return nil, fmt.Errorf("guilds of user %d in shard %d of %d: not a shard", userID, shard, shards)
+	}
+	return list(ctx, s.cached(), fmt.Sprintf("guilds of user %d in shard %d of %d", userID, shard, shards),
+		func(row scanner) (snowflake.ID, error) {
+			var id int64
+			err := row.Scan(&id)
+			return snowflake.ID(id), err
+		}, `SELECT guild_id FROM members WHERE user_id = $1 AND (guild_id >> 22) % $2 = $3 ORDER BY guild_id`,
+		id64(userID), int64(shards), int64(shard))
+}
+
+// MemberCount counts a guild's members from the primary key's index,
+// which guild_id leads.
+func (s *Store) MemberCount(ctx context.Context, guildID snowflake.ID) (int, error) {
+	var n int
+	err := s.cached().QueryRowContext(ctx, `SELECT COUNT(*) FROM members WHERE guild_id = $1`, id64(guildID)).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count members of guild %d: %w", guildID, err)
+	}
+	return n, nil
+}
+
 // UpdateGuild renames a guild and sets its owner, who must be a user; a
 // new owner who is not a member joins now. CreatedAt is fixed.
 func (s *Store) UpdateGuild(ctx context.Context, g store.Guild) error {

@@ -190,6 +190,8 @@ func testWorld(t *testing.T, open func(t *testing.T) store.Store) {
 	t.Run("Snapshot", func(t *testing.T) { testSnapshot(t, open) })
 	t.Run("MaxID", func(t *testing.T) { testMaxID(t, open) })
 	t.Run("MemberGuilds", func(t *testing.T) { testMemberGuilds(t, open) })
+	t.Run("ShardGuildIDs", func(t *testing.T) { testShardGuildIDs(t, open) })
+	t.Run("MemberCount", func(t *testing.T) { testMemberCount(t, open) })
 	t.Run("SearchMembers", func(t *testing.T) { testSearchMembers(t, open) })
 	t.Run("interactions endpoint", func(t *testing.T) { testInteractionsEndpoint(t, open) })
 	t.Run("ClaimFirstRun", func(t *testing.T) { testClaimFirstRun(t, open) })
@@ -248,6 +250,113 @@ func testMemberGuilds(t *testing.T, open func(t *testing.T) store.Store) {
 			t.Errorf("MemberGuilds(%d) = %v, want %v", c.user, got, c.want)
 		}
 	}
+}
+
+// testShardGuildIDs: one shard gives all of a bot's guilds; several
+// shards partition them exactly, each guild in the shard
+// (guild_id >> 22) % shards names; a guild the bot left, or was never in,
+// is in none.
+func testShardGuildIDs(t *testing.T, open func(t *testing.T) store.Store) {
+	s := open(t)
+	ctx := context.Background()
+	const owner, bot, other = 1, 2, 3
+	must(t, s.CreateUser(ctx, store.User{ID: owner, Username: "owner"}))
+	must(t, s.CreateUser(ctx, store.User{ID: bot, Username: "bot", Bot: true}))
+	must(t, s.CreateUser(ctx, store.User{ID: other, Username: "other"}))
+	// Snowflakes of 14 consecutive milliseconds (the shard reads the
+	// timestamp bits), the low bits set so that they count for nothing.
+	guildID := func(i int) snowflake.ID { return snowflake.ID(int64(1_400_000_000_000+i)<<22 | 0x3ff) }
+	var all []snowflake.ID
+	for i := range 14 {
+		id := guildID(i)
+		must(t, s.CreateGuild(ctx, store.Guild{ID: id, Name: fmt.Sprintf("g%d", i), OwnerID: owner}))
+		switch i {
+		case 5: // the bot left it
+			must(t, s.PutMember(ctx, guild.Member{GuildID: id, UserID: bot}))
+			must(t, s.DeleteMember(ctx, id, bot))
+		case 9: // the bot was never in it
+			must(t, s.PutMember(ctx, guild.Member{GuildID: id, UserID: other}))
+		default:
+			must(t, s.PutMember(ctx, guild.Member{GuildID: id, UserID: bot}))
+			must(t, s.PutMember(ctx, guild.Member{GuildID: id, UserID: other}))
+			all = append(all, id)
+		}
+	}
+	for _, shards := range []int{1, 2, 3, 4, 5, 16} {
+		seen := map[snowflake.ID]int{}
+		for shard := range shards {
+			got, err := s.ShardGuildIDs(ctx, bot, shard, shards)
+			if err != nil {
+				t.Fatalf("ShardGuildIDs(bot, %d, %d): %v", shard, shards, err)
+			}
+			var want []snowflake.ID
+			for _, id := range all {
+				if int((uint64(id)>>22)%uint64(shards)) == shard {
+					want = append(want, id)
+				}
+			}
+			if len(got) != len(want) || (len(got) > 0 && !reflect.DeepEqual(got, want)) {
+				t.Errorf("ShardGuildIDs(bot, %d, %d) = %v, want %v", shard, shards, got, want)
+			}
+			for _, id := range got {
+				seen[id]++
+			}
+		}
+		if len(seen) != len(all) {
+			t.Errorf("%d shards hold %d guilds of the bot's %d", shards, len(seen), len(all))
+		}
+		for id, n := range seen {
+			if n != 1 {
+				t.Errorf("%d shards: guild %d in %d shards", shards, id, n)
+			}
+		}
+	}
+	if got, err := s.ShardGuildIDs(ctx, 99, 0, 1); err != nil || len(got) != 0 {
+		t.Errorf("ShardGuildIDs(unknown user) = %v, %v; want none", got, err)
+	}
+	for _, bad := range [][2]int{{0, 0}, {1, 1}, {-1, 2}, {2, 2}} {
+		if _, err := s.ShardGuildIDs(ctx, bot, bad[0], bad[1]); err == nil {
+			t.Errorf("ShardGuildIDs(bot, %d, %d): no error for a shard that is none", bad[0], bad[1])
+		}
+	}
+}
+
+// testMemberCount: a guild's members, counted (its owner is one of
+// them), after each write that adds or removes one (a caching store
+// must not answer an old count); none for a guild that is not.
+func testMemberCount(t *testing.T, open func(t *testing.T) store.Store) {
+	s := open(t)
+	ctx := context.Background()
+	must(t, s.CreateUser(ctx, store.User{ID: 1, Username: "owner"}))
+	must(t, s.CreateUser(ctx, store.User{ID: 2, Username: "a"}))
+	must(t, s.CreateUser(ctx, store.User{ID: 3, Username: "b"}))
+	counts := func(step string, want10, want20 int) {
+		t.Helper()
+		for _, c := range []struct {
+			guild snowflake.ID
+			want  int
+		}{{10, want10}, {20, want20}, {99, 0}} {
+			if n, err := s.MemberCount(ctx, c.guild); err != nil || n != c.want {
+				t.Errorf("after %s: MemberCount(%d) = %d, %v; want %d", step, c.guild, n, err, c.want)
+			}
+		}
+	}
+	must(t, s.CreateGuild(ctx, store.Guild{ID: 10, Name: "ten", OwnerID: 1}))
+	must(t, s.CreateGuild(ctx, store.Guild{ID: 20, Name: "twenty", OwnerID: 1}))
+	counts("creating the guilds", 1, 1)
+	must(t, s.PutMember(ctx, guild.Member{GuildID: 10, UserID: 2}))
+	counts("a join", 2, 1)
+	must(t, s.PutMember(ctx, guild.Member{GuildID: 10, UserID: 3}))
+	must(t, s.PutMember(ctx, guild.Member{GuildID: 20, UserID: 3}))
+	counts("two more joins", 3, 2)
+	must(t, s.PutMember(ctx, guild.Member{GuildID: 10, UserID: 3, Nick: "b"}))
+	counts("a member's update", 3, 2)
+	must(t, s.DeleteMember(ctx, 10, 3))
+	counts("a member's removal", 2, 2)
+	must(t, s.DeleteUser(ctx, 2))
+	counts("a member's user deleted", 1, 2)
+	must(t, s.DeleteGuild(ctx, 20))
+	counts("a guild deleted", 1, 0)
 }
 
 func testSearchMembers(t *testing.T, open func(t *testing.T) store.Store) {

@@ -187,6 +187,16 @@ func (w *wrapper) MemberGuilds(a0 context.Context, a1 snowflake.ID) ([]store.Gui
 	return w.Store.MemberGuilds(a0, a1)
 }
 
+func (w *wrapper) ShardGuildIDs(a0 context.Context, a1 snowflake.ID, a2 int, a3 int) ([]snowflake.ID, error) {
+	defer w.observe("ShardGuildIDs", time.Now())
+	return w.Store.ShardGuildIDs(a0, a1, a2, a3)
+}
+
+func (w *wrapper) MemberCount(a0 context.Context, a1 snowflake.ID) (int, error) {
+	defer w.observe("MemberCount", time.Now())
+	return w.Store.MemberCount(a0, a1)
+}
+
 func (w *wrapper) SearchMembers(a0 context.Context, a1 snowflake.ID, a2 store.MemberQuery) ([]store.MemberUser, error) {
 	defer w.observe("SearchMembers", time.Now())
 	return w.Store.SearchMembers(a0, a1, a2)
