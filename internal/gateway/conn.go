@@ -296,10 +296,11 @@ func (c *conn) identify(d json.RawMessage) (websocket.StatusCode, string) {
 	s := newSession(sid, bot.ApplicationID, shardID, shards, *id.Intents, c.g.cfg.ReplayLimit)
 	s.identified = c.g.cfg.Now()
 	// Only the shard's guilds are read (and, with GUILDS, rendered):
-	// the shard's count is what GuildsPerShard limits.
+	// the shard's count is what GuildsPerShard limits, and the directory
+	// refuses past it before rendering any.
 	mine, err := c.g.dir.Guilds(c.ctx, bot.ApplicationID, GuildsQuery{Shard: shardID, Shards: shards,
 		WithCreate: s.intents&IntentGuilds != 0, Max: c.g.cfg.GuildsPerShard})
-	if errors.Is(err, ErrShardingRequired) || (err == nil && len(mine) > c.g.cfg.GuildsPerShard) {
+	if errors.Is(err, ErrShardingRequired) {
 		return CloseShardingRequired, ""
 	}
 	if err != nil {

@@ -242,7 +242,7 @@ func TestPromptSelectAccount(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no continue-as link:\n%s", p.body)
 	}
-	next := htmlUnescape(m[1])
+	next := html.UnescapeString(m[1])
 	if strings.Contains(next, "select_account") {
 		t.Errorf("continue-as link %q asks again", next)
 	}
@@ -289,5 +289,3 @@ func TestAuthorizeByPost(t *testing.T) {
 }
 
 var continueAsRE = regexp.MustCompile(`<a class="account" id="continue-as" href="([^"]*)">`)
-
-func htmlUnescape(s string) string { return html.UnescapeString(s) }
