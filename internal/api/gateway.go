@@ -28,15 +28,21 @@ func (s *Server) getGateway(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// getGatewayBot answers one shard (slashd's guild counts never need
-// more) and the identify budget of the real service.
+// getGatewayBot answers the shard count the bot's guilds call for and
+// the identify budget of the real service. The count is read from the
+// index identify reads its shard's guilds from (the bot's memberships).
 func (s *Server) getGatewayBot(w http.ResponseWriter, r *http.Request) error {
-	if !principalFrom(r.Context()).Bot() {
+	p := principalFrom(r.Context())
+	if !p.Bot() {
 		return errUnauthorized
+	}
+	guilds, err := s.store.ShardGuildIDs(r.Context(), p.Token.UserID, 0, 1)
+	if err != nil {
+		return fmt.Errorf("counting the bot's guilds: %w", err)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"url":    gateway.URL(r),
-		"shards": 1,
+		"shards": s.gateway.RecommendedShards(len(guilds)),
 		"session_start_limit": map[string]int{
 			"total": 1000, "remaining": 1000, "reset_after": 86_400_000, "max_concurrency": 1,
 		},

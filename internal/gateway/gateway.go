@@ -173,6 +173,17 @@ func DefaultConfig() Config {
 		MemberRequestWindow: 30 * time.Second}
 }
 
+// RecommendedShards is the shard count GET /gateway/bot recommends to a
+// bot in guilds guilds: one shard per 1,000 guilds, as the real service
+// recommends, which is two fifths of its 2,500-guild limit. A gateway
+// configured with another limit keeps the same proportion, so a bot that
+// follows the recommendation never has a shard closed with 4011 for
+// holding too many guilds when its guilds spread evenly over the shards.
+func (g *Gateway) RecommendedShards(guilds int) int {
+	perShard := max(1, g.cfg.GuildsPerShard*2/5)
+	return max(1, (guilds+perShard-1)/perShard)
+}
+
 // Gateway accepts connections and dispatches events to their sessions.
 type Gateway struct {
 	cfg     Config
