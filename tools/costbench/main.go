@@ -16,7 +16,11 @@
 //   - overwrite: the bot bulk-overwrites its guild's 100 commands, every
 //     one changed;
 //   - join: a new user is made and joins the guild (two admin API
-//     requests, both measured), which the world-event outbox relays.
+//     requests, both measured), which the world-event outbox relays;
+//   - identify: the bot, in 10,000 small guilds (written straight into
+//     the store first, as BenchmarkIdentifyShard seeds them), identifies
+//     shard 1 of 4 (about 2,500 guilds) with the GUILDS intent and reads
+//     READY and every GUILD_CREATE.
 //
 // This process holds the clients and the app: its CPU is reported apart
 // and is not slashd's. On PostgreSQL the rows each request writes are
@@ -59,13 +63,17 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/coder/websocket"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver, for the store's statistics
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/slashd/slashd/internal/clustertest"
 	"github.com/slashd/slashd/internal/event/natsbus/natstest"
+	"github.com/slashd/slashd/internal/guild"
+	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store/postgres/pgtest"
+	"github.com/slashd/slashd/internal/store/sqlite"
 	"github.com/slashd/slashd/sdk/interactions"
 )
 
@@ -99,7 +107,7 @@ func main() {
 	flag.IntVar(&o.clients, "clients", 8, "concurrent HTTP clients, round-robin over the nodes")
 	flag.DurationVar(&o.duration, "duration", 10*time.Second, "how long the measurement runs")
 	flag.DurationVar(&o.warmup, "warmup", 2*time.Second, "unmeasured load first (caches, connection pools)")
-	flag.StringVar(&o.op, "op", "invoke", "invoke, overwrite or join")
+	flag.StringVar(&o.op, "op", "invoke", "invoke, overwrite, join or identify")
 	flag.StringVar(&o.logLevel, "log-level", "info", "the nodes' --log-level (info, as served, logs a line per invocation)")
 	flag.StringVar(&o.profile, "cpuprofile", "", "write node 0's CPU profile of the measured run to this file")
 	flag.Parse()
@@ -182,7 +190,13 @@ func run(o options) error {
 	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256, MaxConnsPerHost: 256}}
 	w := &world{http: client, base: nodes[0].url, admin: creds.AdminToken}
-	do, err := prepare(ctx, w, o.op, o.clients, nodes)
+	storeDSN := "" // the store the identify op seeds: the nodes' PostgreSQL schema, or node 0's SQLite file
+	for i, a := range args {
+		if a == "--store" {
+			storeDSN = args[i+1]
+		}
+	}
+	do, err := prepare(ctx, w, o.op, o.clients, nodes, storeDSN)
 	if err != nil {
 		return err
 	}
@@ -412,7 +426,7 @@ type op func(ctx context.Context, n int64) (int, error)
 
 // prepare makes the op's world in world 0 (an app with its guild, as a
 // real deployment has: no test world, no journal) and returns the op.
-func prepare(ctx context.Context, w *world, name string, clients int, nodes []*node) (op, error) {
+func prepare(ctx context.Context, w *world, name string, clients int, nodes []*node, storeDSN string) (op, error) {
 	admin := "Admin " + w.admin
 	var app appCredentials
 	if err := w.must(ctx, "POST", "/admin/v1/applications", admin,
@@ -488,6 +502,13 @@ func prepare(ctx context.Context, w *world, name string, clients int, nodes []*n
 				"/api/v10/applications/"+app.ApplicationID+"/guilds/"+g+"/commands", bot, hundredCommands(n))
 			return r.status, err
 		}, nil
+	case "identify":
+		if err := seedBotGuilds(ctx, storeDSN, nodes[0].dir, app, identifyGuilds); err != nil {
+			return nil, err
+		}
+		return func(ctx context.Context, n int64) (int, error) {
+			return identifyShard(ctx, nodeURL(n), app.BotToken)
+		}, nil
 	case "join":
 		// A new user is made and joins: two admin requests, both
 		// measured (the user's row is part of a first join).
@@ -505,7 +526,7 @@ func prepare(ctx context.Context, w *world, name string, clients int, nodes []*n
 			return r.status, err
 		}, nil
 	}
-	return nil, fmt.Errorf("-op %q: want invoke, overwrite or join", name)
+	return nil, fmt.Errorf("-op %q: want invoke, overwrite, join or identify", name)
 }
 
 // hundredCommands is a bulk overwrite's body whose every description
@@ -901,4 +922,124 @@ func percentile(sorted []time.Duration, p float64) string {
 	i := int(float64(len(sorted))*p/100+0.5) - 1
 	d := sorted[min(max(i, 0), len(sorted)-1)]
 	return fmt.Sprintf("%.2fms", float64(d)/float64(time.Millisecond))
+}
+
+// ---- identify ----
+
+// identifyGuilds is how many guilds the identify op's bot is in, and
+// identifyShards how many shards it identifies with (shard 1 is read).
+const (
+	identifyGuilds = 10_000
+	identifyShards = 4
+	identifyShard1 = 1
+)
+
+// seedBotGuilds puts the app's bot in guilds small guilds (one text
+// channel, the @everyone role, the bot as the only member, the app
+// installed), in one transaction straight into the store, and drops the
+// world events their triggers queued: the guilds are old, not news.
+// Their ids have the low 22 bits set, which no node's generator makes.
+func seedBotGuilds(ctx context.Context, storeDSN, dataDir string, app appCredentials, guilds int) error {
+	var db *sql.DB
+	if strings.HasPrefix(storeDSN, "postgres") {
+		pg, err := sql.Open("pgx", storeDSN)
+		if err != nil {
+			return err
+		}
+		defer pg.Close()
+		db = pg
+	} else {
+		st, err := sqlite.Open(ctx, filepath.Join(dataDir, "slashd.db"))
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		db = st.DB()
+	}
+	bot, err := strconv.ParseInt(app.ApplicationID, 10, 64)
+	if err != nil {
+		return err
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	now := time.Now().UnixMilli()
+	base := now - 1_000_000 - snowflake.Epoch // ms after the epoch
+	stmts := []string{
+		`INSERT INTO guilds (id, name, owner_id, created_at) VALUES ($1, 'guild', $2, $3)`,
+		`INSERT INTO roles (id, guild_id, name, permissions, position, managed) VALUES ($1, $1, '@everyone', $2, 0, 0)`,
+		`INSERT INTO channels (id, guild_id, type, name, position) VALUES ($1, $2, 0, 'general', 0)`,
+		`INSERT INTO members (guild_id, user_id, nick, roles, joined_at) VALUES ($1, $2, '', '[]', $3)`,
+		`INSERT INTO installations (guild_id, application_id, scopes, created_at) VALUES ($1, $2, 'applications.commands bot', $3)`,
+	}
+	prepared := make([]*sql.Stmt, len(stmts))
+	for i, q := range stmts {
+		if prepared[i], err = tx.PrepareContext(ctx, q); err != nil {
+			return fmt.Errorf("prepare %q: %w", q, err)
+		}
+		defer prepared[i].Close()
+	}
+	for i := range int64(guilds) {
+		id := (base+i)<<22 | 0x3fffff
+		for k, args := range [][]any{
+			{id, bot, now}, {id, int64(guild.DefaultEveryone)}, {id ^ 1, id}, {id, bot, now}, {id, bot, now},
+		} {
+			if _, err := prepared[k].ExecContext(ctx, args...); err != nil {
+				return fmt.Errorf("seed guild %d: %w", id, err)
+			}
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM world_events`); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// identifyShard identifies the bot on shard 1 of 4 with the GUILDS
+// intent through the node at base, and reads READY and as many
+// GUILD_CREATEs as READY lists guilds.
+func identifyShard(ctx context.Context, base, token string) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/gateway?v=10&encoding=json", nil)
+	if err != nil {
+		return 0, fmt.Errorf("gateway: %w", err)
+	}
+	defer ws.CloseNow()
+	ws.SetReadLimit(1 << 20)
+	if _, _, err := ws.Read(ctx); err != nil { // HELLO
+		return 0, err
+	}
+	id, err := json.Marshal(map[string]any{"op": 2, "d": map[string]any{"token": token, "intents": 1,
+		"shard": []int{identifyShard1, identifyShards}, "properties": map[string]string{"os": "linux", "browser": "costbench", "device": "costbench"}}})
+	if err != nil {
+		return 0, err
+	}
+	if err := ws.Write(ctx, websocket.MessageText, id); err != nil {
+		return 0, err
+	}
+	want, creates := -1, 0
+	for want < 0 || creates < want {
+		_, data, err := ws.Read(ctx)
+		if err != nil {
+			return 0, fmt.Errorf("after %d GUILD_CREATEs: %w", creates, err)
+		}
+		head := data[:min(len(data), 64)]
+		switch {
+		case bytes.Contains(head, []byte(`"t":"READY"`)):
+			var ready struct {
+				D struct{ Guilds []json.RawMessage } `json:"d"`
+			}
+			if err := json.Unmarshal(data, &ready); err != nil {
+				return 0, err
+			}
+			want = len(ready.D.Guilds)
+		case bytes.Contains(head, []byte(`"t":"GUILD_CREATE"`)):
+			creates++
+		}
+	}
+	_ = ws.Close(websocket.StatusNormalClosure, "")
+	return http.StatusOK, nil
 }
