@@ -134,6 +134,7 @@ func runServer(n, events int, kind, compress, capture string, intents int) error
 	ids := snowflake.NewGenerator(0, nil)
 	cfg := api.DefaultConfig()
 	cfg.RateLimit = false
+	cfg.Gateway.MaxConnsPerAddress = -1 // every client dials from 127.0.0.1
 	handler := api.New(cfg, api.Deps{Store: st, IDs: ids, Now: time.Now, Rand: rand.Reader, Events: bus})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
