@@ -67,6 +67,7 @@ func main() {
 	client := flag.String("client", "", "internal: run as the client process against this ws URL")
 	token := flag.String("token", "", "internal: the bot token")
 	memprofile := flag.String("memprofile", "", "write the server's heap profile with the sessions open to this file")
+	cpuprofile := flag.String("cpuprofile", "", "write the server's CPU profile of the events (not the connecting) to this file")
 	intents := flag.Int("intents", 0, "the intents the clients identify with (1: GUILDS, which adds a GUILD_CREATE per guild, kept for resume)")
 	compress := flag.String("compress", "", "transport compression the clients ask for: zlib-stream or zstd-stream (not with -bare)")
 	bare := flag.Bool("bare", false, "measure a bare coder/websocket server (hello, READY, heartbeat ACKs) with the same client instead of slashd: the baseline")
@@ -74,7 +75,7 @@ func main() {
 	capture := flag.String("capture", "", "write the first event frame the clients get to this file (for -bare -frame)")
 	frame := flag.String("frame", "", "with -bare: the event frame to send (a -capture file); default a CHANNEL_UPDATE of slashd's shape")
 	flag.Parse()
-	heapProfile = *memprofile
+	heapProfile, cpuProfile = *memprofile, *cpuprofile
 	if heapProfile != "" {
 		runtime.MemProfileRate = 1 // every allocation: a session's few small ones would be lost in sampling
 	}
@@ -194,6 +195,11 @@ func runServer(n, events int, kind, compress, capture string, intents int) error
 	perSession("server", before, after, n)
 	fmt.Printf("server goroutines: %d per session\n", (runtime.NumGoroutine()-goroutinesBefore)/max(n, 1))
 
+	stop, err := profileEvents()
+	if err != nil {
+		return err
+	}
+	defer stop()
 	for i := 0; i < events; i++ {
 		sent := time.Now()
 		if kind == "world" {
@@ -215,8 +221,26 @@ func runServer(n, events int, kind, compress, capture string, intents int) error
 	return cmd.Wait()
 }
 
-// heapProfile is where -memprofile writes.
-var heapProfile string
+// heapProfile and cpuProfile are where -memprofile and -cpuprofile
+// write.
+var heapProfile, cpuProfile string
+
+// profileEvents starts the CPU profile, if asked for, and returns its
+// stop.
+func profileEvents() (func(), error) {
+	if cpuProfile == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(cpuProfile)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
 
 func writeHeapProfile(path string) error {
 	f, err := os.Create(path)
@@ -516,6 +540,11 @@ func runBare(n, events int, frame []byte) error {
 	mu.Lock()
 	all := slices.Clone(conns)
 	mu.Unlock()
+	stop, err := profileEvents()
+	if err != nil {
+		return err
+	}
+	defer stop()
 	for i := 0; i < events; i++ {
 		msg := slices.Clone(frame)
 		copy(msg[stamp:], fmt.Sprintf("%019d", time.Now().UnixNano()))
