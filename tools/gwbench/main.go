@@ -67,6 +67,7 @@ func main() {
 	client := flag.String("client", "", "internal: run as the client process against this ws URL")
 	token := flag.String("token", "", "internal: the bot token")
 	memprofile := flag.String("memprofile", "", "write the server's heap profile with the sessions open to this file")
+	paced := flag.Bool("paced", false, "before each event print \"next?\" and wait for a line on stdin (for tools/perfbench, which alternates two servers' events)")
 	cpuprofile := flag.String("cpuprofile", "", "write the server's CPU profile of the events (not the connecting) to this file")
 	intents := flag.Int("intents", 0, "the intents the clients identify with (1: GUILDS, which adds a GUILD_CREATE per guild, kept for resume)")
 	compress := flag.String("compress", "", "transport compression the clients ask for: zlib-stream or zstd-stream (not with -bare)")
@@ -76,6 +77,9 @@ func main() {
 	frame := flag.String("frame", "", "with -bare: the event frame to send (a -capture file); default a CHANNEL_UPDATE of slashd's shape")
 	flag.Parse()
 	heapProfile, cpuProfile = *memprofile, *cpuprofile
+	if *paced {
+		pace = bufio.NewReader(os.Stdin)
+	}
 	if heapProfile != "" {
 		runtime.MemProfileRate = 1 // every allocation: a session's few small ones would be lost in sampling
 	}
@@ -201,6 +205,9 @@ func runServer(n, events int, kind, compress, capture string, intents int) error
 	}
 	defer stop()
 	for i := 0; i < events; i++ {
+		if err := awaitTurn(); err != nil {
+			return err
+		}
 		sent := time.Now()
 		if kind == "world" {
 			channel.Name = stampName(sent.UnixNano())
@@ -219,6 +226,21 @@ func runServer(n, events int, kind, compress, capture string, intents int) error
 	}
 	in.Close()
 	return cmd.Wait()
+}
+
+// pace, with -paced, is where the go-ahead for each event comes from.
+var pace *bufio.Reader
+
+// awaitTurn waits for the go-ahead of the next event, with -paced.
+func awaitTurn() error {
+	if pace == nil {
+		return nil
+	}
+	fmt.Println("next?")
+	if _, err := pace.ReadString('\n'); err != nil {
+		return fmt.Errorf("-paced: %w", err)
+	}
+	return nil
 }
 
 // heapProfile and cpuProfile are where -memprofile and -cpuprofile
@@ -546,6 +568,9 @@ func runBare(n, events int, frame []byte) error {
 	}
 	defer stop()
 	for i := 0; i < events; i++ {
+		if err := awaitTurn(); err != nil {
+			return err
+		}
 		msg := slices.Clone(frame)
 		copy(msg[stamp:], fmt.Sprintf("%019d", time.Now().UnixNano()))
 		broadcast(all, msg)

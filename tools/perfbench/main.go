@@ -31,7 +31,8 @@
 //	    a CHANNEL_UPDATE) until the last of -fanout-sessions sessions has
 //	    it vs a bare coder/websocket server writing the same frame to all
 //	    of them, same client (gwbench -event world and gwbench -bare
-//	    -frame, runs alternating; p50 over the events; goal ≤ 1.5);
+//	    -frame, running side by side, their events alternating; p50 over
+//	    the events; goal ≤ 1.5);
 //	  - worlds: POST /admin/v1/worlds and a world's reset vs the same rows
 //	    written by one transaction of plain prepared statements
 //	    (BenchmarkWorlds, p50).
@@ -45,6 +46,7 @@ import (
 	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"os/exec"
@@ -61,10 +63,9 @@ var rows = []string{"read", "write", "invoke", "members", "gateway", "identify",
 
 // options are the command's flags.
 type options struct {
-	n, sessions                int
-	identifyN, fanoutSessions  int
-	fanoutEvents, fanoutRounds int
-	worldsN                    int
+	n, sessions               int
+	identifyN, fanoutSessions int
+	fanoutEvents, worldsN     int
 }
 
 func main() {
@@ -73,8 +74,7 @@ func main() {
 	flag.IntVar(&o.sessions, "sessions", 2000, "idle gateway sessions (the gateway row)")
 	flag.IntVar(&o.identifyN, "identify-n", 20, "identifies of each kind (the identify row)")
 	flag.IntVar(&o.fanoutSessions, "fanout-sessions", 10000, "sessions an event fans out to (the fanout row)")
-	flag.IntVar(&o.fanoutEvents, "fanout-events", 5, "events per fanout run")
-	flag.IntVar(&o.fanoutRounds, "fanout-rounds", 2, "fanout runs of each server, alternating slashd and bare")
+	flag.IntVar(&o.fanoutEvents, "fanout-events", 10, "events of each server, alternating (the fanout row)")
 	flag.IntVar(&o.worldsN, "worlds-n", 100, "iterations of each worlds benchmark")
 	only := flag.String("only", strings.Join(rows, ","), "the rows to run, comma-separated: "+strings.Join(rows, ","))
 	flag.Parse()
@@ -180,19 +180,28 @@ func identifyRow(o options) {
 		m["ratio-bare-p50"], m["ratio-bare-min"])
 }
 
-// fanoutRow alternates gwbench runs of slashd and of the bare server,
-// each fanning -fanout-events events out to -fanout-sessions sessions,
-// and compares the medians of the time the last session had an event.
+// fanoutRow runs gwbench for slashd and for the bare server side by
+// side, each with -fanout-sessions sessions of its own client process,
+// and has them take turns: one event of one, then one of the other, so
+// that both see the same load. Each first event is a warm-up (slashd's
+// also captures the frame the bare server then sends); the row compares
+// the medians of the time the last session had an event.
 func fanoutRow(o options) {
 	gwbench := buildGwbench()
 	frame := filepath.Join(os.TempDir(), fmt.Sprintf("perfbench-frame-%d.json", os.Getpid()))
 	defer os.Remove(frame)
-	common := []string{"-sessions", strconv.Itoa(o.fanoutSessions), "-events", strconv.Itoa(o.fanoutEvents)}
+	common := []string{"-paced", "-sessions", strconv.Itoa(o.fanoutSessions), "-events", strconv.Itoa(o.fanoutEvents + 1)}
+	slashdRun := startPaced(gwbench, append(common, "-intents", "1", "-capture", frame)...)
+	slashdRun.next() // the warm-up, which captures the frame
+	bareRun := startPaced(gwbench, append(common, "-bare", "-frame", frame)...)
+	bareRun.next()
 	var slashd, bare []time.Duration
-	for range o.fanoutRounds {
-		slashd = append(slashd, lastArrivals(gwbench, append(common, "-intents", "1", "-capture", frame)...)...)
-		bare = append(bare, lastArrivals(gwbench, append(common, "-bare", "-frame", frame)...)...)
+	for range o.fanoutEvents {
+		bare = append(bare, bareRun.next())
+		slashd = append(slashd, slashdRun.next())
 	}
+	slashdRun.wait()
+	bareRun.wait()
 	s, b := median(slashd), median(bare)
 	fmt.Printf("%-8s %-50s %-66s %.2f× (goal ≤ 1.5×)\n", "fanout",
 		fmt.Sprintf("world event to %d sessions: p50 %.1f ms", o.fanoutSessions, ms(s)),
@@ -200,26 +209,77 @@ func fanoutRow(o options) {
 		float64(s)/float64(b))
 }
 
-// lastArrivals runs gwbench and returns, per event, when its last
-// session had it.
-func lastArrivals(gwbench string, args ...string) []time.Duration {
-	out, err := run(gwbench, args...)
-	if err != nil {
-		log.Fatalf("gwbench %v: %v\n%s", args, err, out)
-	}
-	var ds []time.Duration
-	for _, sm := range regexp.MustCompile(`last ([0-9.]+[a-zµ]+) \(all`).FindAllSubmatch(out, -1) {
-		d, err := time.ParseDuration(string(sm[1]))
-		if err != nil {
-			log.Fatalf("gwbench %v: %v", args, err)
-		}
-		ds = append(ds, d)
-	}
-	if len(ds) == 0 {
-		log.Fatalf("gwbench %v: no event in\n%s", args, out)
-	}
-	return ds
+// pacedRun is a gwbench -paced process.
+type pacedRun struct {
+	args   []string
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	lines  *bufio.Scanner
+	output bytes.Buffer // everything it printed, for errors
 }
+
+func startPaced(gwbench string, args ...string) *pacedRun {
+	r := &pacedRun{args: args, cmd: exec.Command(gwbench, args...)}
+	r.cmd.Stderr = &r.output
+	out, err := r.cmd.StdoutPipe()
+	if err == nil {
+		r.in, err = r.cmd.StdinPipe()
+	}
+	if err == nil {
+		err = r.cmd.Start()
+	}
+	if err != nil {
+		log.Fatalf("gwbench %v: %v", args, err)
+	}
+	r.lines = bufio.NewScanner(out)
+	return r
+}
+
+// line returns the next line it prints.
+func (r *pacedRun) line() string {
+	if !r.lines.Scan() {
+		log.Fatalf("gwbench %v ended: %v\n%s", r.args, r.lines.Err(), r.output.Bytes())
+	}
+	fmt.Fprintln(&r.output, r.lines.Text())
+	return r.lines.Text()
+}
+
+// next lets it make one event and returns when its last session had it.
+func (r *pacedRun) next() time.Duration {
+	for r.line() != "next?" {
+	}
+	if _, err := io.WriteString(r.in, "\n"); err != nil {
+		log.Fatalf("gwbench %v: %v", r.args, err)
+	}
+	for {
+		l := r.line()
+		if !strings.HasPrefix(l, "event ") {
+			continue
+		}
+		sm := lastArrival.FindStringSubmatch(l)
+		if sm == nil {
+			log.Fatalf("gwbench %v: no figure in %q", r.args, l)
+		}
+		d, err := time.ParseDuration(sm[1])
+		if err != nil {
+			log.Fatalf("gwbench %v: %v", r.args, err)
+		}
+		return d
+	}
+}
+
+func (r *pacedRun) wait() {
+	r.in.Close()
+	for r.lines.Scan() {
+	}
+	if err := r.cmd.Wait(); err != nil {
+		log.Fatalf("gwbench %v: %v\n%s", r.args, err, r.output.Bytes())
+	}
+}
+
+// lastArrival reads when the last session had an event from a gwbench
+// event line.
+var lastArrival = regexp.MustCompile(`last ([0-9.]+[a-zµ]+) \(all`)
 
 // worldsRows runs BenchmarkWorlds' create, reset and baseline.
 func worldsRows(o options) {
