@@ -49,12 +49,6 @@ type conn struct {
 	sess     *session
 	sentSeq  int64
 	flushing bool  // a flush goroutine is running (or the connection is done writing)
-	// writeTimer ends the connection when a write takes writeTimeout:
-	// one timer per connection, reset for each write, rather than a
-	// timed context per write (each a timer and a child of ctx), which
-	// a fan-out to many sessions pays once per session. Only the flush
-	// goroutine (one at a time, handed over under mu) touches it.
-	writeTimer *time.Timer
 	dirty    bool  // something was queued since the flusher last looked
 	watch    Timer // closes the connection when heartbeats stop
 	// identifyWatch closes the connection when no IDENTIFY or RESUME
