@@ -48,6 +48,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/coder/websocket"
@@ -204,6 +205,7 @@ func runServer(n, events int, kind, compress, capture string, intents int) error
 		return err
 	}
 	defer stop()
+	cpu := serverCPU()
 	for i := 0; i < events; i++ {
 		if err := awaitTurn(); err != nil {
 			return err
@@ -224,6 +226,7 @@ func runServer(n, events int, kind, compress, capture string, intents int) error
 		}
 		fmt.Printf("event %d: %s\n", i, lines.Text())
 	}
+	printCPUPerEvent(cpu, events)
 	in.Close()
 	return cmd.Wait()
 }
@@ -241,6 +244,23 @@ func awaitTurn() error {
 		return fmt.Errorf("-paced: %w", err)
 	}
 	return nil
+}
+
+// serverCPU is the CPU time this process has used (user and system).
+func serverCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// printCPUPerEvent prints the server's CPU per event since start: on a
+// shared machine a steadier figure than the time to the last session.
+func printCPUPerEvent(start time.Duration, events int) {
+	if events > 0 {
+		fmt.Printf("server CPU per event: %.1f ms\n", float64(serverCPU()-start)/float64(events)/1e6)
+	}
 }
 
 // heapProfile and cpuProfile are where -memprofile and -cpuprofile
@@ -567,6 +587,7 @@ func runBare(n, events int, frame []byte) error {
 		return err
 	}
 	defer stop()
+	cpu := serverCPU()
 	for i := 0; i < events; i++ {
 		if err := awaitTurn(); err != nil {
 			return err
@@ -579,6 +600,7 @@ func runBare(n, events int, frame []byte) error {
 		}
 		fmt.Printf("event %d: %s\n", i, lines.Text())
 	}
+	printCPUPerEvent(cpu, events)
 	in.Close()
 	return cmd.Wait()
 }

@@ -32,7 +32,7 @@
 //	    it vs a bare coder/websocket server writing the same frame to all
 //	    of them, same client (gwbench -event world and gwbench -bare
 //	    -frame, running side by side, their events alternating; p50 over
-//	    the events; goal ≤ 1.5);
+//	    the events; goal ≤ 1.5), and each server's CPU per event;
 //	  - worlds: POST /admin/v1/worlds and a world's reset vs the same rows
 //	    written by one transaction of plain prepared statements
 //	    (BenchmarkWorlds, p50).
@@ -207,6 +207,11 @@ func fanoutRow(o options) {
 		fmt.Sprintf("world event to %d sessions: p50 %.1f ms", o.fanoutSessions, ms(s)),
 		fmt.Sprintf("bare coder/websocket, same frame: p50 %.1f ms (%d events each)", ms(b), len(bare)),
 		float64(s)/float64(b))
+	// CPU is steadier than time on a shared machine (the warm-up
+	// event is in both).
+	sc, bc := slashdRun.cpuPerEvent(), bareRun.cpuPerEvent()
+	fmt.Printf("%-8s %-50s %-66s %.2f×\n", "",
+		fmt.Sprintf("server CPU per event: %.1f ms", sc), fmt.Sprintf("bare server's CPU per event: %.1f ms", bc), sc/bc)
 }
 
 // pacedRun is a gwbench -paced process.
@@ -215,7 +220,8 @@ type pacedRun struct {
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	lines  *bufio.Scanner
-	output bytes.Buffer // everything it printed, for errors
+	output bytes.Buffer // its stderr, for errors (written by exec's copier)
+	stdout bytes.Buffer // the lines read from its stdout
 }
 
 func startPaced(gwbench string, args ...string) *pacedRun {
@@ -238,9 +244,9 @@ func startPaced(gwbench string, args ...string) *pacedRun {
 // line returns the next line it prints.
 func (r *pacedRun) line() string {
 	if !r.lines.Scan() {
-		log.Fatalf("gwbench %v ended: %v\n%s", r.args, r.lines.Err(), r.output.Bytes())
+		log.Fatalf("gwbench %v ended: %v\n%s%s", r.args, r.lines.Err(), r.stdout.Bytes(), r.output.Bytes())
 	}
-	fmt.Fprintln(&r.output, r.lines.Text())
+	fmt.Fprintln(&r.stdout, r.lines.Text())
 	return r.lines.Text()
 }
 
@@ -270,11 +276,23 @@ func (r *pacedRun) next() time.Duration {
 
 func (r *pacedRun) wait() {
 	r.in.Close()
-	for r.lines.Scan() {
+	for r.lines.Scan() { // the CPU per event comes last
+		fmt.Fprintln(&r.stdout, r.lines.Text())
 	}
 	if err := r.cmd.Wait(); err != nil {
-		log.Fatalf("gwbench %v: %v\n%s", r.args, err, r.output.Bytes())
+		log.Fatalf("gwbench %v: %v\n%s%s", r.args, err, r.stdout.Bytes(), r.output.Bytes())
 	}
+}
+
+// cpuPerEvent is the server's CPU per event the run printed (after
+// wait; 0 if none).
+func (r *pacedRun) cpuPerEvent() float64 {
+	sm := regexp.MustCompile(`server CPU per event: ([0-9.]+) ms`).FindSubmatch(r.stdout.Bytes())
+	if sm == nil {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(string(sm[1]), 64)
+	return v
 }
 
 // lastArrival reads when the last session had an event from a gwbench
