@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -27,6 +29,13 @@ import (
 // cold caches); then identifies alternate between the two, and the
 // medians are compared.
 //
+// The third in each round is a bare coder/websocket server on the same
+// loopback that answers IDENTIFY with the frames slashd sent in the
+// first identify, pre-rendered, byte for byte (READY and every
+// GUILD_CREATE), written as fast as the socket takes them, read by the
+// same client: the time any server needs for those frames (bare-*,
+// ratio-bare-*; target ≤ 5).
+//
 //	go test -run '^$' -bench IdentifyShard -benchtime 20x ./internal/api
 func BenchmarkIdentifyShard(b *testing.B) {
 	const guilds, shards, shard = 10_000, 8, 3
@@ -47,16 +56,29 @@ func BenchmarkIdentifyShard(b *testing.B) {
 	seedBotGuilds(b, few, mine)
 	b.Logf("seeded %d + %d guilds in %v", len(all), len(mine), time.Since(start).Round(time.Millisecond))
 
-	manyFirst := identifyShardTimed(b, many, shard, shards, len(mine))
+	manyFirst, frames := identifyShard(b, gatewayURL(many), many.Bot(), shard, shards, len(mine), true)
 	fewFirst := identifyShardTimed(b, few, shard, shards, len(mine))
+	bare := bareIdentifyServer(b, frames)
 	b.ResetTimer()
-	var manyTimes, fewTimes []time.Duration
+	var manyTimes, fewTimes, bareTimes []time.Duration
 	for range b.N {
 		manyTimes = append(manyTimes, identifyShardTimed(b, many, shard, shards, len(mine)))
 		fewTimes = append(fewTimes, identifyShardTimed(b, few, shard, shards, len(mine)))
+		d, _ := identifyShard(b, bare, "bare", shard, shards, len(mine), false)
+		bareTimes = append(bareTimes, d)
 	}
 	b.StopTimer()
-	manyP50, fewP50 := identifyMedian(manyTimes), identifyMedian(fewTimes)
+	manyP50, fewP50, bareP50 := identifyMedian(manyTimes), identifyMedian(fewTimes), identifyMedian(bareTimes)
+	b.ReportMetric(float64(bareP50.Microseconds())/1000, "bare-p50-ms")
+	b.ReportMetric(float64(manyP50)/float64(bareP50), "ratio-bare-p50")
+	bareMin := slices.Min(bareTimes)
+	b.ReportMetric(float64(bareMin.Microseconds())/1000, "bare-min-ms")
+	b.ReportMetric(float64(slices.Min(manyTimes))/float64(bareMin), "ratio-bare-min")
+	frameBytes := 0
+	for _, f := range frames {
+		frameBytes += len(f)
+	}
+	b.ReportMetric(float64(frameBytes), "frame-bytes")
 	b.ReportMetric(float64(manyP50.Microseconds())/1000, "many-p50-ms")
 	b.ReportMetric(float64(fewP50.Microseconds())/1000, "few-p50-ms")
 	b.ReportMetric(float64(manyP50)/float64(fewP50), "ratio-p50")
@@ -129,14 +151,56 @@ func seedBotGuilds(b *testing.B, e *testenv.Env, at []int64) {
 	}
 }
 
+// bareIdentifyServer serves a bare coder/websocket server on loopback
+// that sends HELLO, reads IDENTIFY and writes frames, pre-rendered, as
+// fast as the socket takes them; it returns its URL.
+func bareIdentifyServer(b *testing.B, frames [][]byte) string {
+	b.Helper()
+	hello := []byte(`{"op":10,"d":{"heartbeat_interval":41250}}`)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		ctx := r.Context()
+		if c.Write(ctx, websocket.MessageText, hello) != nil {
+			return
+		}
+		if _, _, err := c.Read(ctx); err != nil {
+			return
+		}
+		for _, f := range frames {
+			if c.Write(ctx, websocket.MessageText, f) != nil {
+				return
+			}
+		}
+		_, _, _ = c.Read(ctx) // until the client closes
+	}))
+	b.Cleanup(srv.Close)
+	return strings.Replace(srv.URL, "http", "ws", 1) + "/"
+}
+
+func gatewayURL(e *testenv.Env) string {
+	return strings.Replace(e.URL, "http", "ws", 1) + "/gateway?v=10&encoding=json"
+}
+
 // identifyShardTimed identifies e's bot on shard [shard, shards] with
 // the GUILDS intent and returns the time from sending IDENTIFY to
 // reading the want-th GUILD_CREATE; it checks READY listed want guilds.
 func identifyShardTimed(b *testing.B, e *testenv.Env, shard, shards, want int) time.Duration {
 	b.Helper()
+	d, _ := identifyShard(b, gatewayURL(e), e.Bot(), shard, shards, want, false)
+	return d
+}
+
+// identifyShard is identifyShardTimed against the server at url; with
+// capture it also returns the frames it read after IDENTIFY, as sent.
+func identifyShard(b *testing.B, url, token string, shard, shards, want int, capture bool) (time.Duration, [][]byte) {
+	b.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	ws, _, err := websocket.Dial(ctx, strings.Replace(e.URL, "http", "ws", 1)+"/gateway?v=10&encoding=json", nil)
+	ws, _, err := websocket.Dial(ctx, url, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -145,17 +209,21 @@ func identifyShardTimed(b *testing.B, e *testenv.Env, shard, shards, want int) t
 	if _, _, err := ws.Read(ctx); err != nil { // HELLO
 		b.Fatal(err)
 	}
-	id, _ := json.Marshal(map[string]any{"op": 2, "d": map[string]any{"token": e.Bot(), "intents": 1,
+	id, _ := json.Marshal(map[string]any{"op": 2, "d": map[string]any{"token": token, "intents": 1,
 		"shard": []int{shard, shards}, "properties": map[string]string{"os": "linux", "browser": "b", "device": "b"}}})
 	start := time.Now()
 	if err := ws.Write(ctx, websocket.MessageText, id); err != nil {
 		b.Fatal(err)
 	}
 	creates := 0
+	var frames [][]byte
 	for creates < want {
 		_, data, err := ws.Read(ctx)
 		if err != nil {
 			b.Fatalf("after %d GUILD_CREATEs: %v", creates, err)
+		}
+		if capture {
+			frames = append(frames, data)
 		}
 		var f struct {
 			T string `json:"t"`
@@ -175,7 +243,7 @@ func identifyShardTimed(b *testing.B, e *testenv.Env, shard, shards, want int) t
 			creates++
 		}
 	}
-	return time.Since(start)
+	return time.Since(start), frames
 }
 
 // identifyMedian is the median of ds.
