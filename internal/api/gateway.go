@@ -136,8 +136,8 @@ func (d gatewayDirectory) Guilds(ctx context.Context, appID snowflake.ID, q gate
 // two apart by it (discord.py's parse_guild_create: on_guild_available
 // for false, on_guild_join for absent).
 //
-// Identify's GUILD_CREATEs come from guildCreateCache when the cache
-// vouches for what they were rendered from (see there). A join's is
+// Identify's GUILD_CREATEs come from Server.creates when the read cache
+// vouches for what they were rendered from (see guildCreateKey). A join's is
 // rendered each time: it goes out once, to the sessions of the bot that
 // joined, and would only crowd the identify's bodies out.
 func (d gatewayDirectory) guildCreate(ctx context.Context, guildID, botID snowflake.ID, joined bool) (json.RawMessage, error) {
@@ -165,7 +165,8 @@ func (d gatewayDirectory) guildCreate(ctx context.Context, guildID, botID snowfl
 	return body, nil
 }
 
-// guildCreateCache: the rendered GUILD_CREATEs of identify, one per
+// guildCreateKey names a body of Server.creates: the rendered
+// GUILD_CREATEs of identify, one per
 // (guild, bot), each kept with the stamps of the four cached values it
 // was rendered from (cache.MemberViewStamp: the guild's snapshot of
 // roles, channels and installations, its member count, the bot's user
@@ -180,7 +181,9 @@ func (d gatewayDirectory) guildCreate(ctx context.Context, guildID, botID snowfl
 // would read the store (it is off, suspended, or does not cache the
 // world, as on PostgreSQL, where every node reads the world from the
 // store) there are no stamps and every GUILD_CREATE is rendered.
-// Bounded by Config.CacheBytes of bodies, as the command lists are.
+// Bounded by Config.CacheBytes of bodies, as the command lists are. Only
+// the body is kept: each session wraps it in a dispatch frame of its own
+// sequence number, one copy.
 type guildCreateKey struct{ guild, bot snowflake.ID }
 
 // guildCreateView is what a GUILD_CREATE shows, with the read cache's

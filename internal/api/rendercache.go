@@ -81,7 +81,7 @@ type listKey struct {
 // cache is. It keeps the rendered command lists, under the version of
 // the list (cache.Store.VersionedCommands): every write of the scope
 // gives its list a new version; and the rendered GUILD_CREATEs, under
-// the stamps of the member's view they show (guildCreateCache).
+// the stamps of the member's view they show (guildCreateKey).
 type bodyCache[K, V comparable] struct {
 	mu        sync.Mutex
 	limit     int
