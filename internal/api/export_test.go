@@ -10,3 +10,8 @@ func (s *Server) Waiting(id snowflake.ID) int {
 	defer s.answers.mu.Unlock()
 	return len(s.answers.waiting[id])
 }
+
+// GuildCreateRenders counts the GUILD_CREATEs this server rendered, so
+// that a test can tell a body served from the render cache from one
+// rendered anew.
+func (s *Server) GuildCreateRenders() uint64 { return s.guildCreateRenders.Load() }

@@ -15,6 +15,7 @@ import (
 	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
+	cachepkg "github.com/slashd/slashd/internal/store/cache"
 	"github.com/slashd/slashd/internal/wire"
 )
 
@@ -140,17 +141,103 @@ func (d gatewayDirectory) Guilds(ctx context.Context, appID snowflake.ID, q gate
 // bot it joined a guild leaves unavailable out, and libraries tell the
 // two apart by it (discord.py's parse_guild_create: on_guild_available
 // for false, on_guild_join for absent).
+//
+// Identify's GUILD_CREATEs come from Server.creates when the read cache
+// vouches for what they were rendered from (see guildCreateKey). A join's is
+// rendered each time: it goes out once, to the sessions of the bot that
+// joined, and would only crowd the identify's bodies out.
 func (d gatewayDirectory) guildCreate(ctx context.Context, guildID, botID snowflake.ID, joined bool) (json.RawMessage, error) {
-	view, err := d.s.loadMemberView(ctx, guildID, botID)
+	key := guildCreateKey{guild: guildID, bot: botID}
+	cacheable := !joined && d.s.cache != nil
+	if cacheable {
+		if stamp, ok := d.s.cache.MemberViewStamp(ctx, guildID, botID); ok {
+			if body, ok := d.s.creates.get(key, stamp); ok {
+				return body, nil
+			}
+		}
+	}
+	view, err := d.readGuildCreateView(ctx, guildID, botID)
 	if err != nil {
 		return nil, err
+	}
+	d.s.guildCreateRenders.Add(1)
+	body, err := renderGuildCreate(view, joined)
+	if err != nil {
+		return nil, fmt.Errorf("render GUILD_CREATE of guild %d: %w", guildID, err)
+	}
+	if cacheable && view.stamp.Complete() {
+		d.s.creates.put(key, view.stamp, body)
+	}
+	return body, nil
+}
+
+// guildCreateKey names a body of Server.creates: the rendered
+// GUILD_CREATEs of identify, one per
+// (guild, bot), each kept with the stamps of the four cached values it
+// was rendered from (cache.MemberViewStamp: the guild's snapshot of
+// roles, channels and installations, its member count, the bot's user
+// and its membership), which are all a GUILD_CREATE shows. A body is
+// served only while the read cache holds those very stamps; a fill
+// never reuses a stamp, so any change to the four that the cache has
+// learnt of (a write through this node, another node's invalidation on
+// the bus after the identify's barrier, another process's write moving
+// SQLite's world clock) has dropped an entry, and the next identify
+// renders anew from the new one. Exactness is the read cache's own,
+// with no invalidation path of this cache to get wrong: where the cache
+// would read the store (it is off, suspended, or does not cache the
+// world, as on PostgreSQL, where every node reads the world from the
+// store) there are no stamps and every GUILD_CREATE is rendered.
+// Bounded by Config.CacheBytes of bodies, as the command lists are. Only
+// the body is kept: each session wraps it in a dispatch frame of its own
+// sequence number, one copy.
+type guildCreateKey struct{ guild, bot snowflake.ID }
+
+// guildCreateView is what a GUILD_CREATE shows, with the read cache's
+// stamps of each part (0: not read from the cache).
+type guildCreateView struct {
+	snap        store.Snapshot
+	member      guild.Member
+	user        store.User
+	memberCount int
+	stamp       cachepkg.MemberViewStamp
+}
+
+// readGuildCreateView reads the bot's view of a guild with the checks
+// of loadMemberView (errNotMember, errOtherWorld), without the lookup
+// maps GUILD_CREATE does not need, and with the stamps.
+func (d gatewayDirectory) readGuildCreateView(ctx context.Context, guildID, botID snowflake.ID) (guildCreateView, error) {
+	var v guildCreateView
+	r := stampedReads{st: d.s.store, c: d.s.cache}
+	var err error
+	if v.snap, v.stamp.Snapshot, err = r.snapshot(ctx, guildID); err != nil {
+		return v, fmt.Errorf("snapshot of guild %d: %w", guildID, err)
+	}
+	v.user, v.stamp.User, err = r.user(ctx, botID)
+	if errors.Is(err, store.ErrNotFound) {
+		return v, errNotMember
+	}
+	if err != nil {
+		return v, err
+	}
+	if v.user.WorldID != v.snap.Guild.WorldID {
+		return v, errOtherWorld
+	}
+	v.member, v.stamp.Member, err = r.member(ctx, guildID, botID)
+	if errors.Is(err, store.ErrNotFound) {
+		return v, errNotMember
+	}
+	if err != nil {
+		return v, err
 	}
 	// Counted, not read: a guild of 100,000 members costs here what a
 	// small one does.
-	memberCount, err := d.s.store.MemberCount(ctx, guildID)
-	if err != nil {
-		return nil, err
-	}
+	v.memberCount, v.stamp.MemberCount, err = r.memberCount(ctx, guildID)
+	return v, err
+}
+
+// renderGuildCreate is view's GUILD_CREATE (joined: a join's, see
+// guildCreate).
+func renderGuildCreate(view guildCreateView, joined bool) (json.RawMessage, error) {
 	channels := make([]guildChannel, 0, len(view.snap.Channels))
 	threads := []guildChannel{}
 	for _, c := range view.snap.Channels {
@@ -168,10 +255,49 @@ func (d gatewayDirectory) guildCreate(ctx context.Context, guildID, botID snowfl
 		unavailable = new(bool)
 	}
 	return jsonenc.Marshal(guildCreateObject{
-		guildObject: newGuildObject(view.snap), JoinedAt: self.JoinedAt, MemberCount: memberCount, Unavailable: unavailable,
+		guildObject: newGuildObject(view.snap), JoinedAt: self.JoinedAt, MemberCount: view.memberCount, Unavailable: unavailable,
 		Members: []wire.GuildMember{self}, Channels: channels, Threads: threads, Presences: none, VoiceStates: none,
 		StageInstances: none, GuildScheduledEvents: none, SoundboardSounds: none, Lazy: true,
 	})
+}
+
+// stampedReads reads the world through the read cache with each value's
+// stamp, or from the store with none when there is no cache.
+type stampedReads struct {
+	st store.Store
+	c  *cachepkg.Store // nil: CacheOff
+}
+
+func (r stampedReads) snapshot(ctx context.Context, guildID snowflake.ID) (store.Snapshot, uint64, error) {
+	if r.c == nil {
+		snap, err := r.st.Snapshot(ctx, guildID)
+		return snap, 0, err
+	}
+	return r.c.StampedSnapshot(ctx, guildID)
+}
+
+func (r stampedReads) user(ctx context.Context, id snowflake.ID) (store.User, uint64, error) {
+	if r.c == nil {
+		u, err := r.st.User(ctx, id)
+		return u, 0, err
+	}
+	return r.c.StampedUser(ctx, id)
+}
+
+func (r stampedReads) member(ctx context.Context, guildID, userID snowflake.ID) (guild.Member, uint64, error) {
+	if r.c == nil {
+		m, err := r.st.Member(ctx, guildID, userID)
+		return m, 0, err
+	}
+	return r.c.StampedMember(ctx, guildID, userID)
+}
+
+func (r stampedReads) memberCount(ctx context.Context, guildID snowflake.ID) (int, uint64, error) {
+	if r.c == nil {
+		n, err := r.st.MemberCount(ctx, guildID)
+		return n, 0, err
+	}
+	return r.c.StampedMemberCount(ctx, guildID)
 }
 
 // guildCreateObject is GUILD_CREATE's guild: the guild object with the

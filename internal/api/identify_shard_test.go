@@ -121,10 +121,12 @@ func addBotGuild(t testing.TB, env bootstrap.Env, id, owner snowflake.ID, app st
 }
 
 // shardSession is what an identify got: READY's guilds and the
-// GUILD_CREATEs that followed, or the close code that refused it.
+// GUILD_CREATEs that followed (their ids in order, and their bodies), or
+// the close code that refused it.
 type shardSession struct {
 	ready   []snowflake.ID
 	creates []snowflake.ID
+	bodies  map[snowflake.ID]json.RawMessage
 	closed  websocket.StatusCode // -1: not closed
 }
 
@@ -146,7 +148,7 @@ func identifyShardOf(t *testing.T, url, token string, shard, shards, want int) s
 	if err := ws.Write(ctx, websocket.MessageText, id); err != nil {
 		t.Fatal(err)
 	}
-	got := shardSession{closed: -1}
+	got := shardSession{closed: -1, bodies: map[snowflake.ID]json.RawMessage{}}
 	for got.ready == nil || len(got.creates) < want {
 		_, data, err := ws.Read(ctx)
 		if code := websocket.CloseStatus(err); code != -1 {
@@ -186,6 +188,7 @@ func identifyShardOf(t *testing.T, url, token string, shard, shards, want int) s
 				t.Fatalf("GUILD_CREATE %s: %v", f.D, err)
 			}
 			got.creates = append(got.creates, g.ID)
+			got.bodies[g.ID] = f.D
 		}
 	}
 	return got

@@ -17,8 +17,9 @@ import (
 // it exists.
 //
 // The check sits where handlers share their lookups: loadMemberView
-// (every guild and guild-channel route, the picker, invocations) compares
-// the viewer's user row with the guild's snapshot, both of which it reads
+// (every guild and guild-channel route, the picker, invocations), and
+// readGuildCreateView for the gateway's GUILD_CREATE, compare the
+// viewer's user row with the guild's snapshot, both of which they read
 // anyway; privateView, openDM, getUser, resolveApp and resolveGuild
 // compare rows they already hold. A link between two worlds (a member, an
 // installation, a DM) cannot be made (the admin API refuses it, and so

@@ -74,31 +74,38 @@ type listKey struct {
 	withLoc bool
 }
 
-type listEntry struct {
-	version uint64
-	body    []byte
-}
-
-// listCache keeps rendered command lists, each under the version of the
-// list it rendered (cache.Store.VersionedCommands): every write of the
-// scope gives its list a new version, so an entry is served only for
-// the very list it was made from. Bounded by bytes, in two generations
-// as cache is.
-type listCache struct {
+// bodyCache keeps rendered bodies, each under the version (or stamp)
+// of what it was rendered from: an entry is served only for that very
+// version, so nothing is ever invalidated here; a new version renders
+// anew and replaces the entry. Bounded by bytes, in two generations as
+// cache is. It keeps the rendered command lists, under the version of
+// the list (cache.Store.VersionedCommands): every write of the scope
+// gives its list a new version; and the rendered GUILD_CREATEs, under
+// the stamps of the member's view they show (guildCreateKey).
+type bodyCache[K, V comparable] struct {
 	mu        sync.Mutex
 	limit     int
-	cur, prev map[listKey]listEntry
+	cur, prev map[K]bodyEntry[V]
 	curBytes  int
 }
 
-func newListCache(limit int) *listCache {
+type bodyEntry[V comparable] struct {
+	version V
+	body    []byte
+}
+
+// bodyOverhead is an entry's cost beside its body (key, version, map
+// slot): what keeps a cache of small bodies bounded too.
+const bodyOverhead = 64
+
+func newBodyCache[K, V comparable](limit int) *bodyCache[K, V] {
 	if limit <= 0 {
 		limit = cachepkg.DefaultCommandBytes
 	}
-	return &listCache{limit: limit, cur: map[listKey]listEntry{}}
+	return &bodyCache[K, V]{limit: limit, cur: map[K]bodyEntry[V]{}}
 }
 
-func (c *listCache) get(k listKey, version uint64) ([]byte, bool) {
+func (c *bodyCache[K, V]) get(k K, version V) ([]byte, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.cur[k]
@@ -114,22 +121,22 @@ func (c *listCache) get(k listKey, version uint64) ([]byte, bool) {
 	return e.body, true
 }
 
-func (c *listCache) put(k listKey, version uint64, body []byte) {
+func (c *bodyCache[K, V]) put(k K, version V, body []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.putLocked(k, listEntry{version: version, body: body})
+	c.putLocked(k, bodyEntry[V]{version: version, body: body})
 }
 
-func (c *listCache) putLocked(k listKey, e listEntry) {
-	n := len(e.body) + 64
+func (c *bodyCache[K, V]) putLocked(k K, e bodyEntry[V]) {
+	n := len(e.body) + bodyOverhead
 	if 2*n > c.limit {
 		return
 	}
 	if old, ok := c.cur[k]; ok {
-		c.curBytes -= len(old.body) + 64
+		c.curBytes -= len(old.body) + bodyOverhead
 	}
 	if c.curBytes+n > c.limit/2 {
-		c.prev, c.cur, c.curBytes = c.cur, map[listKey]listEntry{}, 0
+		c.prev, c.cur, c.curBytes = c.cur, map[K]bodyEntry[V]{}, 0
 	}
 	delete(c.prev, k)
 	c.cur[k] = e

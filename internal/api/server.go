@@ -103,8 +103,8 @@ type Config struct {
 	Cache CacheMode
 	// CacheEntries bounds each cached map (tokens, applications, guilds,
 	// installations; 0: cache.DefaultEntries); CacheBytes the cached
-	// commands and, separately, the rendered command lists (0:
-	// cache.DefaultCommandBytes).
+	// commands and, separately, the rendered command lists and the
+	// rendered GUILD_CREATEs (0: cache.DefaultCommandBytes).
 	CacheEntries, CacheBytes int
 	// Gateway tunes the websocket gateway (zero values: the real one's).
 	Gateway gateway.Config
@@ -197,10 +197,15 @@ type Server struct {
 	events   event.Bus
 	// cache is the caching store (nil: CacheOff); lists the rendered
 	// command lists, under the version of the list they render.
-	cache    *cachepkg.Store
-	lists    *listCache
-	webhooks *webhook.Deliverer
-	answers  answerWaiters
+	cache *cachepkg.Store
+	lists *bodyCache[listKey, uint64]
+	// creates keeps identify's rendered GUILD_CREATEs (gateway.go:
+	// guildCreateKey); guildCreateRenders counts the renders, cached or
+	// not, for the tests that tell a served body from a rendered one.
+	creates            *bodyCache[guildCreateKey, cachepkg.MemberViewStamp]
+	guildCreateRenders atomic.Uint64
+	webhooks           *webhook.Deliverer
+	answers            answerWaiters
 	// pending holds records of invocations being delivered, when
 	// holdRecords (this node is its store's only writer).
 	pending     pendingRecords
@@ -287,7 +292,8 @@ func New(cfg Config, d Deps) *Server {
 		s.cache = cachepkg.New(ctx, d.Store, cachepkg.Options{Bus: d.Events, Shared: cfg.Cache == CacheShared,
 			Entries: cfg.CacheEntries, CommandBytes: cfg.CacheBytes, Logger: d.Logger, WorldClock: worldClock,
 			OnGap: s.metrics.busGap(gapCache)})
-		s.lists = newListCache(cfg.CacheBytes)
+		s.lists = newBodyCache[listKey, uint64](cfg.CacheBytes)
+		s.creates = newBodyCache[guildCreateKey, cachepkg.MemberViewStamp](cfg.CacheBytes)
 		d.Store = s.cache
 	}
 	s.store, s.limiter = d.Store, newRateLimiter(cfg, d)

@@ -162,14 +162,16 @@ type Store struct {
 	guilds *bounded[snowflake.ID, store.Guild]
 	insts  *bounded[instKey, store.Installation]
 	cmds   *bounded[scopeKey, commands]
-	fills  atomic.Uint64 // numbers command fills (their versions)
+	fills  atomic.Uint64 // numbers fills: command lists' versions, the view's stamps
 
 	// The world an invocation reads.
+	// A member's view of a guild (its snapshot, member count, the user
+	// and the membership) is stamped with its fill: see MemberViewStamp.
 	clientTokens *bounded[string, snowflake.ID]
-	snaps        *bounded[snowflake.ID, store.Snapshot]
-	members      *bounded[memberKey, guild.Member]
-	memberCounts *bounded[snowflake.ID, int] // by guild: GUILD_CREATE's member_count
-	users        *bounded[snowflake.ID, store.User]
+	snaps        *bounded[snowflake.ID, stamped[store.Snapshot]]
+	members      *bounded[memberKey, stamped[guild.Member]]
+	memberCounts *bounded[snowflake.ID, stamped[int]] // by guild: GUILD_CREATE's member_count
+	users        *bounded[snowflake.ID, stamped[store.User]]
 	channels     *bounded[snowflake.ID, guild.Channel]
 	userInsts    *bounded[snowflake.ID, []store.UserInstallation]
 	perms        *bounded[scopeKey, []command.GuildPermissions]
@@ -211,10 +213,10 @@ func New(ctx context.Context, st store.Store, o Options) *Store {
 			return n
 		}),
 		clientTokens: newBounded[string, snowflake.ID](o.Entries, nil),
-		snaps:        newBounded[snowflake.ID, store.Snapshot](o.Entries, nil),
-		members:      newBounded[memberKey, guild.Member](o.Entries, nil),
-		memberCounts: newBounded[snowflake.ID, int](o.Entries, nil),
-		users:        newBounded[snowflake.ID, store.User](o.Entries, nil),
+		snaps:        newBounded[snowflake.ID, stamped[store.Snapshot]](o.Entries, nil),
+		members:      newBounded[memberKey, stamped[guild.Member]](o.Entries, nil),
+		memberCounts: newBounded[snowflake.ID, stamped[int]](o.Entries, nil),
+		users:        newBounded[snowflake.ID, stamped[store.User]](o.Entries, nil),
 		channels:     newBounded[snowflake.ID, guild.Channel](o.Entries, nil),
 		userInsts:    newBounded[snowflake.ID, []store.UserInstallation](o.Entries, nil),
 		perms:        newBounded[scopeKey, []command.GuildPermissions](o.Entries, nil),
@@ -321,35 +323,68 @@ func (s *Store) checkWorld(ctx context.Context) bool {
 
 // read serves k from m or fills it with load.
 func read[K comparable, V any](ctx context.Context, s *Store, m *bounded[K, V], k K, load func() (V, error)) (V, error) {
-	return readIf(s.ready(ctx), s, m, k, load)
+	v, _, err := readIf(s.ready(ctx), s, m, k, load)
+	return v, err
 }
 
 // readWorld is read for the world's maps.
 func readWorld[K comparable, V any](ctx context.Context, s *Store, m *bounded[K, V], k K, load func() (V, error)) (V, error) {
-	return readIf(s.worldReady(ctx), s, m, k, load)
+	v, _, err := readIf(s.worldReady(ctx), s, m, k, load)
+	return v, err
 }
 
-func readIf[K comparable, V any](ready bool, s *Store, m *bounded[K, V], k K, load func() (V, error)) (V, error) {
+// readIf serves k from m or fills it with load when ready, and says
+// whether the value it returns is the one m holds (a hit, or a fill it
+// kept).
+func readIf[K comparable, V any](ready bool, s *Store, m *bounded[K, V], k K, load func() (V, error)) (V, bool, error) {
 	if !ready {
-		return load()
+		v, err := load()
+		return v, false, err
 	}
 	s.mu.Lock()
 	v, ok := m.get(k)
 	gen := s.gen
 	s.mu.Unlock()
 	if ok {
-		return v, nil
+		return v, true, nil
 	}
 	v, err := load()
 	if err != nil {
-		return v, err
+		return v, false, err
 	}
 	s.mu.Lock()
-	if s.gen == gen {
+	kept := s.gen == gen
+	if kept {
 		m.put(k, v)
 	}
 	s.mu.Unlock()
-	return v, nil
+	return v, kept, nil
+}
+
+// stamped is a cached value with the number of the fill that read it.
+// Fill numbers are never reused, and an entry is only ever dropped or
+// kept as it is (a later fill is a new entry with a new number): while
+// an entry holds the stamp a reader saw, it holds the very value that
+// reader saw.
+type stamped[V any] struct {
+	v     V
+	stamp uint64
+}
+
+// readStamped is readWorld for a stamped map: the value with its stamp,
+// 0 when the value is not the one the map holds (the cache is not in use
+// for this read, or an invalidation raced the fill), so that nothing
+// made from it can be vouched for by the cache.
+func readStamped[K comparable, V any](ctx context.Context, s *Store, m *bounded[K, stamped[V]], k K,
+	load func() (V, error)) (V, uint64, error) {
+	e, held, err := readIf(s.worldReady(ctx), s, m, k, func() (stamped[V], error) {
+		v, err := load()
+		return stamped[V]{v: v, stamp: s.fills.Add(1)}, err
+	})
+	if !held {
+		e.stamp = 0
+	}
+	return e.v, e.stamp, err
 }
 
 func (s *Store) TokenByHash(ctx context.Context, hash []byte) (store.Token, error) {
@@ -409,7 +444,16 @@ func (s *Store) ClientTokenUser(ctx context.Context, hash []byte) (snowflake.ID,
 }
 
 func (s *Store) Snapshot(ctx context.Context, guildID snowflake.ID) (store.Snapshot, error) {
-	snap, err := readWorld(ctx, s, s.snaps, guildID, func() (store.Snapshot, error) { return s.Store.Snapshot(ctx, guildID) })
+	snap, _, err := s.StampedSnapshot(ctx, guildID)
+	return snap, err
+}
+
+// StampedSnapshot is Snapshot with the stamp of the cached value (see
+// MemberViewStamp); 0: not the cache's.
+func (s *Store) StampedSnapshot(ctx context.Context, guildID snowflake.ID) (store.Snapshot, uint64, error) {
+	snap, stamp, err := readStamped(ctx, s, s.snaps, guildID, func() (store.Snapshot, error) {
+		return s.Store.Snapshot(ctx, guildID)
+	})
 	snap.Roles = slices.Clone(snap.Roles)
 	snap.Channels = slices.Clone(snap.Channels)
 	for i := range snap.Channels {
@@ -419,26 +463,77 @@ func (s *Store) Snapshot(ctx context.Context, guildID snowflake.ID) (store.Snaps
 	for i := range snap.Installations {
 		snap.Installations[i].Scopes = slices.Clone(snap.Installations[i].Scopes)
 	}
-	return snap, err
+	return snap, stamp, err
 }
 
 func (s *Store) Member(ctx context.Context, guildID, userID snowflake.ID) (guild.Member, error) {
-	m, err := readWorld(ctx, s, s.members, memberKey{guildID, userID}, func() (guild.Member, error) {
+	m, _, err := s.StampedMember(ctx, guildID, userID)
+	return m, err
+}
+
+// StampedMember is Member with its stamp (see MemberViewStamp).
+func (s *Store) StampedMember(ctx context.Context, guildID, userID snowflake.ID) (guild.Member, uint64, error) {
+	m, stamp, err := readStamped(ctx, s, s.members, memberKey{guildID, userID}, func() (guild.Member, error) {
 		return s.Store.Member(ctx, guildID, userID)
 	})
 	m.Roles = slices.Clone(m.Roles)
-	return m, err
+	return m, stamp, err
 }
 
 // MemberCount is cached with the members: every write that adds or
 // removes one names it (Invalidation.Members), and so drops its guild's
 // count. An identify renders thousands of GUILD_CREATEs, each with one.
 func (s *Store) MemberCount(ctx context.Context, guildID snowflake.ID) (int, error) {
-	return readWorld(ctx, s, s.memberCounts, guildID, func() (int, error) { return s.Store.MemberCount(ctx, guildID) })
+	n, _, err := s.StampedMemberCount(ctx, guildID)
+	return n, err
+}
+
+// StampedMemberCount is MemberCount with its stamp (see MemberViewStamp).
+func (s *Store) StampedMemberCount(ctx context.Context, guildID snowflake.ID) (int, uint64, error) {
+	return readStamped(ctx, s, s.memberCounts, guildID, func() (int, error) { return s.Store.MemberCount(ctx, guildID) })
 }
 
 func (s *Store) User(ctx context.Context, id snowflake.ID) (store.User, error) {
-	return readWorld(ctx, s, s.users, id, func() (store.User, error) { return s.Store.User(ctx, id) })
+	u, _, err := s.StampedUser(ctx, id)
+	return u, err
+}
+
+// StampedUser is User with its stamp (see MemberViewStamp).
+func (s *Store) StampedUser(ctx context.Context, id snowflake.ID) (store.User, uint64, error) {
+	return readStamped(ctx, s, s.users, id, func() (store.User, error) { return s.Store.User(ctx, id) })
+}
+
+// MemberViewStamp names the cached fills of one member's view of a
+// guild: the guild's snapshot and member count, the user and their
+// membership. Something made from values read with these stamps (the
+// Stamped reads) is made from the same values as long as the cache
+// holds the same stamps: the stamps stand for the values, and the
+// cache's own invalidations (this node's writes, the other nodes' over
+// the bus, the world clock) keep them exact.
+type MemberViewStamp struct {
+	Snapshot, MemberCount, User, Member uint64
+}
+
+// Complete says whether every stamp is the cache's (none is 0).
+func (v MemberViewStamp) Complete() bool {
+	return v.Snapshot != 0 && v.MemberCount != 0 && v.User != 0 && v.Member != 0
+}
+
+// MemberViewStamp returns the stamps the cache holds now for user
+// userID's view of guild guildID, without copying or reading anything;
+// false unless the cache may serve the world to ctx and holds all four.
+func (s *Store) MemberViewStamp(ctx context.Context, guildID, userID snowflake.ID) (MemberViewStamp, bool) {
+	if !s.worldReady(ctx) {
+		return MemberViewStamp{}, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	snap, okSnap := s.snaps.get(guildID)
+	count, okCount := s.memberCounts.get(guildID)
+	u, okUser := s.users.get(userID)
+	m, okMember := s.members.get(memberKey{guildID, userID})
+	v := MemberViewStamp{Snapshot: snap.stamp, MemberCount: count.stamp, User: u.stamp, Member: m.stamp}
+	return v, okSnap && okCount && okUser && okMember
 }
 
 func (s *Store) Channel(ctx context.Context, id snowflake.ID) (guild.Channel, error) {
@@ -531,7 +626,7 @@ func (s *Store) apply(inv Invalidation) {
 	}
 	for _, g := range inv.GuildWorld {
 		s.snaps.remove(g)
-		s.members.removeIf(func(k memberKey, _ guild.Member) bool { return k.Guild == g })
+		s.members.removeIf(func(k memberKey, _ stamped[guild.Member]) bool { return k.Guild == g })
 		s.memberCounts.remove(g)
 		s.channels.removeIf(func(_ snowflake.ID, c guild.Channel) bool { return c.GuildID == g })
 		s.perms.removeIf(func(k scopeKey, _ []command.GuildPermissions) bool { return k.Guild == g })

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -308,4 +309,86 @@ func openPair(t *testing.T, path string) (server, cli *sqlstore.Store) {
 		return st
 	}
 	return open(), open()
+}
+
+// memberView is a member's view of a guild read with its stamps.
+type memberView struct {
+	snap  store.Snapshot
+	count int
+	user  store.User
+	m     guild.Member
+	stamp cache.MemberViewStamp
+}
+
+func readMemberView(t *testing.T, ctx context.Context, c *cache.Store, guildID, userID snowflake.ID) memberView {
+	t.Helper()
+	var v memberView
+	var err1, err2, err3, err4 error
+	v.snap, v.stamp.Snapshot, err1 = c.StampedSnapshot(ctx, guildID)
+	v.count, v.stamp.MemberCount, err2 = c.StampedMemberCount(ctx, guildID)
+	v.user, v.stamp.User, err3 = c.StampedUser(ctx, userID)
+	v.m, v.stamp.Member, err4 = c.StampedMember(ctx, guildID, userID)
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// A member's view stamps (what identify's GUILD_CREATE cache keys its
+// bodies by) stand for their values: after each world write through
+// the cache, within one request (where only the cache's own
+// invalidations keep it exact, not the world clock), a view read again
+// with the stamps the cache still holds is the view read before, and
+// every write that changed the view changed a stamp. Stamps are held
+// only while the cache serves the world.
+func TestMemberViewStampsStandForTheirValues(t *testing.T) {
+	inner := openSQLite(t).(*sqlstore.Store)
+	f := seed(t, inner)
+	channel := worldSeed(t, inner, f)
+	c := cache.New(t.Context(), inner, cache.Options{WorldClock: inner.WorldClock()})
+	ctx := c.SyncWorld(t.Context())
+	changed := 0
+	for _, step := range worldWrites(f, channel) {
+		if step.name == "DeleteMember" {
+			continue // no view left to compare
+		}
+		before := readMemberView(t, ctx, c, f.Guild, f.User)
+		if !before.stamp.Complete() {
+			t.Fatalf("before %s: stamps %+v, want all four held", step.name, before.stamp)
+		}
+		if held, ok := c.MemberViewStamp(ctx, f.Guild, f.User); !ok || held != before.stamp {
+			t.Fatalf("before %s: the cache holds %+v (%v), the reads got %+v", step.name, held, ok, before.stamp)
+		}
+		if err := step.write(ctx, c); err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		held, ok := c.MemberViewStamp(ctx, f.Guild, f.User)
+		after := readMemberView(t, ctx, c, f.Guild, f.User)
+		same := reflect.DeepEqual(before.snap, after.snap) && before.count == after.count &&
+			reflect.DeepEqual(before.user, after.user) && reflect.DeepEqual(before.m, after.m)
+		if ok && held == before.stamp && !same {
+			t.Errorf("after %s the cache still holds the stamps %+v, but the view changed", step.name, held)
+		}
+		if !same {
+			changed++
+			if after.stamp == before.stamp {
+				t.Errorf("after %s the view changed under the same stamps %+v", step.name, after.stamp)
+			}
+		}
+		if err := c.PutMember(ctx, guild.Member{GuildID: f.Guild, UserID: f.User}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if changed < 8 {
+		t.Errorf("only %d writes changed the view: the test checks little", changed)
+	}
+
+	// A cache that does not serve the world (no clock) holds no stamps.
+	off := cache.New(t.Context(), inner, cache.Options{})
+	if v := readMemberView(t, ctx, off, f.Guild, f.User); v.stamp != (cache.MemberViewStamp{}) {
+		t.Errorf("without a world clock the reads got stamps %+v, want none", v.stamp)
+	}
+	if _, ok := off.MemberViewStamp(ctx, f.Guild, f.User); ok {
+		t.Error("without a world clock the cache vouches for a view")
+	}
 }
