@@ -390,8 +390,10 @@ func BenchmarkRatioInvoke(b *testing.B) {
 // measure slashd's invocations against: decode the client's body, sign
 // payload (the bytes slashd delivered) with Ed25519, POST it to an app
 // built on the same SDK handler as slashd's (which verifies, decodes and
-// answers), decode the answer, store it as one row in one SQLite
-// transaction (same driver and settings as slashd's store) and relay it.
+// answers), decode the answer, store the delivered interaction (what
+// its follow-ups need: ids, token hash, time) and the answer as two rows
+// in one SQLite transaction (same driver and settings as slashd's store,
+// prepared statements) and relay it.
 // No authentication, no checks, no permissions, no log: what is left is
 // the two hops, the signature, the app and one durable commit.
 func invokeFloor(b *testing.B, payload, answer []byte) string {
