@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
@@ -389,8 +390,10 @@ func BenchmarkRatioInvoke(b *testing.B) {
 // measure slashd's invocations against: decode the client's body, sign
 // payload (the bytes slashd delivered) with Ed25519, POST it to an app
 // built on the same SDK handler as slashd's (which verifies, decodes and
-// answers), decode the answer, store it as one row in one SQLite
-// transaction (same driver and settings as slashd's store) and relay it.
+// answers), decode the answer, store the delivered interaction (what
+// its follow-ups need: ids, token hash, time) and the answer as two rows
+// in one SQLite transaction (same driver and settings as slashd's store,
+// prepared statements) and relay it.
 // No authentication, no checks, no permissions, no log: what is left is
 // the two hops, the signature, the app and one durable commit.
 func invokeFloor(b *testing.B, payload, answer []byte) string {
@@ -418,7 +421,9 @@ func invokeFloor(b *testing.B, payload, answer []byte) string {
 	}
 	b.Cleanup(func() { raw.Close() })
 	db := raw.DB()
-	if _, err := db.Exec(`CREATE TABLE answers (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`); err != nil {
+	rec := newFloorRecorder(b, db)
+	var sent deliveredInteraction
+	if err := json.Unmarshal(payload, &sent); err != nil {
 		b.Fatal(err)
 	}
 	var next atomic.Int64
@@ -454,7 +459,7 @@ func invokeFloor(b *testing.B, payload, answer []byte) string {
 			http.Error(w, fmt.Sprintf("app: %d %s", resp.StatusCode, out), 502)
 			return
 		}
-		if err := insertAnswer(r.Context(), db, next.Add(1), ans.Data); err != nil {
+		if err := rec.record(r.Context(), next.Add(1), sent, ans.Data); err != nil {
 			http.Error(w, err.Error(), 500)
 			return
 		}
@@ -474,20 +479,69 @@ func invokeFloor(b *testing.B, payload, answer []byte) string {
 		resp.StatusCode != 200 || !strings.Contains(stored, `"content":"hello"`) {
 		b.Fatalf("the floor answered %d %s and stored %q (%v), want the content of %s", resp.StatusCode, relayed, stored, err, answer)
 	}
-	if _, err := db.Exec(`DELETE FROM answers`); err != nil {
-		b.Fatal(err)
+	var kept int
+	if err := db.QueryRow(`SELECT count(*) FROM delivered WHERE length(token_hash) = 32`).Scan(&kept); err != nil || kept != 1 {
+		b.Fatalf("the floor kept %d delivered interactions (%v), want 1", kept, err)
+	}
+	for _, table := range []string{"answers", "delivered"} {
+		if _, err := db.Exec(`DELETE FROM ` + table); err != nil {
+			b.Fatal(err)
+		}
 	}
 	return floor.URL
 }
 
-// insertAnswer is the floor's one transaction.
-func insertAnswer(ctx context.Context, db *sql.DB, id int64, data []byte) error {
-	tx, err := db.BeginTx(ctx, nil)
+// deliveredInteraction is what the floor keeps of the interaction it
+// delivered: enough to accept its follow-ups by token.
+type deliveredInteraction struct {
+	ApplicationID string `json:"application_id"`
+	ChannelID     string `json:"channel_id"`
+	Token         string `json:"token"`
+}
+
+// floorRecorder is the floor's one transaction: the interaction it
+// delivered (its token must outlive a restart: follow-ups use it for 15
+// minutes, as on slashd) and the answer, two rows in one commit, with
+// statements prepared once as a competent server would.
+type floorRecorder struct {
+	db                *sql.DB
+	delivered, answer *sql.Stmt
+}
+
+func newFloorRecorder(b *testing.B, db *sql.DB) *floorRecorder {
+	b.Helper()
+	for _, ddl := range []string{
+		`CREATE TABLE answers (id INTEGER PRIMARY KEY, body TEXT NOT NULL)`,
+		`CREATE TABLE delivered (id INTEGER PRIMARY KEY, application_id INTEGER NOT NULL,
+			channel_id INTEGER NOT NULL, token_hash BLOB NOT NULL, created_at INTEGER NOT NULL)`,
+	} {
+		if _, err := db.Exec(ddl); err != nil {
+			b.Fatal(err)
+		}
+	}
+	delivered, err := db.Prepare(`INSERT INTO delivered (id, application_id, channel_id, token_hash, created_at) VALUES ($1, $2, $3, $4, $5)`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	answer, err := db.Prepare(`INSERT INTO answers (id, body) VALUES ($1, $2)`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { delivered.Close(); answer.Close() })
+	return &floorRecorder{db: db, delivered: delivered, answer: answer}
+}
+
+func (f *floorRecorder) record(ctx context.Context, id int64, in deliveredInteraction, data []byte) error {
+	tx, err := f.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO answers (id, body) VALUES ($1, $2)`, id, string(data)); err != nil {
+	tokenHash := sha256.Sum256([]byte(in.Token))
+	if _, err := tx.StmtContext(ctx, f.delivered).ExecContext(ctx, id, in.ApplicationID, in.ChannelID, tokenHash[:], time.Now().UnixMilli()); err != nil {
+		return err
+	}
+	if _, err := tx.StmtContext(ctx, f.answer).ExecContext(ctx, id, string(data)); err != nil {
 		return err
 	}
 	return tx.Commit()
