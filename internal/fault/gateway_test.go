@@ -176,12 +176,15 @@ func (b *rawBot) read() frame {
 
 // TestGatewayFaultsOnTheWire: op 9 carries d as asked, a close has the
 // chosen code, withheld ACKs are missing, a delayed dispatch is late.
+// Each case has a world of its own: a fault fires on whichever of its
+// world's sessions the poke finds first, and an earlier case's
+// connection, closed by its client, may not have left the server yet.
 func TestGatewayFaultsOnTheWire(t *testing.T) {
 	t.Parallel()
 	e := testenv.New(t)
-	w := newWorld(t, e, "gateway-wire")
 
 	t.Run("invalid session, resumable", func(t *testing.T) {
+		w := newWorld(t, e, "gateway-wire-invalid-session-resumable")
 		b := dialRaw(t, e, w.Bot())
 		addFault(t, e, w, map[string]any{"kind": "gateway.invalid_session", "resumable": true})
 		f := b.read()
@@ -195,6 +198,7 @@ func TestGatewayFaultsOnTheWire(t *testing.T) {
 		}
 	})
 	t.Run("close", func(t *testing.T) {
+		w := newWorld(t, e, "gateway-wire-close")
 		b := dialRaw(t, e, w.Bot())
 		addFault(t, e, w, map[string]any{"kind": "gateway.close", "code": 4000})
 		for {
@@ -208,6 +212,7 @@ func TestGatewayFaultsOnTheWire(t *testing.T) {
 		}
 	})
 	t.Run("withheld ACKs", func(t *testing.T) {
+		w := newWorld(t, e, "gateway-wire-withheld-acks")
 		b := dialRaw(t, e, w.Bot())
 		f := addFault(t, e, w, map[string]any{"kind": "gateway.withhold_ack", "count": 2})
 		for range 3 {
@@ -229,6 +234,7 @@ func TestGatewayFaultsOnTheWire(t *testing.T) {
 		}
 	})
 	t.Run("reconnect", func(t *testing.T) {
+		w := newWorld(t, e, "gateway-wire-reconnect")
 		b := dialRaw(t, e, w.Bot())
 		addFault(t, e, w, map[string]any{"kind": "gateway.reconnect"})
 		if f := b.read(); f.Op != 7 {
