@@ -134,8 +134,13 @@ func open(ctx context.Context, path string, cfg config) (*sqlstore.Store, error)
 	db.SetMaxOpenConns(8)
 	db.SetMaxIdleConns(8)
 	db.SetConnMaxIdleTime(5 * time.Minute)
-	s := sqlstore.NewWithOptions(db, sqlstore.Options{FormatError: formatError, WriteGate: ck.gate, OnClose: ck.close,
-		WorldClock: true, DatabaseLock: true})
+	wal := newWalIndex(path)
+	closeAll := func() {
+		ck.close()
+		_ = wal.close() // a read-only file: nothing to lose
+	}
+	s := sqlstore.NewWithOptions(db, sqlstore.Options{FormatError: formatError, WriteGate: ck.gate, OnClose: closeAll,
+		WorldClock: true, DatabaseLock: true, CommitStamp: wal.stamp})
 	// Running before the migrations, which write through the gate too.
 	go ck.run()
 	if err := migrate(ctx, s); err != nil {

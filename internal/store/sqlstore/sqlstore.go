@@ -40,6 +40,9 @@ type Store struct {
 	keys            atomic.Pointer[secrets.Keyring] // nil: secrets in clear (see SealSecrets)
 	worldClock      bool
 	databaseLock    bool
+	commitStamp     func() (CommitStamp, bool)
+	lastWorld       atomic.Pointer[worldReading] // the last world-clock reading and its stamp
+	worldQueries    atomic.Int64                 // world-clock readings that queried the database (tests)
 }
 
 var _ store.Store = (*Store)(nil)
@@ -82,6 +85,9 @@ type Options struct {
 	// statement that only takes a row lock to serialize writers can be
 	// left out.
 	DatabaseLock bool
+	// CommitStamp reads, without a query, a stamp that every commit of
+	// every process moves (see WorldClock); nil where there is none.
+	CommitStamp func() (CommitStamp, bool)
 }
 
 // DefaultMaxAttempts is Options.MaxAttempts when left 0: enough for a
@@ -98,7 +104,8 @@ func New(db *sql.DB, formatError func(error) error) *Store {
 // NewWithOptions wraps db for a backend described by o.
 func NewWithOptions(db *sql.DB, o Options) *Store {
 	s := &Store{db: db, formatError: o.FormatError, retryable: o.Retryable, maxAttempts: o.MaxAttempts, onClose: o.OnClose,
-		gate: o.WriteGate, worldClock: o.WorldClock, databaseLock: o.DatabaseLock}
+		gate: o.WriteGate, worldClock: o.WorldClock, databaseLock: o.DatabaseLock,
+		commitStamp: o.CommitStamp}
 	if s.formatError == nil {
 		s.formatError = func(err error) error { return err }
 	}
@@ -113,25 +120,6 @@ func NewWithOptions(db *sql.DB, o Options) *Store {
 		s.lockedTxOptions = &sql.TxOptions{Isolation: o.LockedIsolation}
 	}
 	return s
-}
-
-// WorldClock returns a function reading the world's version: a number
-// that moves whenever any process commits a change to users, guilds,
-// roles, members, channels, installations (in guilds and on accounts)
-// or permission lists, and with nothing else; nil when the backend keeps
-// none. The store cache reads it to learn what a process other than
-// its own (the CLI, on a running server's SQLite data) changed.
-func (s *Store) WorldClock() func(context.Context) (int64, error) {
-	if !s.worldClock {
-		return nil
-	}
-	return func(ctx context.Context) (int64, error) {
-		var v int64
-		if err := s.queryRow(ctx, `SELECT version FROM world_clock WHERE id = 1`).Scan(&v); err != nil {
-			return 0, fmt.Errorf("read the world clock: %w", err)
-		}
-		return v, nil
-	}
 }
 
 // DB is the underlying handle.

@@ -1,0 +1,222 @@
+package sqlite
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/slashd/slashd/internal/guild"
+	"github.com/slashd/slashd/internal/snowflake"
+	"github.com/slashd/slashd/internal/store"
+	"github.com/slashd/slashd/internal/store/sqlstore"
+)
+
+// The world clock is read from the database only when some commit may
+// have moved it: while the WAL index's header stands still, or moved only
+// by this store's own invocation writes, the last reading is served.
+// Every other commit, by another handle or another process, world write
+// or not, makes the next reading query again, and a world write is seen.
+func TestWorldClockQueriesOnlyAfterOthersCommit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db.sqlite")
+	quiet := withLimits(walLimits{CheckpointAt: 16 << 20, HardLimit: 40 << 20, RetryStep: 4 << 20,
+		Interval: time.Hour, Wait: time.Second}) // no checkpoint resets the log between steps
+	a := openTest(t, path, quiet)
+	ctx := t.Context()
+	b, err := Open(ctx, path, quiet) // another handle on the same file
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	clock := a.WorldClock()
+	f := seedInvocations(t, a)
+
+	var version int64
+	step := func(name string, write func() error, wantQueries int64, moves bool) {
+		t.Helper()
+		if err := write(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		before := a.WorldClockQueries()
+		v, err := clock(ctx)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := a.WorldClockQueries() - before; got != wantQueries {
+			t.Errorf("after %s: the clock was read with %d queries, want %d", name, got, wantQueries)
+		}
+		if moved := v != version; moved != moves {
+			t.Errorf("after %s: the clock went %d → %d, want moved=%v", name, version, v, moves)
+		}
+		version = v
+	}
+	nothing := func() error { return nil }
+	step("the first reading", nothing, 1, true)
+	step("nothing", nothing, 0, false)
+	step("this store's answered invocation", func() error { return f.answer(ctx, a) }, 0, false)
+	step("another handle's answered invocation", func() error { return f.answer(ctx, b) }, 1, false)
+	step("another handle's new user", func() error { return f.user(ctx, b) }, 1, true)
+	step("nothing again", nothing, 0, false)
+	step("this store's new user", func() error { return f.user(ctx, a) }, 1, true)
+	step("another process's new user", func() error { return writeInAnotherProcess(t, path) }, 1, true)
+	step("this store's answered invocation, again", func() error { return f.answer(ctx, a) }, 0, false)
+}
+
+// invocationFixture is a guild and channel to answer invocations in.
+type invocationFixture struct {
+	owner, guild, channel snowflake.ID
+	next                  *int64
+}
+
+func seedInvocations(t *testing.T, s *sqlstore.Store) invocationFixture {
+	t.Helper()
+	ctx := t.Context()
+	at := time.UnixMilli(1_700_000_000_000)
+	f := invocationFixture{owner: 10, guild: 20, channel: 30, next: new(int64)}
+	for _, err := range []error{
+		s.CreateUser(ctx, store.User{ID: f.owner, Username: "owner", CreatedAt: at}),
+		s.CreateGuild(ctx, store.Guild{ID: f.guild, Name: "g", OwnerID: f.owner, CreatedAt: at}),
+		s.CreateChannel(ctx, guild.Channel{ID: f.channel, GuildID: f.guild, Type: guild.ChannelText, Name: "general"}),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return f
+}
+
+// answer records an invocation answered inline with a message, as an
+// HTTP app's inline answer is.
+func (f invocationFixture) answer(ctx context.Context, s *sqlstore.Store) error {
+	*f.next++
+	id := snowflake.ID(1_000_000 + 2**f.next)
+	token := sha256.Sum256([]byte(strconv.FormatInt(*f.next, 10)))
+	at := time.Now()
+	rec := store.Interaction{ID: id, ApplicationID: 5, Type: 2, TokenHash: token[:], GuildID: f.guild, ChannelID: f.channel,
+		UserID: f.owner, CreatedAt: at}
+	_, err := s.CreateAnsweredInteraction(ctx, rec, func(cur store.Interaction) (store.Answer, error) {
+		m := store.Message{ID: id + 1, ChannelID: f.channel, GuildID: f.guild, AuthorID: 5, InteractionID: id,
+			Body: []byte(`{"content":"hi"}`), CreatedAt: at}
+		cur.ResponseType, cur.AnsweredAt, cur.OriginalMessageID = 4, at, m.ID
+		return store.Answer{Interaction: cur, Put: &m}, nil
+	})
+	return err
+}
+
+func (f invocationFixture) user(ctx context.Context, s *sqlstore.Store) error {
+	*f.next++
+	return s.CreateUser(ctx, store.User{ID: snowflake.ID(5_000_000 + *f.next), Username: "u", CreatedAt: time.Now()})
+}
+
+// writeInAnotherProcess runs this test binary again to create a user in
+// the database at path, as the CLI does beside a running server.
+func writeInAnotherProcess(t *testing.T, path string) error {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestWorldWriterProcess$")
+	cmd.Env = append(os.Environ(), "SLASHD_TEST_WORLD_WRITER="+path)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("the other process: %v\n%s", err, out)
+	}
+	return nil
+}
+
+// TestWorldWriterProcess is writeInAnotherProcess's child; by itself it
+// does nothing.
+func TestWorldWriterProcess(t *testing.T) {
+	path := os.Getenv("SLASHD_TEST_WORLD_WRITER")
+	if path == "" {
+		t.Skip("run by TestWorldClockQueriesOnlyAfterOthersCommit")
+	}
+	s, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.CreateUser(t.Context(), store.User{ID: 9_999_999, Username: "cli", CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The WAL index's file comes and goes with the database's connections:
+// a stamp is read from the file the database uses now, never from one
+// SQLite has deleted (whose header would stand still for ever).
+func TestWalIndexFollowsItsFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db.sqlite")
+	w := newWalIndex(path)
+	defer w.close()
+	if _, ok := w.stamp(); ok {
+		t.Fatal("a stamp with no database")
+	}
+	first, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ok := w.stamp()
+	if !ok {
+		t.Fatal("no stamp of an open database")
+	}
+	if err := first.CreateUser(t.Context(), store.User{ID: 1, Username: "a", CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if next, ok := w.stamp(); !ok || next.Seq == st.Seq {
+		t.Fatalf("a commit left the stamp at %d (%v)", next.Seq, ok)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path + "-shm"); err == nil {
+		t.Skip("SQLite kept the -shm file after the last connection closed")
+	}
+	if _, ok := w.stamp(); ok {
+		t.Fatal("a stamp from a deleted WAL index")
+	}
+	second, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	before, ok := w.stamp()
+	if !ok {
+		t.Fatal("no stamp after the database opened again")
+	}
+	if err := second.CreateUser(t.Context(), store.User{ID: 2, Username: "b", CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if after, ok := w.stamp(); !ok || after == before {
+		t.Fatalf("a commit after reopening left the stamp as it was (%v)", ok)
+	}
+}
+
+// A header is taken only whole: both copies alike, initialized, of the
+// known version; anything else (torn, empty, short) asks the database.
+func FuzzParseWalIndexHeader(f *testing.F) {
+	whole := make([]byte, 2*walIndexHeaderSize)
+	binary.NativeEndian.PutUint32(whole[0:], walIndexVersion)
+	binary.NativeEndian.PutUint32(whole[8:], 41)
+	whole[12] = 1
+	copy(whole[walIndexHeaderSize:], whole[:walIndexHeaderSize])
+	f.Add(whole)
+	torn := slices.Clone(whole)
+	torn[8] = 42
+	f.Add(torn)
+	f.Add(whole[:50])
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		st, ok := parseWalIndexHeader(b)
+		if !ok {
+			return
+		}
+		h := b[:walIndexHeaderSize]
+		if !bytes.Equal(h, b[walIndexHeaderSize:2*walIndexHeaderSize]) || h[12] != 1 ||
+			!bytes.Equal(st.State[:], h) || st.Seq != binary.NativeEndian.Uint32(h[8:]) {
+			t.Fatalf("took %x as %+v", b, st)
+		}
+	})
+}
