@@ -71,3 +71,23 @@ func measure(b *testing.B, url, auth string, body []byte) {
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 }
+
+// BenchmarkInvokeFloor is BenchmarkRatioInvoke's floor alone, to profile
+// beside BenchmarkInvoke: the same payload, signed, delivered to the same
+// SDK app, its answer committed with the interaction in one transaction.
+func BenchmarkInvokeFloor(b *testing.B) {
+	e := testenv.New(b)
+	w := newInvokeWorld(b, e)
+	cmd := w.command(jsonObj{"name": "echo", "description": "Echo", "options": []jsonObj{
+		{"type": 3, "name": "text", "description": "Text", "required": true},
+	}})
+	w.answerWith(func(i *interactions.Interaction) (interactions.Response, error) {
+		opt, _ := i.Data.Option("text")
+		s, _ := opt.String()
+		return interactions.Message(s), nil
+	})
+	body := mustJSON(b, w.invocation(2, cmd, "options", []jsonObj{{"type": 3, "name": "text", "value": "hello"}}))
+	mustDo(b, e, "POST", "/api/v10/interactions", w.client, body, 200)
+	floorURL := invokeFloor(b, w.last().Raw, []byte(`{"type":4,"data":{"content":"hello"}}`))
+	measure(b, floorURL, "", body)
+}
