@@ -74,7 +74,7 @@ func (s *Server) interactionCallback(w http.ResponseWriter, r *http.Request) err
 		// invoking client's answer keeps it.)
 		out.Resource.Message = nil
 	}
-	writeJSON(w, http.StatusOK, out)
+	writeCallbackResult(w, out)
 	return nil
 }
 

@@ -115,7 +115,7 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, out)
+	writeCallbackResult(w, out)
 	return nil
 }
 

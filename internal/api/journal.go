@@ -232,16 +232,16 @@ func (s *Server) journalDelivery(ctx context.Context, in invocation, d delivery,
 	if res, rerr := s.callbackResponse(ctx, rec); rerr == nil {
 		// Nothing in res changes after this: its message body and
 		// result are the store's bytes, only read from here on.
-		body.Members = []journal.Member{{Name: "answer", Value: res.journalValue()}}
+		body.Members = []journal.Member{{Name: "answer", Value: res.spliced()}}
 	}
 	s.journal.Record(in.app.WorldID, journal.InteractionAnswered, body)
 	return rec
 }
 
-// journalValue is r as the journal's writer encodes it: the answer's
+// spliced is r as the journal's writer encodes it: the answer's
 // message (and any other result) spliced in as stored, the same JSON
-// as r's own encoding.
-func (r callbackResult) journalValue() *journal.Spliced {
+// as r's own encoding (encode).
+func (r callbackResult) spliced() *journal.Spliced {
 	v := &journal.Spliced{Fields: struct {
 		Interaction callbackInteraction `json:"interaction"`
 	}{r.Interaction}}
