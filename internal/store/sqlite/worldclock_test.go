@@ -67,6 +67,13 @@ func TestWorldClockQueriesOnlyAfterOthersCommit(t *testing.T) {
 	step("this store's new user", func() error { return f.user(ctx, a) }, 1, true)
 	step("another process's new user", func() error { return writeInAnotherProcess(t, path) }, 1, true)
 	step("this store's answered invocation, again", func() error { return f.answer(ctx, a) }, 0, false)
+	step("another handle's new user, then this store's answered invocation", func() error {
+		if err := f.user(ctx, b); err != nil {
+			return err
+		}
+		return f.answer(ctx, a)
+	}, 1, true)
+	step("this store's answered invocation, once more", func() error { return f.answer(ctx, a) }, 0, false)
 }
 
 // invocationFixture is a guild and channel to answer invocations in.

@@ -204,11 +204,11 @@ func (s *Store) CreateInteraction(ctx context.Context, in store.Interaction) err
 func (s *Store) CreateAnsweredInteraction(ctx context.Context, in store.Interaction,
 	fn func(store.Interaction) (store.Answer, error),
 ) (store.Interaction, error) {
-	if err := s.prepareAll(ctx, queryInsertInteraction, queryPutMessage, queryWorldClock); err != nil {
+	if err := s.prepareAll(ctx, queryInsertInteraction, queryPutMessage); err != nil {
 		return store.Interaction{}, fmt.Errorf("record answered interaction %d: %w", in.ID, err)
 	}
 	var out store.Interaction
-	err := s.insertingTx(ctx, func(tx *sql.Tx) error {
+	err := s.outsideWorldTx(ctx, func(tx *sql.Tx) error {
 		next, put, err := answerOf(in, fn)
 		if err != nil {
 			return err

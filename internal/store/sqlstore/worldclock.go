@@ -68,51 +68,44 @@ func (s *Store) stampNow() (CommitStamp, bool) {
 	return s.commitStamp()
 }
 
-// insertingTx is lockedTx for the invocation's own writes, which always
-// insert a new row, so that their commit always writes to the database.
-// Where every write transaction holds the database's write lock from its
-// start (Options.DatabaseLock) and the backend has a commit stamp, it
-// also keeps the world clock's reading across its own commit: the clock
-// is read, and the stamp taken, inside the transaction, where no other
-// commit can happen; if the stamp after the commit is exactly one commit
-// on, that commit was this one, and the reading (with whatever this
-// transaction changed) stands for the new stamp. Without it, the next
-// request would pay a query to learn that nothing it cares for moved.
-func (s *Store) insertingTx(ctx context.Context, fn func(*sql.Tx) error) error {
+// outsideWorldTx is lockedTx for the invocation's own writes: fn must
+// write no table the world clock follows (it records interactions and
+// messages), and always insert a new row, so that its commit always
+// writes to the database. Where every write transaction holds the
+// database's write lock from its start (Options.DatabaseLock) and the
+// backend has a commit stamp, it keeps the world clock's last reading
+// across its own commit: the stamp is read inside the transaction,
+// where no other commit can land, and when it is still the reading's
+// stamp and the one after the commit is exactly one commit on, that
+// commit was this one, which left the clock where it was. Without it,
+// the next request would pay a query to learn that nothing it cares for
+// moved.
+func (s *Store) outsideWorldTx(ctx context.Context, fn func(*sql.Tx) error) error {
 	if s.commitStamp == nil || !s.worldClock || !s.databaseLock {
 		return s.lockedTx(ctx, fn)
 	}
 	var (
-		before  CommitStamp
-		inside  bool
-		version int64
+		last   *worldReading
+		before CommitStamp
+		known  bool
 	)
 	err := s.lockedTx(ctx, func(tx *sql.Tx) error {
-		inside = false // a retried transaction starts again
+		known = false // a retried transaction starts again
 		if err := fn(tx); err != nil {
 			return err
 		}
-		if err := s.txQueryRow(ctx, tx, queryWorldClock).Scan(&version); err != nil {
-			return fmt.Errorf("read the world clock: %w", err)
-		}
-		before, inside = s.commitStamp()
+		last = s.lastWorld.Load()
+		before, known = s.commitStamp()
+		known = known && last != nil && last.at == before
 		return nil
 	})
-	if err != nil || !inside {
+	if err != nil || !known {
 		return err
 	}
 	if after, ok := s.commitStamp(); ok && after.Seq == before.Seq+1 {
-		s.lastWorld.Store(&worldReading{at: after, version: version})
+		s.lastWorld.CompareAndSwap(last, &worldReading{at: after, version: last.version})
 	}
 	return nil
-}
-
-// txQueryRow is txExec's one-row query.
-func (s *Store) txQueryRow(ctx context.Context, tx *sql.Tx, query string, args ...any) *sql.Row {
-	if st, ok := s.preparedStmt(query); ok {
-		return tx.StmtContext(ctx, st).QueryRowContext(ctx, args...)
-	}
-	return tx.QueryRowContext(ctx, query, args...)
 }
 
 // WorldClockQueries is how many world-clock readings went to the
