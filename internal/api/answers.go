@@ -37,6 +37,9 @@ var errActivitiesDisabled = apierr.Invalid(interaction.CodeResponseTypeInvalid,
 type answered struct {
 	store.Interaction
 	msg *store.Message
+	// encoded: msg's body is what this request's encoder just wrote
+	// (not read back from the store), so responses splice it unchecked.
+	encoded bool
 }
 
 // answerRecord stores the initial answer of interaction rec (as read; its
@@ -96,7 +99,7 @@ func (s *Server) answerRecord(ctx context.Context, rec store.Interaction, meta *
 		s.events.Publish(context.WithoutCancel(ctx), event.Event{Type: eventInteractionAnswered,
 			ApplicationID: rec.ApplicationID, GuildID: rec.GuildID, Data: answeredEvent{ID: rec.ID}})
 	}
-	return answered{Interaction: rec, msg: put}, nil
+	return answered{Interaction: rec, msg: put, encoded: put != nil}, nil
 }
 
 // eventInteractionAnswered tells every node an interaction was answered,
@@ -410,6 +413,8 @@ type callbackResource struct {
 	Message          json.RawMessage `json:"message,omitempty"`
 	Choices          json.RawMessage `json:"choices,omitempty"`
 	Modal            json.RawMessage `json:"modal,omitempty"`
+	// encoded: Message is this request's own encoding (answered.encoded).
+	encoded bool
 }
 
 // callbackResponse renders an answered interaction.
@@ -458,6 +463,7 @@ func (s *Server) callbackResponse(ctx context.Context, rec answered) (callbackRe
 	out.Interaction.ResponseMessageID = m.ID
 	out.Interaction.ResponseMessageLoading, out.Interaction.ResponseMessageEphemeral = &loading, &ephemeral
 	out.Resource.Message = m.Body
+	out.Resource.encoded = rec.encoded && rec.msg != nil && rec.msg.ID == m.ID
 	return out, nil
 }
 

@@ -26,6 +26,8 @@ func FuzzCallbackResultEncode(f *testing.F) {
 			{Interaction: callbackInteraction{ID: 12, Type: 2, ResponseMessageID: 13, ResponseMessageLoading: &loading,
 				ResponseMessageEphemeral: &ephemeral}, Resource: &callbackResource{Type: int(typ), Message: msg}},
 			{Interaction: callbackInteraction{ID: 12, Type: 4}, Resource: &callbackResource{Type: 8, Choices: choices}},
+			{Interaction: callbackInteraction{ID: 12, Type: 2, ResponseMessageID: 13}, // this request's own message
+				Resource: &callbackResource{Type: 4, Message: msg, encoded: true}},
 			{Interaction: callbackInteraction{ID: 12, Type: 2, ActivityInstanceID: content},
 				Resource: &callbackResource{Type: 12, ActivityInstance: json.RawMessage(`{"id":"i-1"}`)}},
 			{Interaction: callbackInteraction{ID: 12, Type: 2}, Resource: &callbackResource{Type: 9, Modal: msg}},

@@ -251,7 +251,7 @@ func (r callbackResult) spliced() *journal.Spliced {
 				Type int `json:"type"`
 			}{res.Type},
 			Members: []journal.Member{{Name: "activity_instance", JSON: res.ActivityInstance},
-				{Name: "message", JSON: res.Message}, {Name: "choices", JSON: res.Choices}, {Name: "modal", JSON: res.Modal}}}}}
+				{Name: "message", JSON: res.Message, Encoded: res.encoded}, {Name: "choices", JSON: res.Choices}, {Name: "modal", JSON: res.Modal}}}}}
 	}
 	return v
 }
@@ -264,7 +264,7 @@ func (s *Server) withOriginalMessage(ctx context.Context, rec answered) answered
 		return rec
 	}
 	if m, err := s.store.Message(ctx, rec.OriginalMessageID); err == nil {
-		rec.msg = &m
+		rec.msg, rec.encoded = &m, false // the store's bytes: checked when spliced
 	}
 	return rec
 }
