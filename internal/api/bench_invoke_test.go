@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime/metrics"
 	"slices"
 	"testing"
 
@@ -64,9 +65,13 @@ func BenchmarkLoopbackPost(b *testing.B) {
 func measure(b *testing.B, url, auth string, body []byte) {
 	b.Helper()
 	b.ReportAllocs()
+	created := goroutinesCreated()
 	b.ResetTimer()
 	lat := latencies(b, url, auth, body)
 	b.StopTimer()
+	// Each goroutine started may wake an idle CPU, which on a small
+	// virtual machine costs more than the goroutine itself.
+	b.ReportMetric(float64(goroutinesCreated()-created)/float64(b.N), "goroutines/op")
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
@@ -90,4 +95,14 @@ func BenchmarkInvokeFloor(b *testing.B) {
 	mustDo(b, e, "POST", "/api/v10/interactions", w.client, body, 200)
 	floorURL := invokeFloor(b, w.last().Raw, []byte(`{"type":4,"data":{"content":"hello"}}`))
 	measure(b, floorURL, "", body)
+}
+
+// goroutinesCreated is how many goroutines this process has started.
+func goroutinesCreated() uint64 {
+	sample := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+	metrics.Read(sample)
+	if sample[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return sample[0].Value.Uint64()
 }
