@@ -96,10 +96,19 @@ func (w *walIndex) file() *os.File {
 }
 
 // linked reports whether f still has a name: a stale file's header would
-// never move again.
+// never move again. (Through SyscallConn, which holds the descriptor
+// for the call: close may run at the same time.)
 func linked(f *os.File) bool {
-	var st syscall.Stat_t
-	return syscall.Fstat(int(f.Fd()), &st) == nil && st.Nlink > 0
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	named := false
+	err = rc.Control(func(fd uintptr) {
+		var st syscall.Stat_t
+		named = syscall.Fstat(int(fd), &st) == nil && st.Nlink > 0
+	})
+	return err == nil && named
 }
 
 // close lets the file go; stamp reports nothing after it.

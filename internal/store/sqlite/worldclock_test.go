@@ -227,3 +227,38 @@ func FuzzParseWalIndexHeader(f *testing.F) {
 		}
 	})
 }
+
+// Stamps read while the store closes come back or say they cannot: they
+// never read a closed descriptor's number (the race detector watches).
+func TestWalIndexStampWhileClosing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db.sqlite")
+	s, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := newWalIndex(path)
+	if _, ok := w.stamp(); !ok {
+		t.Fatal("no stamp of an open database")
+	}
+	done := make(chan struct{})
+	for range 4 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for range 2000 {
+				w.stamp()
+			}
+		}()
+	}
+	if err := w.close(); err != nil {
+		t.Error(err)
+	}
+	for range 4 {
+		<-done
+	}
+	if _, ok := w.stamp(); ok {
+		t.Error("a stamp after close")
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
