@@ -2,7 +2,6 @@ package api_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -26,19 +25,7 @@ import (
 
 func BenchmarkInvoke(b *testing.B) {
 	e := testenv.New(b)
-	w := newInvokeWorld(b, e)
-	cmd := w.command(jsonObj{"name": "echo", "description": "Echo", "options": []jsonObj{
-		{"type": 3, "name": "text", "description": "Text", "required": true},
-	}})
-	w.answerWith(func(i *interactions.Interaction) (interactions.Response, error) {
-		opt, _ := i.Data.Option("text")
-		s, _ := opt.String()
-		return interactions.Message(s), nil
-	})
-	body, err := json.Marshal(w.invocation(2, cmd, "options", []jsonObj{{"type": 3, "name": "text", "value": "hello"}}))
-	if err != nil {
-		b.Fatal(err)
-	}
+	w, body := echoInvocation(b, e)
 	b.Logf("invocation body: %d bytes", len(body))
 	measure(b, e.URL+"/api/v10/interactions", w.client, body)
 	msgs := decodeList(b, mustDo(b, e, "GET", "/api/v10/channels/"+w.channel+"/messages?limit=1", w.client, nil, 200))
@@ -82,6 +69,17 @@ func measure(b *testing.B, url, auth string, body []byte) {
 // SDK app, its answer committed with the interaction in one transaction.
 func BenchmarkInvokeFloor(b *testing.B) {
 	e := testenv.New(b)
+	w, body := echoInvocation(b, e)
+	mustDo(b, e, "POST", "/api/v10/interactions", w.client, body, 200)
+	floorURL := invokeFloor(b, w.last().Raw, []byte(`{"type":4,"data":{"content":"hello"}}`))
+	measure(b, floorURL, "", body)
+}
+
+// echoInvocation is the invocation benchmarks' world: an app whose echo
+// command the SDK answers inline with its text, and the body of a
+// member's invocation of it.
+func echoInvocation(b *testing.B, e *testenv.Env) (*invokeWorld, []byte) {
+	b.Helper()
 	w := newInvokeWorld(b, e)
 	cmd := w.command(jsonObj{"name": "echo", "description": "Echo", "options": []jsonObj{
 		{"type": 3, "name": "text", "description": "Text", "required": true},
@@ -91,10 +89,7 @@ func BenchmarkInvokeFloor(b *testing.B) {
 		s, _ := opt.String()
 		return interactions.Message(s), nil
 	})
-	body := mustJSON(b, w.invocation(2, cmd, "options", []jsonObj{{"type": 3, "name": "text", "value": "hello"}}))
-	mustDo(b, e, "POST", "/api/v10/interactions", w.client, body, 200)
-	floorURL := invokeFloor(b, w.last().Raw, []byte(`{"type":4,"data":{"content":"hello"}}`))
-	measure(b, floorURL, "", body)
+	return w, mustJSON(b, w.invocation(2, cmd, "options", []jsonObj{{"type": 3, "name": "text", "value": "hello"}}))
 }
 
 // goroutinesCreated is how many goroutines this process has started.

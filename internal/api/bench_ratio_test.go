@@ -335,16 +335,7 @@ func (f *writeFloor) check(b *testing.B, n int) {
 // its answer) and one bare loopback POST.
 func BenchmarkRatioInvoke(b *testing.B) {
 	e := testenv.New(b)
-	w := newInvokeWorld(b, e)
-	cmd := w.command(jsonObj{"name": "echo", "description": "Echo", "options": []jsonObj{
-		{"type": 3, "name": "text", "description": "Text", "required": true},
-	}})
-	w.answerWith(func(i *interactions.Interaction) (interactions.Response, error) {
-		opt, _ := i.Data.Option("text")
-		s, _ := opt.String()
-		return interactions.Message(s), nil
-	})
-	body := mustJSON(b, w.invocation(2, cmd, "options", []jsonObj{{"type": 3, "name": "text", "value": "hello"}}))
+	w, body := echoInvocation(b, e)
 
 	answer := []byte(`{"type":4,"data":{"content":"hello"}}`)
 	far := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
