@@ -45,7 +45,7 @@ var defaultLimits = walLimits{
 
 // checkpointEvent is what a checkpoint did, for tests.
 type checkpointEvent struct {
-	Mode        string // PASSIVE or TRUNCATE
+	Mode        string // PASSIVE, RESTART (a size-triggered reset) or TRUNCATE
 	Before      int64  // the WAL's size before
 	After       int64  // … and after
 	Busy        bool   // the log could not be reset (wal_checkpoint's busy)
@@ -60,6 +60,7 @@ type checkpointEvent struct {
 type checkpointer struct {
 	db      *sql.DB // a handle of its own: one connection, never waiting for the pool
 	walPath string
+	index   *walIndex // the log's size as SQLite's WAL index says it
 	limits  walLimits
 	gate    *writeGate
 	log     *slog.Logger
@@ -70,20 +71,32 @@ type checkpointer struct {
 	done    chan struct{}
 }
 
-func newCheckpointer(db *sql.DB, dbPath string, limits walLimits, log *slog.Logger) *checkpointer {
-	c := &checkpointer{db: db, walPath: dbPath + "-wal", limits: limits, log: log,
+func newCheckpointer(db *sql.DB, dbPath string, index *walIndex, limits walLimits, log *slog.Logger) *checkpointer {
+	c := &checkpointer{db: db, walPath: dbPath + "-wal", index: index, limits: limits, log: log,
 		stop: make(chan struct{}), done: make(chan struct{})}
 	c.gate = newWriteGate(c.due)
 	return c
 }
 
-// walSize is the WAL file's size (0 when there is none).
-func (c *checkpointer) walSize() int64 {
+// fileSize is the WAL file's size on disk (0 when there is none).
+func (c *checkpointer) fileSize() int64 {
 	fi, err := os.Stat(c.walPath)
 	if err != nil {
 		return 0
 	}
 	return fi.Size()
+}
+
+// walSize is the log's size: what its frames take, as the WAL index
+// says (walIndex.logSize), else the file's size. A size-triggered reset
+// (RESTART) leaves the file as large as it was, to be written over:
+// appending a frame to a file that grows costs twice what writing it
+// over one already on disk does.
+func (c *checkpointer) walSize() int64 {
+	if size, ok := c.index.logSize(); ok {
+		return size
+	}
+	return c.fileSize()
 }
 
 // due runs as each write leaves the gate: whether the log has grown
@@ -121,7 +134,7 @@ func (c *checkpointer) run() {
 func (c *checkpointer) tick(writes uint64) {
 	size := c.walSize()
 	switch {
-	case size == 0:
+	case c.fileSize() == 0:
 	case size >= max(c.limits.CheckpointAt, c.retryAt.Load()):
 		c.truncate(c.limits.Wait, true)
 	case writes > 0:
@@ -141,15 +154,23 @@ func (c *checkpointer) passive(size int64, writes uint64) {
 // truncate resets the log inside the gate: writers of this process wait,
 // and the checkpoint waits up to wait for readers and other processes.
 // sized says a size limit asked for it: while a reset fails and the log
-// is over the hard limit, it keeps trying (writers keep waiting).
+// is over the hard limit, it keeps trying (writers keep waiting). A
+// size-triggered reset keeps the file (RESTART: the next writer writes
+// over it from its start, and SQLite cuts it to journal_size_limit);
+// one of a log no longer written to, or at close, empties it
+// (TRUNCATE).
 func (c *checkpointer) truncate(wait time.Duration, sized bool) {
 	c.gate.enterCheckpoint()
 	defer c.gate.leaveCheckpoint()
+	mode := "TRUNCATE"
+	if sized {
+		mode = "RESTART"
+	}
 	for attempt := 1; ; attempt++ {
 		start, before := time.Now(), c.walSize()
-		busy, err := c.checkpoint(context.Background(), "TRUNCATE", wait)
+		busy, err := c.checkpoint(context.Background(), mode, wait)
 		after := c.walSize()
-		c.report(checkpointEvent{Mode: "TRUNCATE", Before: before, After: after, Busy: busy, Err: err, Took: time.Since(start)})
+		c.report(checkpointEvent{Mode: mode, Before: before, After: after, Busy: busy, Err: err, Took: time.Since(start)})
 		if err == nil && !busy {
 			c.retryAt.Store(0)
 			return

@@ -125,7 +125,8 @@ func open(ctx context.Context, path string, cfg config) (*sqlstore.Store, error)
 	// never waits for the pool while writers wait for it.
 	ckdb := sql.OpenDB(connector)
 	ckdb.SetMaxOpenConns(1)
-	ck := newCheckpointer(ckdb, path, cfg.limits, cfg.log)
+	wal := newWalIndex(path)
+	ck := newCheckpointer(ckdb, path, wal, cfg.limits, cfg.log)
 	ck.onEvent = cfg.onCheckpoint
 	if cfg.onCommit != nil {
 		connector = commitHooked{Connector: connector, onCommit: func() { cfg.onCommit(ck.gate.writerInside()) }}
@@ -134,7 +135,6 @@ func open(ctx context.Context, path string, cfg config) (*sqlstore.Store, error)
 	db.SetMaxOpenConns(8)
 	db.SetMaxIdleConns(8)
 	db.SetConnMaxIdleTime(5 * time.Minute)
-	wal := newWalIndex(path)
 	closeAll := func() {
 		ck.close()
 		_ = wal.close() // a read-only file: nothing to lose

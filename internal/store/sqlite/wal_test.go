@@ -195,7 +195,7 @@ func TestWALBoundedUnderSustainedWrites(t *testing.T) {
 			t.Errorf("checkpoint failed: %+v", e)
 			continue
 		}
-		if e.Mode != "TRUNCATE" {
+		if e.Mode != "RESTART" { // the size-triggered resets
 			continue
 		}
 		resets++
@@ -258,7 +258,7 @@ func TestWALHardLimitHoldsWritesUntilReadersLetGo(t *testing.T) {
 		}
 	}()
 	ev.waitFor(t, "a reset refused at the hard limit", func(e checkpointEvent) bool {
-		return e.Mode == "TRUNCATE" && e.Busy && e.After >= limits.HardLimit
+		return e.Mode == "RESTART" && e.Busy && e.After >= limits.HardLimit
 	})
 	select {
 	case i := <-done:
@@ -272,7 +272,7 @@ func TestWALHardLimitHoldsWritesUntilReadersLetGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev.waitFor(t, "a reset once the reader let go", func(e checkpointEvent) bool {
-		return e.Mode == "TRUNCATE" && !e.Busy && e.After == 0
+		return e.Mode == "RESTART" && !e.Busy && e.After == 0
 	})
 	if i := <-done; i != 100 {
 		t.Fatalf("only %d writes completed", i)

@@ -52,6 +52,43 @@ func (w *walIndex) stamp() (sqlstore.CommitStamp, bool) {
 	return parseWalIndexHeader(buf[:])
 }
 
+// logSize is the size of the log the header describes: its frames, or
+// none once all of them are in the database (the next writer starts
+// the log over, writing over the file rather than growing it); false
+// when the header cannot be read whole.
+func (w *walIndex) logSize() (int64, bool) {
+	f := w.file()
+	if f == nil {
+		return 0, false
+	}
+	var buf [2*walIndexHeaderSize + 4]byte // the headers, then the checkpoint's nBackfill
+	if _, err := f.ReadAt(buf[:], 0); err != nil {
+		return 0, false
+	}
+	return parseWalLogSize(buf[:])
+}
+
+// parseWalLogSize reads the log's size from the file's first bytes: the
+// header's mxFrame (bytes 16–19) frames of szPage (bytes 14–15, 1 for
+// 65536) bytes and a 24-byte header each, after the log's 32-byte
+// header; nothing when nBackfill (the checkpoint information's first
+// field, bytes 96–99) has reached mxFrame.
+func parseWalLogSize(b []byte) (int64, bool) {
+	if _, ok := parseWalIndexHeader(b); !ok || len(b) < 2*walIndexHeaderSize+4 {
+		return 0, false
+	}
+	frames := int64(binary.NativeEndian.Uint32(b[16:20]))
+	backfilled := int64(binary.NativeEndian.Uint32(b[2*walIndexHeaderSize:]))
+	if frames == 0 || backfilled >= frames {
+		return 0, true
+	}
+	page := int64(binary.NativeEndian.Uint16(b[14:16]))
+	if page == 1 {
+		page = 65536
+	}
+	return 32 + frames*(24+page), true
+}
+
 // parseWalIndexHeader reads a stamp from the file's first bytes: both
 // copies of the header alike, initialized (isInit, byte 12), of the
 // version this layout is (iVersion, bytes 0–3); iChange is bytes 8–11.
