@@ -202,7 +202,8 @@ func TestWalIndexFollowsItsFile(t *testing.T) {
 }
 
 // A header is taken only whole: both copies alike, initialized, of the
-// known version; anything else (torn, empty, short) asks the database.
+// known version; anything else (torn, empty, short) asks the database
+// (or, for the log's size, the file).
 func FuzzParseWalIndexHeader(f *testing.F) {
 	whole := make([]byte, 2*walIndexHeaderSize)
 	binary.NativeEndian.PutUint32(whole[0:], walIndexVersion)
@@ -216,7 +217,11 @@ func FuzzParseWalIndexHeader(f *testing.F) {
 	f.Add(whole[:50])
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
+		size, sized := parseWalLogSize(b)
 		st, ok := parseWalIndexHeader(b)
+		if sized && (!ok || size < 0 || size > 32+int64(^uint32(0))*(24+65536)) {
+			t.Fatalf("took %x as a log of %d bytes", b, size)
+		}
 		if !ok {
 			return
 		}
@@ -260,5 +265,39 @@ func TestWalIndexStampWhileClosing(t *testing.T) {
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The log's size is its frames and their headers after the log's own,
+// until a checkpoint has copied every frame.
+func TestParseWalLogSize(t *testing.T) {
+	header := func(frames, backfilled uint32, page uint16) []byte {
+		b := make([]byte, 2*walIndexHeaderSize+4)
+		binary.NativeEndian.PutUint32(b[0:], walIndexVersion)
+		b[12] = 1
+		binary.NativeEndian.PutUint16(b[14:], page)
+		binary.NativeEndian.PutUint32(b[16:], frames)
+		copy(b[walIndexHeaderSize:], b[:walIndexHeaderSize])
+		binary.NativeEndian.PutUint32(b[2*walIndexHeaderSize:], backfilled)
+		return b
+	}
+	for _, c := range []struct {
+		name               string
+		frames, backfilled uint32
+		page               uint16
+		want               int64
+	}{
+		{"empty", 0, 0, 4096, 0},
+		{"ten frames", 10, 0, 4096, 32 + 10*(24+4096)},
+		{"partly copied", 10, 4, 4096, 32 + 10*(24+4096)},
+		{"all copied", 10, 10, 4096, 0},
+		{"64 KiB pages", 2, 0, 1, 32 + 2*(24+65536)},
+	} {
+		if got, ok := parseWalLogSize(header(c.frames, c.backfilled, c.page)); !ok || got != c.want {
+			t.Errorf("%s: %d (%v), want %d", c.name, got, ok, c.want)
+		}
+	}
+	if _, ok := parseWalLogSize(header(10, 0, 4096)[:2*walIndexHeaderSize]); ok {
+		t.Error("a size without the checkpoint's information")
 	}
 }
