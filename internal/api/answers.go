@@ -417,7 +417,6 @@ type callbackResource struct {
 	encoded bool
 }
 
-// callbackResponse renders an answered interaction.
 // encode is r's JSON, the same bytes as jsonenc.Marshal(r): its stored
 // message and result spliced in as they are (checked once) rather than
 // compacted again by encoding/json, the most of the encoding's work on
@@ -434,6 +433,7 @@ func writeCallbackResult(w http.ResponseWriter, r callbackResult) {
 	writeRawJSON(w, http.StatusOK, b)
 }
 
+// callbackResponse renders an answered interaction.
 func (s *Server) callbackResponse(ctx context.Context, rec answered) (callbackResult, error) {
 	out := callbackResult{Interaction: callbackInteraction{ID: rec.ID, Type: rec.Type},
 		Resource: &callbackResource{Type: rec.ResponseType}}

@@ -41,15 +41,22 @@ func newWalIndex(dbPath string) *walIndex { return &walIndex{path: dbPath + "-sh
 // (no file yet, a header being written, a file being rebuilt): the
 // caller then asks the database.
 func (w *walIndex) stamp() (sqlstore.CommitStamp, bool) {
-	f := w.file()
-	if f == nil {
-		return sqlstore.CommitStamp{}, false
-	}
 	var buf [2 * walIndexHeaderSize]byte
-	if _, err := f.ReadAt(buf[:], 0); err != nil {
+	if !w.read(buf[:]) {
 		return sqlstore.CommitStamp{}, false
 	}
 	return parseWalIndexHeader(buf[:])
+}
+
+// read fills buf from the file's start; false when there is no file or
+// it is shorter.
+func (w *walIndex) read(buf []byte) bool {
+	f := w.file()
+	if f == nil {
+		return false
+	}
+	_, err := f.ReadAt(buf, 0)
+	return err == nil
 }
 
 // logSize is the size of the log the header describes: its frames, or
@@ -57,12 +64,8 @@ func (w *walIndex) stamp() (sqlstore.CommitStamp, bool) {
 // the log over, writing over the file rather than growing it); false
 // when the header cannot be read whole.
 func (w *walIndex) logSize() (int64, bool) {
-	f := w.file()
-	if f == nil {
-		return 0, false
-	}
 	var buf [2*walIndexHeaderSize + 4]byte // the headers, then the checkpoint's nBackfill
-	if _, err := f.ReadAt(buf[:], 0); err != nil {
+	if !w.read(buf[:]) {
 		return 0, false
 	}
 	return parseWalLogSize(buf[:])
