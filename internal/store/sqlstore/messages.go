@@ -112,23 +112,14 @@ func (s *Store) UpdateMessage(ctx context.Context, id snowflake.ID, body []byte,
 }
 
 // DeleteMessage deletes a message; an interaction whose original message
-// it was keeps no reference to it (OriginalMessageID 0).
+// it was reads with no reference to it (OriginalMessageID 0): see
+// interactionSelect.
 func (s *Store) DeleteMessage(ctx context.Context, id snowflake.ID) error {
-	return s.Tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE id = $1`, id64(id))
-		if err != nil {
-			return fmt.Errorf("delete message %d: %w", id, s.formatError(err))
-		}
-		if err := affected(res, fmt.Sprintf("message %d", id)); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE interactions SET original_message_id = 0
-			WHERE original_message_id = $1 AND original_message_id <> 0`,
-			id64(id)); err != nil {
-			return fmt.Errorf("forget original message %d: %w", id, err)
-		}
-		return nil
-	})
+	res, err := s.execWrite(ctx, `DELETE FROM messages WHERE id = $1`, id64(id))
+	if err != nil {
+		return fmt.Errorf("delete message %d: %w", id, s.formatError(err))
+	}
+	return affected(res, fmt.Sprintf("message %d", id))
 }
 
 // ChannelMessages lists the messages of a channel viewer may see, newest
@@ -153,6 +144,18 @@ func (s *Store) ChannelMessages(ctx context.Context, channelID, viewer, before s
 
 const interactionColumns = `id, application_id, type, token_hash, guild_id, channel_id, user_id, command_id,
 	message_id, created_at, response_type, answered_at, original_message_id, ephemeral, result, metadata`
+
+// interactionSelect reads interactionColumns, the original message only
+// while it exists. Deleting a message leaves the interactions that name
+// it as they are: an index on original_message_id, for DeleteMessage to
+// clear them, would be one more page written by every answered
+// invocation (migration 0024), and a read looks the message up by its
+// primary key instead, wherever it has moved.
+const interactionSelect = `id, application_id, type, token_hash, guild_id, channel_id, user_id, command_id,
+	message_id, created_at, response_type, answered_at,
+	CASE WHEN original_message_id <> 0 AND EXISTS (SELECT 1 FROM messages m WHERE m.id = original_message_id)
+		THEN original_message_id ELSE 0 END,
+	ephemeral, result, metadata`
 
 func scanInteraction(row scanner) (store.Interaction, error) {
 	var (
@@ -259,7 +262,7 @@ func (s *Store) Interaction(ctx context.Context, id snowflake.ID) (store.Interac
 	return readInteraction(ctx, s.cached(), id)
 }
 
-const queryInteraction = `SELECT ` + interactionColumns + ` FROM interactions WHERE id = $1`
+const queryInteraction = `SELECT ` + interactionSelect + ` FROM interactions WHERE id = $1`
 
 func readInteraction(ctx context.Context, q reader, id snowflake.ID) (store.Interaction, error) {
 	in, err := scanInteraction(q.QueryRowContext(ctx, queryInteraction, id64(id)))

@@ -235,6 +235,11 @@ func testInteractions(t *testing.T, open func(t *testing.T) store.Store) {
 	for _, in := range all {
 		must(t, f.s.CreateInteraction(f.ctx, in))
 	}
+	// An original message is named while it exists, only.
+	gone := answered
+	gone.OriginalMessageID = 0
+	f.interaction(t, gone)
+	must(t, f.s.CreateMessage(f.ctx, msg(answered.OriginalMessageID, g2TextID, guild2ID, otherAppID, `{}`)))
 	for _, want := range all {
 		f.interaction(t, want)
 	}
