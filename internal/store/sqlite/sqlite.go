@@ -147,6 +147,11 @@ func open(ctx context.Context, path string, cfg config) (*sqlstore.Store, error)
 		s.Close()
 		return nil, err
 	}
+	// The database is in WAL mode now: its index can be read. Without
+	// it, stamps say "cannot say" and the world clock is queried.
+	if err := wal.attach(ctx, sql.OpenDB(connector)); err != nil {
+		cfg.log.Warn("sqlite: the WAL index is not mapped; the world clock is read by query", "err", err)
+	}
 	return s, nil
 }
 

@@ -4,12 +4,17 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/binary"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -151,20 +156,36 @@ func TestWorldWriterProcess(t *testing.T) {
 	}
 }
 
-// The WAL index's file comes and goes with the database's connections:
-// a stamp is read from the file the database uses now, never from one
-// SQLite has deleted (whose header would stand still for ever).
-func TestWalIndexFollowsItsFile(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "db.sqlite")
+// attachedWalIndex is a WAL index of the database at path, attached
+// through a handle of its own.
+func attachedWalIndex(t *testing.T, path string) *walIndex {
+	t.Helper()
+	db, err := sql.Open("sqlite", dsn(path, defaultLimits))
+	if err != nil {
+		t.Fatal(err)
+	}
 	w := newWalIndex(path)
-	defer w.close()
-	if _, ok := w.stamp(); ok {
-		t.Fatal("a stamp with no database")
+	if err := w.attach(t.Context(), db); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// The WAL index's file stays while its index is attached: the store
+// that made it closes (its last connection would have had SQLite delete
+// the file), another opens the database, and the stamp still follows
+// every commit, read from the file SQLite uses. Before attach and after
+// close, a stamp cannot be read.
+func TestWalIndexHoldsItsFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db.sqlite")
+	if _, ok := newWalIndex(path).stamp(); ok {
+		t.Fatal("a stamp from an index not attached")
 	}
 	first, err := Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	w := attachedWalIndex(t, path)
 	st, ok := w.stamp()
 	if !ok {
 		t.Fatal("no stamp of an open database")
@@ -172,32 +193,32 @@ func TestWalIndexFollowsItsFile(t *testing.T) {
 	if err := first.CreateUser(t.Context(), store.User{ID: 1, Username: "a", CreatedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	if next, ok := w.stamp(); !ok || next.Seq == st.Seq {
-		t.Fatalf("a commit left the stamp at %d (%v)", next.Seq, ok)
+	before, ok := w.stamp()
+	if !ok || before.Seq == st.Seq {
+		t.Fatalf("a commit left the stamp at %d (%v)", before.Seq, ok)
 	}
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(path + "-shm"); err == nil {
-		t.Skip("SQLite kept the -shm file after the last connection closed")
-	}
-	if _, ok := w.stamp(); ok {
-		t.Fatal("a stamp from a deleted WAL index")
+	if _, err := os.Stat(path + "-shm"); err != nil {
+		t.Fatalf("the WAL index's file went while attached: %v", err)
 	}
 	second, err := Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer second.Close()
-	before, ok := w.stamp()
-	if !ok {
-		t.Fatal("no stamp after the database opened again")
-	}
 	if err := second.CreateUser(t.Context(), store.User{ID: 2, Username: "b", CreatedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	if after, ok := w.stamp(); !ok || after == before {
-		t.Fatalf("a commit after reopening left the stamp as it was (%v)", ok)
+		t.Fatalf("a commit of the second store left the stamp as it was (%v)", ok)
+	}
+	if err := w.close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := w.stamp(); ok {
+		t.Fatal("a stamp after close")
 	}
 }
 
@@ -233,15 +254,15 @@ func FuzzParseWalIndexHeader(f *testing.F) {
 	})
 }
 
-// Stamps read while the store closes come back or say they cannot: they
-// never read a closed descriptor's number (the race detector watches).
+// Stamps read while the index closes come back or say they cannot: they
+// never read an unmapped page (the race detector watches the rest).
 func TestWalIndexStampWhileClosing(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "db.sqlite")
 	s, err := Open(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := newWalIndex(path)
+	w := attachedWalIndex(t, path)
 	if _, ok := w.stamp(); !ok {
 		t.Fatal("no stamp of an open database")
 	}
@@ -300,4 +321,57 @@ func TestParseWalLogSize(t *testing.T) {
 	if _, ok := parseWalLogSize(header(10, 0, 4096)[:2*walIndexHeaderSize]); ok {
 		t.Error("a size without the checkpoint's information")
 	}
+}
+
+// shmDMSLock is the byte of the -shm file on which every process with
+// the database open holds a shared lock (SQLite's unix VFS: UNIX_SHM_DMS,
+// after the WAL index's 8 lock bytes at 120); a process that finds it
+// unlocked takes itself for the first, truncates the file and rebuilds
+// the index under the others' feet.
+const shmDMSLock = 128
+
+// The WAL index's file is read without dropping this process's locks on
+// it: a POSIX lock goes when the process closes any descriptor of the
+// file, so the index keeps the one it mapped through open. Another
+// process, as the CLI beside a running server, must still see the
+// server's shared lock on the -shm file once the store is open (with it
+// gone, the CLI reset the index and failed with "locking protocol").
+func TestWalIndexKeepsTheProcessLocks(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "db.sqlite")
+	s := openTest(t, path)
+	if err := s.CreateUser(t.Context(), store.User{ID: 1, Username: "a", CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestShmLockProbeProcess$")
+	cmd.Env = append(os.Environ(), "SLASHD_TEST_SHM_LOCK="+path+"-shm")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the other process: %v\n%s", err, out)
+	}
+	if want := fmt.Sprintf("held by %d", os.Getpid()); !strings.Contains(string(out), want) {
+		t.Fatalf("the other process found the -shm file's DMS byte %s, want %s", out, want)
+	}
+}
+
+// TestShmLockProbeProcess is TestWalIndexKeepsTheProcessLocks's child:
+// it asks who holds a lock on the DMS byte; by itself it does nothing.
+func TestShmLockProbeProcess(t *testing.T) {
+	path := os.Getenv("SLASHD_TEST_SHM_LOCK")
+	if path == "" {
+		t.Skip("run by TestWalIndexKeepsTheProcessLocks")
+	}
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	lk := syscall.Flock_t{Type: syscall.F_WRLCK, Whence: io.SeekStart, Start: shmDMSLock, Len: 1}
+	if err := syscall.FcntlFlock(f.Fd(), syscall.F_GETLK, &lk); err != nil {
+		t.Fatal(err)
+	}
+	if lk.Type == syscall.F_UNLCK {
+		fmt.Println("unlocked")
+		return
+	}
+	fmt.Printf("held by %d\n", lk.Pid)
 }
