@@ -538,24 +538,47 @@ func (c *conn) flush() {
 			c.close(CloseUnknownError, "client too slow")
 			return
 		}
-		for _, e := range frames {
-			if d := c.dispatchDelay(s, e.frame); d > 0 && !c.pause(d) {
-				return
-			}
-			if !c.write(e.frame) {
-				return
-			}
-			c.mu.Lock()
-			if c.sess == s {
-				c.sentSeq = e.seq
-			}
-			c.mu.Unlock()
-			s.markSent(e.seq)
-			if c.g.observing() {
-				c.g.observeDispatch(s.appID, s.id, e.seq, e.frame)
-			}
+		if !c.writeDispatches(s, frames) {
+			return
 		}
 	}
+}
+
+// writeDispatches writes s's dispatches to the connection, each once
+// any fault's delay for it is over; false when the connection ended.
+// Frames are written out into a buffer lent by the gateway, reused from
+// one frame to the next unless the connection compresses.
+func (c *conn) writeDispatches(s *session, frames []entry) bool {
+	var buf *[]byte // nil: each frame its own (a stream compressor keeps its last frames as its dictionary)
+	if c.packer == nil {
+		buf = c.g.frameBuffers.Get().(*[]byte)
+		defer c.g.frameBuffers.Put(buf)
+	}
+	for _, e := range frames {
+		if d := c.dispatchDelay(s, e.t); d > 0 && !c.pause(d) {
+			return false
+		}
+		var f []byte
+		if buf != nil {
+			f = e.appendFrame((*buf)[:0])
+			*buf = f // written by the time write returns: the next frame reuses it
+		} else {
+			f = e.appendFrame(nil)
+		}
+		if !c.write(f) {
+			return false
+		}
+		c.mu.Lock()
+		if c.sess == s {
+			c.sentSeq = e.seq
+		}
+		c.mu.Unlock()
+		s.markSent(e.seq)
+		if c.g.observing() {
+			c.g.observeDispatch(s.appID, s.id, e.seq, e.t, e.data)
+		}
+	}
+	return true
 }
 
 // write sends one frame (through the zlib stream when asked).

@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"time"
 
@@ -112,31 +111,12 @@ func (c *conn) invalidateSession(s *session, resumable bool) {
 	c.armIdentifyDeadline()
 }
 
-// dispatchDelay is how long a fault holds the dispatch frame f to s.
-func (c *conn) dispatchDelay(s *session, f []byte) time.Duration {
+// dispatchDelay is how long a fault holds a dispatch of type t to s.
+func (c *conn) dispatchDelay(s *session, t string) time.Duration {
 	if !c.g.faultsActive() {
 		return 0
 	}
-	t := dispatchType(f)
-	if t == "" {
-		return 0
-	}
 	return c.g.cfg.Faults.Act(c.ctx, s.appID, s.id, FaultAtDispatch, t).Delay
-}
-
-// dispatchType reads the type of a frame dispatchFrame wrote (read back
-// rather than kept beside every frame a session holds for resume: only
-// a fault asks for it).
-func dispatchType(f []byte) string {
-	_, rest, ok := bytes.Cut(f, []byte(`,"t":"`))
-	if !ok {
-		return ""
-	}
-	t, _, ok := bytes.Cut(rest, []byte(`"`))
-	if !ok {
-		return ""
-	}
-	return string(t)
 }
 
 // pause waits d unless the connection ends first (false then).

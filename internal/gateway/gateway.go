@@ -194,6 +194,11 @@ type Gateway struct {
 	// compressors are lent to zlib-stream and zstd-stream connections
 	// one message at a time (compress.go).
 	compressors compressorPools
+	// frameBuffers lend flushers the buffer a dispatch's frame is
+	// written out in (*[]byte): sessions keep a dispatch's shared data,
+	// not a frame each, and a fan-out's flushers (one per connection)
+	// would otherwise allocate one each.
+	frameBuffers sync.Pool
 
 	mu       sync.Mutex
 	sessions map[string]*session
@@ -258,7 +263,8 @@ func New(cfg Config, dir Directory, bus event.Bus) *Gateway {
 	}
 	return &Gateway{cfg: cfg, dir: dir, bus: bus, log: cfg.Logger, started: cfg.Now(), sessions: map[string]*session{},
 		byApp: map[snowflake.ID]map[*session]struct{}{}, conns: map[*conn]struct{}{}, perAddress: map[string]int{},
-		seen: map[string]time.Time{}, syncs: map[string]chan struct{}{}}
+		seen: map[string]time.Time{}, syncs: map[string]chan struct{}{},
+		frameBuffers: sync.Pool{New: func() any { return new([]byte) }}}
 }
 
 // Start subscribes to the bus, then, until ctx ends, dispatches its

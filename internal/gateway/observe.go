@@ -1,9 +1,6 @@
 package gateway
 
 import (
-	"bytes"
-	"strconv"
-
 	"github.com/slashd/slashd/internal/snowflake"
 )
 
@@ -46,18 +43,8 @@ func (g *Gateway) observe(o Observation) {
 // send path builds no Observation for nobody).
 func (g *Gateway) observing() bool { return g.cfg.Observe != nil }
 
-// observeDispatch tells Config.Observe of a dispatch frame written,
-// reading it as dispatchFrame wrote it (no decoding).
-func (g *Gateway) observeDispatch(app snowflake.ID, session string, seq int64, frame []byte) {
-	o := Observation{Kind: ObservedDispatch, ApplicationID: app, Session: session, Seq: seq}
-	// {"op":0,"s":N,"t":"T","d":D}
-	if _, rest, ok := bytes.Cut(frame, []byte(`,"t":"`)); ok {
-		if t, d, ok := bytes.Cut(rest, []byte(`","d":`)); ok && len(d) > 0 {
-			o.Event, o.Data = string(t), d[:len(d)-1]
-		}
-	}
-	if o.Event == "" {
-		o.Event = "unknown:" + strconv.Itoa(len(frame))
-	}
-	g.observe(o)
+// observeDispatch tells Config.Observe of a dispatch written: its type
+// and its data, as the session keeps them.
+func (g *Gateway) observeDispatch(app snowflake.ID, session string, seq int64, t string, data []byte) {
+	g.observe(Observation{Kind: ObservedDispatch, ApplicationID: app, Session: session, Seq: seq, Event: t, Data: data})
 }

@@ -161,7 +161,11 @@ func frame(op int, d any) []byte {
 // dispatchFrame renders op 0 with its sequence number around data that is
 // already JSON.
 func dispatchFrame(t string, seq int64, data []byte) []byte {
-	b := make([]byte, 0, len(data)+len(t)+48)
+	return appendDispatchFrame(make([]byte, 0, len(data)+len(t)+48), t, seq, data)
+}
+
+// appendDispatchFrame appends dispatchFrame's frame to b.
+func appendDispatchFrame(b []byte, t string, seq int64, data []byte) []byte {
 	b = append(b, `{"op":0,"s":`...)
 	b = strconv.AppendInt(b, seq, 10)
 	b = append(b, `,"t":"`...)

@@ -37,11 +37,19 @@ type session struct {
 	pieces    []byte
 }
 
-// entry is one dispatch as sent, kept for replay.
+// entry is one dispatch kept for replay: its number, its type and its
+// data, the data shared by every session the dispatch went to (a fan-out
+// to 10,000 sessions keeps one copy, not 10,000 frames; the frame is
+// written out at send time, appendFrame). Data is never changed once
+// dispatched.
 type entry struct {
-	seq   int64
-	frame []byte
+	seq  int64
+	t    string
+	data []byte
 }
+
+// appendFrame appends the entry's frame, as dispatchFrame writes it, to b.
+func (e entry) appendFrame(b []byte) []byte { return appendDispatchFrame(b, e.t, e.seq, e.data) }
 
 func newSession(id string, appID snowflake.ID, shardID, shards int, intents uint64, limit int) *session {
 	return &session{id: id, appID: appID, shardID: shardID, shards: shards, intents: intents, limit: limit,
@@ -113,7 +121,7 @@ func (s *session) holds(guildID snowflake.ID) bool {
 func (s *session) dispatch(t string, data []byte) {
 	s.mu.Lock()
 	s.seq++
-	s.buf = append(s.buf, entry{seq: s.seq, frame: dispatchFrame(t, s.seq, data)})
+	s.buf = append(s.buf, entry{seq: s.seq, t: t, data: data})
 	if s.shadow {
 		s.sent = s.seq // nothing to write here: keep only what a resume may ask for
 	}

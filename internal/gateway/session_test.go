@@ -27,3 +27,35 @@ func TestSessionBufferBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionsShareDispatchData: sessions keep a dispatch's data, not a
+// frame each (one copy for a fan-out), and the frame written out from an
+// entry, into a buffer reused from one before, is dispatchFrame's.
+func TestSessionsShareDispatchData(t *testing.T) {
+	a, b := newSession("a", 1, 0, 1, 0, 10), newSession("b", 1, 0, 1, 0, 10)
+	long := []byte(`{"name":"a channel with a long name"}`)
+	short := []byte(`{}`)
+	a.dispatch("CHANNEL_UPDATE", long)
+	for _, s := range []*session{a, b} {
+		s.dispatch("CHANNEL_DELETE", short)
+	}
+	ea, _ := a.since(0)
+	eb, _ := b.since(0)
+	if len(ea) != 2 || len(eb) != 1 || &ea[1].data[0] != &eb[0].data[0] {
+		t.Fatalf("the sessions keep %d and %d entries, their data shared: want 2 and 1, shared", len(ea), len(eb))
+	}
+	var buf []byte
+	for _, c := range []struct {
+		e    entry
+		want []byte
+	}{
+		{ea[0], dispatchFrame("CHANNEL_UPDATE", 1, long)},
+		{ea[1], dispatchFrame("CHANNEL_DELETE", 2, short)},
+		{eb[0], dispatchFrame("CHANNEL_DELETE", 1, short)},
+	} {
+		buf = c.e.appendFrame(buf[:0])
+		if string(buf) != string(c.want) {
+			t.Errorf("frame %s, want %s", buf, c.want)
+		}
+	}
+}
