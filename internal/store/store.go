@@ -728,7 +728,8 @@ type Interaction struct {
 
 	// ResponseType is the callback type of the initial answer (0: not
 	// answered yet). OriginalMessageID is the message it created (0:
-	// none, or deleted); Ephemeral says whether that message is.
+	// none; read as 0 too while no message of that id exists, as once
+	// it is deleted); Ephemeral says whether that message is.
 	ResponseType      int
 	AnsweredAt        time.Time
 	OriginalMessageID snowflake.ID
