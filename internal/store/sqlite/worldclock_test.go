@@ -131,12 +131,21 @@ func (f invocationFixture) user(ctx context.Context, s *sqlstore.Store) error {
 // the database at path, as the CLI does beside a running server.
 func writeInAnotherProcess(t *testing.T, path string) error {
 	t.Helper()
-	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestWorldWriterProcess$")
-	cmd.Env = append(os.Environ(), "SLASHD_TEST_WORLD_WRITER="+path)
-	if out, err := cmd.CombinedOutput(); err != nil {
+	inAnotherProcess(t, "TestWorldWriterProcess", "SLASHD_TEST_WORLD_WRITER="+path)
+	return nil
+}
+
+// inAnotherProcess runs this test binary again, only the test named, with
+// env added, and returns its output; it fails t if the run fails.
+func inAnotherProcess(t *testing.T, test, env string) []byte {
+	t.Helper()
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^"+test+"$")
+	cmd.Env = append(os.Environ(), env)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
 		t.Fatalf("the other process: %v\n%s", err, out)
 	}
-	return nil
+	return out
 }
 
 // TestWorldWriterProcess is writeInAnotherProcess's child; by itself it
@@ -342,12 +351,7 @@ func TestWalIndexKeepsTheProcessLocks(t *testing.T) {
 	if err := s.CreateUser(t.Context(), store.User{ID: 1, Username: "a", CreatedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestShmLockProbeProcess$")
-	cmd.Env = append(os.Environ(), "SLASHD_TEST_SHM_LOCK="+path+"-shm")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("the other process: %v\n%s", err, out)
-	}
+	out := inAnotherProcess(t, "TestShmLockProbeProcess", "SLASHD_TEST_SHM_LOCK="+path+"-shm")
 	if want := fmt.Sprintf("held by %d", os.Getpid()); !strings.Contains(string(out), want) {
 		t.Fatalf("the other process found the -shm file's DMS byte %s, want %s", out, want)
 	}
