@@ -531,7 +531,13 @@ func (m *member) interact(ctx context.Context, body map[string]any, wait time.Du
 		m.runner.memo.set(memoKey{m.world, m.id}, res.Interaction.ID)
 	case callbackDeferredMessage:
 		var msg message
-		if json.Unmarshal(res.Resource.Message, &msg) != nil || msg.Flags&messageLoading == 0 {
+		if json.Unmarshal(res.Resource.Message, &msg) != nil {
+			break
+		}
+		if msg.Flags&messageLoading == 0 {
+			// A quick app filled the answer in before the callback's
+			// response was written: it was still deferred, then filled.
+			out.Interaction.Outcome = OutcomeDeferredFilled
 			break
 		}
 		filled, ok, err := m.waitFor(ctx, msg.ID, wait, func(now message) bool { return now.Flags&messageLoading == 0 })
