@@ -2,6 +2,8 @@ package api_test
 
 import (
 	"context"
+	"crypto/ed25519"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,6 +29,7 @@ const actSpec = `{"name": "act-tests",
    {"name": "secret", "description": "Whispers"},
    {"name": "slow", "description": "Takes its time"},
    {"name": "never", "description": "Defers and forgets"},
+   {"name": "quick", "description": "Defers and fills in before its delivery returns"},
    {"name": "panel", "description": "A panel"},
    {"name": "form", "description": "A form"},
    {"name": "pick", "description": "Picks a fruit",
@@ -124,6 +127,39 @@ func actApp(t *testing.T, e *testenv.Env, i *interactions.Interaction) (interact
 	return interactions.Message("?"), nil
 }
 
+// quickFiller answers /quick over the callback route before its delivery
+// returns: it defers, fills the answer in, then answers the delivery
+// 202. By the time the invocation reads its answer, the deferred message
+// is already filled (what a quick gateway bot can do too). Everything
+// else goes to next.
+func quickFiller(t *testing.T, e *testenv.Env, publicKeyHex string, next http.Handler) http.Handler {
+	key, err := hex.DecodeString(publicKeyHex)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := &interactions.Client{BaseURL: e.URL}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := interactions.VerifyRequest(ed25519.PublicKey(key), r)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusUnauthorized)
+			return
+		}
+		i, err := interactions.Decode(body)
+		if err != nil || i.Type != interactions.InteractionApplicationCommand || i.Data.Name != "quick" {
+			next.ServeHTTP(w, r) // r.Body reads body again
+			return
+		}
+		content := "filled at once"
+		if err := client.Respond(r.Context(), i.ID, i.Token, interactions.Defer(false)); err != nil {
+			t.Errorf("quick: defer: %v", err)
+		} else if _, err := client.EditOriginal(r.Context(), i.ApplicationID, i.Token,
+			interactions.EditData{Content: &content}); err != nil {
+			t.Errorf("quick: fill: %v", err)
+		}
+		w.WriteHeader(http.StatusAccepted)
+	})
+}
+
 // actAnswer is the act route's answer.
 type actAnswer struct {
 	Message *struct {
@@ -159,10 +195,10 @@ func TestAct(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	w := createWorld(t, e, fmt.Sprintf(actSpec, srv.URL))
-	h := interactions.Handler(w.Apps["modbot"].PublicKey,
+	h := quickFiller(t, e, w.Apps["modbot"].PublicKey, interactions.Handler(w.Apps["modbot"].PublicKey,
 		func(_ context.Context, i *interactions.Interaction) (interactions.Response, error) {
 			return actApp(t, e, i)
-		})
+		}))
 	app.Store(&h)
 	path := "/admin/v1/worlds/act-tests/act"
 	act := func(t *testing.T, body string, status int) actAnswer {
@@ -202,6 +238,13 @@ func TestAct(t *testing.T) {
 	t.Run("deferred then filled", func(t *testing.T) {
 		a := act(t, `{"as": "alice", "in": "general", "run": "/slow"}`, 200)
 		if a.Message == nil || a.Message.Content != "done at last" || a.Interaction.Outcome != "deferred-then-filled" {
+			t.Fatalf("answer: %+v %+v", a.Message, a.Interaction)
+		}
+	})
+	t.Run("deferred and filled before the answer was read", func(t *testing.T) {
+		a := act(t, `{"as": "alice", "in": "general", "run": "/quick"}`, 200)
+		if a.Message == nil || a.Message.Content != "filled at once" || a.Message.Flags&128 != 0 ||
+			a.Interaction.Outcome != "deferred-then-filled" {
 			t.Fatalf("answer: %+v %+v", a.Message, a.Interaction)
 		}
 	})
