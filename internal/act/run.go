@@ -535,8 +535,8 @@ func (m *member) interact(ctx context.Context, body map[string]any, wait time.Du
 			break
 		}
 		if msg.Flags&messageLoading == 0 {
-			// A quick app filled the answer in before the callback's
-			// response was written: it was still deferred, then filled.
+			// A quick app filled the answer in before the invocation
+			// read it back: deferred all the same, then filled.
 			out.Interaction.Outcome = OutcomeDeferredFilled
 			break
 		}
