@@ -135,11 +135,12 @@ func open(ctx context.Context, path string, cfg config) (*sqlstore.Store, error)
 	db.SetMaxOpenConns(8)
 	db.SetMaxIdleConns(8)
 	db.SetConnMaxIdleTime(5 * time.Minute)
-	closeAll := func() {
-		ck.close()
-		_ = wal.close() // a read-only file: nothing to lose
-	}
-	s := sqlstore.NewWithOptions(db, sqlstore.Options{FormatError: formatError, WriteGate: ck.gate, OnClose: closeAll,
+	// The WAL index's descriptor closes only after every connection of
+	// the store has (walIndex.file: closing it drops the process's
+	// locks on the -shm file, theirs included).
+	closeIndex := func() { _ = wal.close() } // a read-only map: nothing to lose
+	s := sqlstore.NewWithOptions(db, sqlstore.Options{FormatError: formatError, WriteGate: ck.gate,
+		OnClose: ck.close, AfterClose: closeIndex,
 		WorldClock: true, DatabaseLock: true, CommitStamp: wal.stamp})
 	// Running before the migrations, which write through the gate too.
 	go ck.run()

@@ -30,6 +30,7 @@ type Store struct {
 	formatError func(error) error
 	txOptions   *sql.TxOptions
 	onClose     func()
+	afterClose  func()
 	// lockedTxOptions: the transactions serialized by a row lock.
 	lockedTxOptions *sql.TxOptions
 	retryable       func(error) bool
@@ -73,6 +74,9 @@ type Options struct {
 	// OnClose runs when the store closes, before the handle does (a
 	// backend's background work stops there).
 	OnClose func()
+	// AfterClose runs when the store closes, after the handle has (what
+	// must outlive every connection of the handle).
+	AfterClose func()
 	// WriteGate, when set, is entered around every write: each
 	// transaction and each single-statement write (see write.go).
 	WriteGate WriteGate
@@ -103,7 +107,7 @@ func New(db *sql.DB, formatError func(error) error) *Store {
 
 // NewWithOptions wraps db for a backend described by o.
 func NewWithOptions(db *sql.DB, o Options) *Store {
-	s := &Store{db: db, formatError: o.FormatError, retryable: o.Retryable, maxAttempts: o.MaxAttempts, onClose: o.OnClose,
+	s := &Store{db: db, formatError: o.FormatError, retryable: o.Retryable, maxAttempts: o.MaxAttempts, onClose: o.OnClose, afterClose: o.AfterClose,
 		gate: o.WriteGate, worldClock: o.WorldClock, databaseLock: o.DatabaseLock,
 		commitStamp: o.CommitStamp}
 	if s.formatError == nil {
@@ -131,7 +135,11 @@ func (s *Store) Close() error {
 		s.onClose()
 	}
 	s.stmts.close()
-	return s.db.Close()
+	err := s.db.Close()
+	if s.afterClose != nil {
+		s.afterClose()
+	}
+	return err
 }
 
 // Tx runs fn in one transaction, committing if it returns nil. When the
