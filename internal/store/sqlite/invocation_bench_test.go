@@ -83,7 +83,7 @@ func BenchmarkTinyTx(b *testing.B) {
 	}
 }
 
-func mustBench(b *testing.B, err error) {
+func mustBench(b testing.TB, err error) {
 	b.Helper()
 	if err != nil {
 		b.Fatal(err)

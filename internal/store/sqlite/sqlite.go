@@ -141,7 +141,7 @@ func open(ctx context.Context, path string, cfg config) (*sqlstore.Store, error)
 	closeIndex := func() { _ = wal.close() } // a read-only map: nothing to lose
 	s := sqlstore.NewWithOptions(db, sqlstore.Options{FormatError: formatError, WriteGate: ck.gate,
 		OnClose: ck.close, AfterClose: closeIndex,
-		WorldClock: true, DatabaseLock: true, CommitStamp: wal.stamp})
+		WorldClock: true, DatabaseLock: true, CommitStamp: wal.stamp, PinnedBegin: "BEGIN IMMEDIATE"})
 	// Running before the migrations, which write through the gate too.
 	go ck.run()
 	if err := migrate(ctx, s); err != nil {

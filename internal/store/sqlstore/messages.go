@@ -72,6 +72,12 @@ func (s *Store) putMessage(ctx context.Context, tx *sql.Tx, m store.Message) err
 	if err != nil {
 		return fmt.Errorf("put message %d: %w", m.ID, s.formatError(err))
 	}
+	return putAffected(res, m)
+}
+
+// putAffected is what a put of m that changed res's rows says: none, and
+// its channel is missing.
+func putAffected(res interface{ RowsAffected() (int64, error) }, m store.Message) error {
 	if n, err := res.RowsAffected(); err != nil {
 		return fmt.Errorf("put message %d: %w", m.ID, err)
 	} else if n == 0 {
@@ -203,32 +209,76 @@ func (s *Store) CreateInteraction(ctx context.Context, in store.Interaction) err
 
 // CreateAnsweredInteraction records an invocation together with its
 // answer, in one transaction: an invocation answered inline commits
-// once.
+// once. fn sees in as given (nothing is read), so it runs once, before
+// the transaction; where the backend pins a writer (Options.PinnedBegin)
+// the transaction runs there, unless the answer's message carries files.
 func (s *Store) CreateAnsweredInteraction(ctx context.Context, in store.Interaction,
 	fn func(store.Interaction) (store.Answer, error),
 ) (store.Interaction, error) {
+	next, put, err := answerOf(in, fn)
+	if err != nil {
+		return store.Interaction{}, err
+	}
+	if s.pinned != nil && (put == nil || put.Files == nil) {
+		err = s.outsideWorld(func(written func()) error {
+			return s.pinnedTx(ctx, func(tx pinnedTx) error {
+				if err := s.recordAnswered(tx, next, put); err != nil {
+					return err
+				}
+				written()
+				return nil
+			})
+		})
+		if err != nil {
+			return store.Interaction{}, err
+		}
+		return next, nil
+	}
 	if err := s.prepareAll(ctx, queryInsertInteraction, queryPutMessage); err != nil {
 		return store.Interaction{}, fmt.Errorf("record answered interaction %d: %w", in.ID, err)
 	}
-	var out store.Interaction
-	err := s.outsideWorldTx(ctx, func(tx *sql.Tx) error {
-		next, put, err := answerOf(in, fn)
-		if err != nil {
-			return err
-		}
+	err = s.outsideWorldTx(ctx, func(tx *sql.Tx) error {
 		if _, err := s.txExec(ctx, tx, queryInsertInteraction, interactionArgs(next)...); err != nil {
 			return fmt.Errorf("insert interaction %d: %w", in.ID, s.formatError(err))
 		}
-		if err := s.putAnswerMessage(ctx, tx, put); err != nil {
-			return err
-		}
-		out = next
-		return nil
+		return s.putAnswerMessage(ctx, tx, put)
 	})
 	if err != nil {
 		return store.Interaction{}, err
 	}
-	return out, nil
+	return next, nil
+}
+
+// pinnedTx runs fn in a transaction of the pinned writer, inside the
+// write gate.
+func (s *Store) pinnedTx(ctx context.Context, fn func(pinnedTx) error) error {
+	if err := s.pinned.pin(ctx, s.db); err != nil {
+		return err
+	}
+	return s.retry(ctx, func() error {
+		leave, err := s.enterWrite(ctx)
+		if err != nil {
+			return err
+		}
+		defer leave() // after the commit or rollback
+		return s.pinned.run(ctx, s.db, fn)
+	})
+}
+
+// recordAnswered writes an answered interaction and its message without
+// files, as the pinned writer's transaction.
+func (s *Store) recordAnswered(tx pinnedTx, in store.Interaction, m *store.Message) error {
+	if _, err := tx.exec(queryInsertInteraction, interactionArgs(in)...); err != nil {
+		return fmt.Errorf("insert interaction %d: %w", in.ID, s.formatError(err))
+	}
+	if m == nil {
+		return nil
+	}
+	res, err := tx.exec(queryPutMessage, messageArgs(*m)...)
+	if err != nil {
+		return fmt.Errorf("put message %d: %w", m.ID, s.formatError(err))
+	}
+	return putAffected(res, *m)
 }
 
 // putAnswerMessage puts an answer's message, if it has one.

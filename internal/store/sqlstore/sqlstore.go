@@ -42,6 +42,7 @@ type Store struct {
 	worldClock      bool
 	databaseLock    bool
 	commitStamp     func() (CommitStamp, bool)
+	pinned          *pinnedWriter                // nil: every write goes through database/sql
 	lastWorld       atomic.Pointer[worldReading] // the last world-clock reading and its stamp
 	worldQueries    atomic.Int64                 // world-clock readings that queried the database (tests)
 }
@@ -92,6 +93,12 @@ type Options struct {
 	// CommitStamp reads, without a query, a stamp that every commit of
 	// every process moves (see WorldClock); nil where there is none.
 	CommitStamp func() (CommitStamp, bool)
+	// PinnedBegin, when set, is the statement that begins a write
+	// transaction, and an invocation answered inline is recorded on a
+	// connection of its own, through the driver's interfaces (see
+	// pinnedWriter). Only for a backend whose transactions need nothing
+	// else database/sql adds: no isolation level, no retries.
+	PinnedBegin string
 }
 
 // DefaultMaxAttempts is Options.MaxAttempts when left 0: enough for a
@@ -112,6 +119,9 @@ func NewWithOptions(db *sql.DB, o Options) *Store {
 		commitStamp: o.CommitStamp}
 	if s.formatError == nil {
 		s.formatError = func(err error) error { return err }
+	}
+	if o.PinnedBegin != "" {
+		s.pinned = &pinnedWriter{begin: o.PinnedBegin}
 	}
 	if s.maxAttempts <= 0 {
 		s.maxAttempts = DefaultMaxAttempts
@@ -135,6 +145,9 @@ func (s *Store) Close() error {
 		s.onClose()
 	}
 	s.stmts.close()
+	if s.pinned != nil {
+		s.pinned.close()
+	}
 	err := s.db.Close()
 	if s.afterClose != nil {
 		s.afterClose()

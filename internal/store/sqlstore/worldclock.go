@@ -81,23 +81,33 @@ func (s *Store) stampNow() (CommitStamp, bool) {
 // the next request would pay a query to learn that nothing it cares for
 // moved.
 func (s *Store) outsideWorldTx(ctx context.Context, fn func(*sql.Tx) error) error {
+	return s.outsideWorld(func(written func()) error {
+		return s.lockedTx(ctx, func(tx *sql.Tx) error {
+			if err := fn(tx); err != nil {
+				return err
+			}
+			written()
+			return nil
+		})
+	})
+}
+
+// outsideWorld is outsideWorldTx's bookkeeping around run, which runs
+// the transaction (retries included) and calls written in it once its
+// writes are done, before it commits.
+func (s *Store) outsideWorld(run func(written func()) error) error {
 	if s.commitStamp == nil || !s.worldClock || !s.databaseLock {
-		return s.lockedTx(ctx, fn)
+		return run(func() {})
 	}
 	var (
 		last   *worldReading
 		before CommitStamp
 		known  bool
 	)
-	err := s.lockedTx(ctx, func(tx *sql.Tx) error {
-		known = false // a retried transaction starts again
-		if err := fn(tx); err != nil {
-			return err
-		}
+	err := run(func() { // each attempt that got this far: the last one's counts
 		last = s.lastWorld.Load()
 		before, known = s.commitStamp()
 		known = known && last != nil && last.at == before
-		return nil
 	})
 	if err != nil || !known {
 		return err
