@@ -15,12 +15,7 @@
 // The package has no I/O.
 package form
 
-import (
-	"bytes"
-	"encoding/json"
-	"errors"
-	"io"
-)
+import "errors"
 
 // ErrInvalidJSON is returned by DecodeJSON for a body that is not one JSON value.
 var ErrInvalidJSON = errors.New("invalid JSON")
@@ -31,13 +26,8 @@ var ErrInvalidJSON = errors.New("invalid JSON")
 // error can be reported per field. Anything after the one value, other
 // than white space, makes the body invalid.
 func DecodeJSON(body []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, ErrInvalidJSON
-	}
-	if _, err := dec.Token(); err != io.EOF {
+	v, ok := parseTree(body)
+	if !ok {
 		return nil, ErrInvalidJSON
 	}
 	return v, nil
