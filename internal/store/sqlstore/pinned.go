@@ -87,25 +87,22 @@ func (p *pinnedWriter) run(ctx context.Context, db *sql.DB, fn func(pinnedTx) er
 }
 
 func (p *pinnedWriter) tx(dc any, fn func(pinnedTx) error) error {
-	ex, ok := dc.(driver.ExecerContext)
-	if !ok {
-		return fmt.Errorf("the driver's connection (%T) cannot execute statements", dc)
-	}
-	ctx := context.Background() // see run: nothing interrupts a transaction begun
-	if _, err := ex.ExecContext(ctx, p.begin, nil); err != nil {
+	// BEGIN and COMMIT are prepared once too: parsing them again for
+	// each transaction cost more than running them.
+	if _, err := p.exec(dc, p.begin, nil); err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
 	done := false
 	defer func() {
 		if !done {
 			// A failed COMMIT leaves SQLite's transaction open.
-			_, _ = ex.ExecContext(ctx, "ROLLBACK", nil)
+			_, _ = p.exec(dc, "ROLLBACK", nil)
 		}
 	}()
 	if err := fn(pinnedTx{conn: dc, w: p}); err != nil {
 		return err
 	}
-	if _, err := ex.ExecContext(ctx, "COMMIT", nil); err != nil {
+	if _, err := p.exec(dc, "COMMIT", nil); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
 	done = true
@@ -115,10 +112,6 @@ func (p *pinnedWriter) tx(dc any, fn func(pinnedTx) error) error {
 // exec runs one statement of the transaction, prepared once on the
 // connection, with args converted as database/sql converts them.
 func (t pinnedTx) exec(query string, args ...any) (driver.Result, error) {
-	st, err := t.w.stmt(t.conn, query)
-	if err != nil {
-		return nil, err
-	}
 	named := make([]driver.NamedValue, len(args))
 	for i, a := range args {
 		v, err := driver.DefaultParameterConverter.ConvertValue(a)
@@ -127,11 +120,22 @@ func (t pinnedTx) exec(query string, args ...any) (driver.Result, error) {
 		}
 		named[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
 	}
+	return t.w.exec(t.conn, query, named)
+}
+
+// exec runs query, prepared once on the pinned connection dc. Nothing
+// interrupts it (see run): a context without Done spares the driver its
+// watcher goroutine.
+func (p *pinnedWriter) exec(dc any, query string, args []driver.NamedValue) (driver.Result, error) {
+	st, err := p.stmt(dc, query)
+	if err != nil {
+		return nil, err
+	}
 	sx, ok := st.(driver.StmtExecContext)
 	if !ok {
 		return nil, fmt.Errorf("the driver's statement (%T) cannot execute", st)
 	}
-	return sx.ExecContext(context.Background(), named)
+	return sx.ExecContext(context.Background(), args)
 }
 
 // stmt returns query prepared on the pinned connection dc.
