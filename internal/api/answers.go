@@ -177,7 +177,7 @@ func (s *Server) updatedComponentMessage(ctx context.Context, rec store.Interact
 	if messageEmpty(msg) {
 		return nil, interaction.ErrEmptyMessage
 	}
-	if m.Body, err = jsonenc.Marshal(msg); err != nil {
+	if m.Body, err = encodeMessage(&msg); err != nil {
 		return nil, err
 	}
 	return &m, nil
@@ -203,7 +203,7 @@ func (s *Server) launchActivity(ctx context.Context, rec store.Interaction) (*st
 		return nil, nil, err
 	}
 	msg.ActivityInstance = instance
-	if m.Body, err = jsonenc.Marshal(msg); err != nil {
+	if m.Body, err = encodeMessage(&msg); err != nil {
 		return nil, nil, err
 	}
 	result, err := jsonenc.Marshal(instance)
@@ -266,9 +266,19 @@ func (s *Server) interactionMessage(ctx context.Context, rec store.Interaction, 
 		out.VisibleTo = rec.UserID
 		interaction.MarkEphemeral(&m, d.Uploads)
 	}
-	out.Body, err = jsonenc.Marshal(m)
+	out.Body, err = encodeMessage(&m)
 	return out, err
 }
+
+// encodeMessage is a message's body as stored and served: jsonenc.Marshal's
+// bytes (interaction.Message.AppendJSON), without reflection.
+func encodeMessage(m *interaction.Message) ([]byte, error) {
+	return m.AppendJSON(make([]byte, 0, messageBodySize))
+}
+
+// messageBodySize is what an interaction's answer message takes encoded,
+// with room to spare: its buffer is allocated once.
+const messageBodySize = 2048
 
 // externalAppsAllowed reports whether an app the guild did not install
 // may answer the invoker publicly in the interaction's channel: the real

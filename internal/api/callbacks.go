@@ -16,7 +16,6 @@ import (
 	"github.com/slashd/slashd/internal/auth"
 	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/interaction"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 )
@@ -305,7 +304,7 @@ func (s *Server) editMessage(r *http.Request, m store.Message, d interaction.Mes
 	if messageEmpty(msg) {
 		return nil, interaction.ErrEmptyMessage
 	}
-	body, err := jsonenc.Marshal(msg)
+	body, err := encodeMessage(&msg)
 	if err != nil {
 		return nil, err
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/interaction"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 	"github.com/slashd/slashd/internal/wire"
@@ -103,7 +102,7 @@ func (s *Server) postChannelMessage(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	body, err := jsonenc.Marshal(msg)
+	body, err := encodeMessage(&msg)
 	if err != nil {
 		return err
 	}
