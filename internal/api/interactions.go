@@ -21,7 +21,6 @@ import (
 	"github.com/slashd/slashd/internal/form"
 	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/interaction"
-	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
 	"github.com/slashd/slashd/internal/webhook"
@@ -328,7 +327,7 @@ func (s *Server) sealInvocation(ctx context.Context, p interaction.Payload, meta
 	if err != nil {
 		return invocation{}, fmt.Errorf("encode interaction: %w", err)
 	}
-	metaJSON, err := jsonenc.Marshal(meta)
+	metaJSON, err := meta.AppendJSON(make([]byte, 0, 512))
 	if err != nil {
 		return invocation{}, fmt.Errorf("encode interaction metadata: %w", err)
 	}
