@@ -1,7 +1,9 @@
 package api
 
 import (
+	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -191,19 +193,24 @@ func (s *Server) deliveryDone(in invocation, d delivery, took time.Duration) {
 	if d.target != targetService {
 		s.metrics.delivery.With(d.target).Observe(took.Seconds())
 	}
-	attrs := []any{"application_id", in.app.ID, "interaction_id", in.record.ID, "type", interactionTypeLabel(it),
-		"target", d.target, "outcome", d.outcome, "latency_ms", float64(took.Microseconds()) / 1000}
+	// Typed attributes (LogAttrs): the same line as Info's key-value
+	// pairs, without converting them, on every invocation's path.
+	attrs := make([]slog.Attr, 0, 9)
+	attrs = append(attrs, slog.Any("application_id", in.app.ID), slog.Any("interaction_id", in.record.ID),
+		slog.String("type", interactionTypeLabel(it)), slog.String("target", d.target), slog.String("outcome", d.outcome),
+		slog.Float64("latency_ms", float64(took.Microseconds())/1000))
 	if d.endpoint != "" {
-		attrs = append(attrs, "endpoint", d.endpoint)
+		attrs = append(attrs, slog.String("endpoint", d.endpoint))
 	}
 	if d.status != 0 {
-		attrs = append(attrs, "status", d.status)
+		attrs = append(attrs, slog.Int("status", d.status))
 	}
-	if d.outcome == outcomeAnswered || d.outcome == outcomeDeferred {
-		s.log.Info("interaction answered", attrs...)
-		return
+	msg := "interaction answered"
+	if d.outcome != outcomeAnswered && d.outcome != outcomeDeferred {
+		msg = "interaction failed"
+		attrs = append(attrs, slog.String("reason", d.reason))
 	}
-	s.log.Info("interaction failed", append(attrs, "reason", d.reason)...)
+	s.log.LogAttrs(context.Background(), slog.LevelInfo, msg, attrs...)
 }
 
 // endpointForLog is an Interactions Endpoint URL without what may be
