@@ -97,3 +97,24 @@ func FuzzPayloadAppendJSON(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkPayloadJSON: an interaction of a guild member, by AppendJSON
+// and by jsonenc.Marshal.
+func BenchmarkPayloadJSON(b *testing.B) {
+	p := fuzzPayload(1576472368556015616, "aW50ZXJhY3Rpb246MTU3NjQ3MjM2ODU1NjAxNTYxNjpzZWNyZXQ", "en-US",
+		2|4|16|128|256|512|1024|32768, 20, nil)
+	b.Run("AppendJSON", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := p.AppendJSON(make([]byte, 0, 2048)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("jsonenc.Marshal", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := jsonenc.Marshal(p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
