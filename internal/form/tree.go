@@ -117,19 +117,8 @@ func (p *treeParser) object() (any, bool) {
 			return nil, false
 		}
 		m[k.(string)] = v // a repeated key: the last value, as encoding/json
-		p.space()
-		if p.i >= len(p.b) {
-			return nil, false
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-			p.space()
-		case '}':
-			p.i++
-			return m, true
-		default:
-			return nil, false
+		if more, ok := p.separator('}'); !ok || !more {
+			return m, ok
 		}
 	}
 }
@@ -152,21 +141,29 @@ func (p *treeParser) array() (any, bool) {
 			return nil, false
 		}
 		a = append(a, v)
-		p.space()
-		if p.i >= len(p.b) {
-			return nil, false
-		}
-		switch p.b[p.i] {
-		case ',':
-			p.i++
-			p.space()
-		case ']':
-			p.i++
-			return a, true
-		default:
-			return nil, false
+		if more, ok := p.separator(']'); !ok || !more {
+			return a, ok
 		}
 	}
+}
+
+// separator reads what follows an object's member or an array's
+// element: a comma (more to come) or the closing byte.
+func (p *treeParser) separator(closing byte) (more, ok bool) {
+	p.space()
+	if p.i >= len(p.b) {
+		return false, false
+	}
+	switch p.b[p.i] {
+	case ',':
+		p.i++
+		p.space()
+		return true, true
+	case closing:
+		p.i++
+		return false, true
+	}
+	return false, false
 }
 
 // number reads -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? as its

@@ -1,8 +1,8 @@
 package interaction
 
 import (
-	"bytes"
 	"encoding/json"
+	"github.com/slashd/slashd/internal/jsonenc/jsonenctest"
 	"testing"
 
 	"github.com/slashd/slashd/internal/command"
@@ -71,14 +71,7 @@ func FuzzMessageAppendJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, id uint64, text, key string, opts uint16, n int, raw []byte) {
 		m := fuzzMessage(id, text, key, opts, n, raw)
-		want, wantErr := jsonenc.Marshal(m)
-		got, err := m.AppendJSON([]byte("prefix"))
-		if (err != nil) != (wantErr != nil) {
-			t.Fatalf("AppendJSON error %v, Marshal error %v", err, wantErr)
-		}
-		if err == nil && !bytes.Equal(got, append([]byte("prefix"), want...)) {
-			t.Fatalf("AppendJSON\n%s\nMarshal\n%s", got[len("prefix"):], want)
-		}
+		jsonenctest.SameAsMarshal(t, m, m.AppendJSON)
 	})
 }
 

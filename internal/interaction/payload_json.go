@@ -30,7 +30,7 @@ func (p *Payload) AppendJSON(b []byte) ([]byte, error) {
 		b = append(b, `,"locale":`...)
 		b = jsonenc.AppendString(b, g.Locale)
 		b = append(b, `,"features":`...)
-		b = appendStrings(b, g.Features)
+		b = jsonenc.AppendStrings(b, g.Features)
 		b = append(b, '}')
 	}
 	if p.GuildID != 0 {
@@ -174,18 +174,4 @@ func appendNullID[T ~uint64](b []byte, id *T) []byte {
 		return append(b, "null"...)
 	}
 	return jsonenc.AppendID(b, uint64(*id))
-}
-
-func appendStrings(b []byte, ss []string) []byte {
-	if ss == nil {
-		return append(b, "null"...)
-	}
-	b = append(b, '[')
-	for i, s := range ss {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = jsonenc.AppendString(b, s)
-	}
-	return append(b, ']')
 }

@@ -1,8 +1,8 @@
 package interaction
 
 import (
-	"bytes"
 	"encoding/json"
+	"github.com/slashd/slashd/internal/jsonenc/jsonenctest"
 	"testing"
 
 	"github.com/slashd/slashd/internal/command"
@@ -87,14 +87,7 @@ func FuzzPayloadAppendJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, id uint64, text, key string, opts uint16, n int, raw []byte) {
 		p := fuzzPayload(id, text, key, opts, n, raw)
-		want, wantErr := jsonenc.Marshal(p)
-		got, err := p.AppendJSON([]byte("prefix"))
-		if (err != nil) != (wantErr != nil) {
-			t.Fatalf("AppendJSON error %v, Marshal error %v", err, wantErr)
-		}
-		if err == nil && !bytes.Equal(got, append([]byte("prefix"), want...)) {
-			t.Fatalf("AppendJSON\n%s\nMarshal\n%s", got[len("prefix"):], want)
-		}
+		jsonenctest.SameAsMarshal(t, p, p.AppendJSON)
 	})
 }
 

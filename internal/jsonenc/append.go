@@ -93,6 +93,21 @@ func AppendIDs[T ~uint64](dst []byte, ids []T) []byte {
 	return append(dst, ']')
 }
 
+// AppendStrings appends a list of strings (null when nil).
+func AppendStrings(dst []byte, ss []string) []byte {
+	if ss == nil {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '[')
+	for i, s := range ss {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = AppendString(dst, s)
+	}
+	return append(dst, ']')
+}
+
 // AppendIDMap appends a map of snowflakes by string key, keys sorted
 // (null when nil).
 func AppendIDMap[T ~uint64](dst []byte, m map[string]T) []byte {

@@ -1,10 +1,9 @@
 package wire
 
 import (
-	"bytes"
+	"github.com/slashd/slashd/internal/jsonenc/jsonenctest"
 	"testing"
 
-	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 )
 
@@ -52,13 +51,6 @@ func FuzzUserAppendJSON(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, id uint64, name, other string, opts uint8, n int, raw []byte) {
 		u := fuzzUser(id, name, other, opts, n, raw)
-		want, wantErr := jsonenc.Marshal(u)
-		got, err := u.AppendJSON([]byte("prefix"))
-		if (err != nil) != (wantErr != nil) {
-			t.Fatalf("AppendJSON error %v, Marshal error %v", err, wantErr)
-		}
-		if err == nil && !bytes.Equal(got, append([]byte("prefix"), want...)) {
-			t.Fatalf("AppendJSON\n%s\nMarshal\n%s", got[len("prefix"):], want)
-		}
+		jsonenctest.SameAsMarshal(t, u, u.AppendJSON)
 	})
 }

@@ -15,7 +15,7 @@
 //	    two loopback hops and one, and vs its floor: the same hops with only
 //	    the work no design can leave out (an Ed25519 signature, the same SDK
 //	    app verifying and decoding, one SQLite commit) (BenchmarkRatioInvoke,
-//	    p50);
+//	    p50, the four taking turns in blocks of 50 requests);
 //	  - members: invoke in a guild of 100,000 members vs the same in a
 //	    guild of 10, same store and server, alternating (BenchmarkRatioMembers,
 //	    p50; it should stay flat);

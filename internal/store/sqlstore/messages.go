@@ -221,7 +221,7 @@ func (s *Store) CreateAnsweredInteraction(ctx context.Context, in store.Interact
 	}
 	if s.pinned != nil && (put == nil || put.Files == nil) {
 		err = s.outsideWorld(func(written func()) error {
-			return s.pinnedTx(ctx, func(tx pinnedTx) error {
+			return s.runPinned(ctx, func(tx pinnedTx) error {
 				if err := s.recordAnswered(tx, next, put); err != nil {
 					return err
 				}
@@ -249,9 +249,9 @@ func (s *Store) CreateAnsweredInteraction(ctx context.Context, in store.Interact
 	return next, nil
 }
 
-// pinnedTx runs fn in a transaction of the pinned writer, inside the
+// runPinned runs fn in a transaction of the pinned writer, inside the
 // write gate.
-func (s *Store) pinnedTx(ctx context.Context, fn func(pinnedTx) error) error {
+func (s *Store) runPinned(ctx context.Context, fn func(pinnedTx) error) error {
 	if err := s.pinned.pin(ctx, s.db); err != nil {
 		return err
 	}

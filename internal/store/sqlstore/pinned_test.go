@@ -45,11 +45,11 @@ func TestPinnedWriter(t *testing.T) {
 		}
 		return n
 	}
-	if err := s.pinnedTx(ctx, insert(1)); err != nil {
+	if err := s.runPinned(ctx, insert(1)); err != nil {
 		t.Fatal(err)
 	}
 	refused := errors.New("refused")
-	if err := s.pinnedTx(ctx, func(tx pinnedTx) error {
+	if err := s.runPinned(ctx, func(tx pinnedTx) error {
 		if err := insert(2)(tx); err != nil {
 			return err
 		}
@@ -57,7 +57,7 @@ func TestPinnedWriter(t *testing.T) {
 	}); !errors.Is(err, refused) {
 		t.Errorf("fn's error: got %v", err)
 	}
-	if err := s.pinnedTx(ctx, func(tx pinnedTx) error {
+	if err := s.runPinned(ctx, func(tx pinnedTx) error {
 		if err := insert(3)(tx); err != nil {
 			return err
 		}
@@ -67,12 +67,12 @@ func TestPinnedWriter(t *testing.T) {
 	}
 	func() {
 		defer func() { _ = recover() }()
-		_ = s.pinnedTx(ctx, func(tx pinnedTx) error {
+		_ = s.runPinned(ctx, func(tx pinnedTx) error {
 			_ = insert(4)(tx)
 			panic("fn panics")
 		})
 	}()
-	if err := s.pinnedTx(ctx, insert(5)); err != nil {
+	if err := s.runPinned(ctx, insert(5)); err != nil {
 		t.Fatalf("after the failures: %v", err)
 	}
 	var ids []int64
@@ -95,7 +95,7 @@ func TestPinnedWriter(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	if err := s.pinnedTx(ctx, insert(6)); err == nil {
+	if err := s.runPinned(ctx, insert(6)); err == nil {
 		t.Error("a transaction after Close: no error")
 	}
 }
@@ -133,7 +133,7 @@ func BenchmarkPinnedTx(b *testing.B) {
 		s := NewWithOptions(openPinnedDB(b), Options{PinnedBegin: "BEGIN IMMEDIATE"})
 		defer s.Close()
 		for i := 0; b.Loop(); i++ {
-			err := s.pinnedTx(ctx, func(tx pinnedTx) error {
+			err := s.runPinned(ctx, func(tx pinnedTx) error {
 				for range 2 {
 					if _, err := tx.exec(query, i, "hello"); err != nil {
 						return err
