@@ -120,10 +120,11 @@ func (s *Server) record(ctx context.Context, in invocation) (done func(), err er
 		return func() {}, nil
 	}
 	s.pending.hold(in.record)
+	id := in.record.ID // not in: the closure would copy the whole invocation to the heap
 	return func() {
 		// Even when the invoking client has gone: the app has the token.
-		if err := s.pending.settle(context.WithoutCancel(ctx), s.store, in.record.ID); err != nil {
-			s.log.Error("record interaction after its delivery", "interaction_id", in.record.ID, "error", err)
+		if err := s.pending.settle(context.WithoutCancel(ctx), s.store, id); err != nil {
+			s.log.Error("record interaction after its delivery", "interaction_id", id, "error", err)
 		}
 	}, nil
 }
