@@ -30,6 +30,7 @@ type pinnedWriter struct {
 	mu    sync.Mutex             // one transaction at a time on conn
 	conn  *sql.Conn              // nil until first used, and after it broke
 	stmts map[string]driver.Stmt // prepared on conn
+	args  []driver.NamedValue    // a statement's arguments, reused (the driver copies them)
 }
 
 // pinnedTx is a transaction on the pinned connection.
@@ -112,14 +113,16 @@ func (p *pinnedWriter) tx(dc any, fn func(pinnedTx) error) error {
 // exec runs one statement of the transaction, prepared once on the
 // connection, with args converted as database/sql converts them.
 func (t pinnedTx) exec(query string, args ...any) (driver.Result, error) {
-	named := make([]driver.NamedValue, len(args))
+	named := t.w.args[:0]
 	for i, a := range args {
 		v, err := driver.DefaultParameterConverter.ConvertValue(a)
 		if err != nil {
 			return nil, fmt.Errorf("argument $%d: %w", i+1, err)
 		}
-		named[i] = driver.NamedValue{Ordinal: i + 1, Value: v}
+		named = append(named, driver.NamedValue{Ordinal: i + 1, Value: v})
 	}
+	t.w.args = named
+	defer clear(named) // keeps no value alive until the next statement
 	return t.w.exec(t.conn, query, named)
 }
 
