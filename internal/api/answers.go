@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 
@@ -14,7 +15,6 @@ import (
 	"github.com/slashd/slashd/internal/event"
 	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/interaction"
-	"github.com/slashd/slashd/internal/journal"
 	"github.com/slashd/slashd/internal/jsonenc"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
@@ -427,11 +427,67 @@ type callbackResource struct {
 	encoded bool
 }
 
-// encode is r's JSON, the same bytes as jsonenc.Marshal(r): its stored
-// message and result spliced in as they are (checked once) rather than
-// compacted again by encoding/json, the most of the encoding's work on
-// a message of a kilobyte.
-func (r callbackResult) encode() ([]byte, error) { return journal.Encode(*r.spliced()) }
+// encode is r's JSON, the same bytes as jsonenc.Marshal(r), written by
+// hand (FuzzCallbackResultEncode): its stored message and result spliced
+// in as they are (checked once, or not at all when encoded by this
+// request) rather than compacted again by encoding/json, which was the
+// most of the encoding's work on a message of a kilobyte. As the
+// journal splices (journal.Encode): a member that is not JSON is left
+// out.
+func (r callbackResult) encode() ([]byte, error) {
+	res, in := r.Resource, r.Interaction
+	size := 192
+	if res != nil {
+		size += len(res.ActivityInstance) + len(res.Message) + len(res.Choices) + len(res.Modal)
+	}
+	b := make([]byte, 0, size)
+	b = append(b, `{"interaction":{"id":`...)
+	b = jsonenc.AppendID(b, uint64(in.ID))
+	b = append(b, `,"type":`...)
+	b = strconv.AppendInt(b, int64(in.Type), 10)
+	if in.ActivityInstanceID != "" {
+		b = append(b, `,"activity_instance_id":`...)
+		b = jsonenc.AppendString(b, in.ActivityInstanceID)
+	}
+	if in.ResponseMessageID != 0 {
+		b = append(b, `,"response_message_id":`...)
+		b = jsonenc.AppendID(b, uint64(in.ResponseMessageID))
+	}
+	if in.ResponseMessageLoading != nil {
+		b = append(b, `,"response_message_loading":`...)
+		b = strconv.AppendBool(b, *in.ResponseMessageLoading)
+	}
+	if in.ResponseMessageEphemeral != nil {
+		b = append(b, `,"response_message_ephemeral":`...)
+		b = strconv.AppendBool(b, *in.ResponseMessageEphemeral)
+	}
+	b = append(b, '}')
+	if res != nil {
+		b = append(b, `,"resource":{"type":`...)
+		b = strconv.AppendInt(b, int64(res.Type), 10)
+		for _, m := range [...]struct {
+			name    string
+			raw     json.RawMessage
+			checked bool
+		}{
+			{"activity_instance", res.ActivityInstance, false},
+			{"message", res.Message, res.encoded},
+			{"choices", res.Choices, false},
+			{"modal", res.Modal, false},
+		} {
+			if len(m.raw) == 0 || !m.checked && !json.Valid(m.raw) {
+				continue
+			}
+			b = append(b, `,"`...)
+			b = append(b, m.name...)
+			b = append(b, `":`...)
+			b = append(b, m.raw...)
+		}
+		b = append(b, '}')
+	}
+	// A stored message an older slashd wrote may hold HTML escapes.
+	return jsonenc.UnescapeHTML(append(b, '}')), nil
+}
 
 // writeCallbackResult answers with r.
 func writeCallbackResult(w http.ResponseWriter, r callbackResult) {
