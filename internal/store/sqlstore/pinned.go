@@ -17,9 +17,10 @@ import (
 // watcher of the context; with a cancellable context, the SQLite
 // driver's interrupt watcher for each statement) and converts its
 // arguments behind a few locks: on the 2-core machine a two-row
-// transaction took 25–33 µs that way and 17 µs on the driver
-// (BenchmarkPinnedTx), and each goroutine started may wake the idle CPU,
-// which on a small virtual machine costs more than the goroutine.
+// transaction under a request's context took 32–38 µs that way and
+// 21–23 µs here (BenchmarkPinnedTx), and each goroutine started may wake
+// the idle CPU, which on a small virtual machine costs more than the
+// goroutine.
 //
 // The backend asks for it (Options.PinnedBegin) where its transactions
 // need nothing database/sql adds: SQLite's, which this process's write
