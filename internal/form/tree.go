@@ -12,9 +12,10 @@ const maxDepth = 10000
 
 // treeParser reads one JSON text into the values encoding/json decodes
 // into an `any` with UseNumber, in one pass over the bytes: every request
-// body goes through it, and encoding/json's Decoder took 11 µs for an
-// invocation's 261 bytes (it scans the value once to find its end, then
-// again to decode it, through a state machine per byte). FuzzTreeParser
+// body goes through it, and encoding/json's Decoder took 3.7–4.6 µs for
+// an invocation's 261 bytes where this takes 1.6 (BenchmarkDecodeJSON;
+// the Decoder scans the value once to find its end, then again to decode
+// it, through a state machine per byte). FuzzTreeParser
 // checks it decodes exactly what encoding/json decodes, and fails exactly
 // where encoding/json fails.
 type treeParser struct {

@@ -10,12 +10,12 @@ import (
 )
 
 // The Append functions write values the way Marshal encodes them, for
-// the hand-written encoders of the hottest objects (an interaction's
-// answer message): encoding/json finds how to encode a struct by
-// reflection, calls a method and checks its output again for each
-// json.RawMessage and snowflake, and that cost more than the rest of
-// building the message. Each caller's fuzz test checks it writes exactly
-// Marshal's bytes.
+// the hand-written encoders of the objects every invocation encodes (its
+// payload, its answer's message, the users in them): encoding/json finds
+// how to encode a struct by reflection, calls a method and checks its
+// output again for each json.RawMessage and snowflake, and that cost
+// more than building the objects. Each caller's fuzz test checks it
+// writes exactly Marshal's bytes (jsonenctest.SameAsMarshal).
 
 const hexDigits = "0123456789abcdef"
 
