@@ -342,7 +342,7 @@ func (f *writeFloor) check(b *testing.B, n int) {
 // the 2-core machine. Blocks, not single requests: what a server does
 // after it has answered (its event subscribers, its garbage) must slow
 // its own next request, not the next side's; alternated request by
-// request, the floor measured 5% slower after slashd's requests than
+// request, the floor measured 5–10% slower after slashd's requests than
 // after the bare hop's.
 func BenchmarkRatioInvoke(b *testing.B) {
 	e := testenv.New(b)

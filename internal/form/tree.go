@@ -118,8 +118,12 @@ func (p *treeParser) object() (any, bool) {
 			return nil, false
 		}
 		m[k.(string)] = v // a repeated key: the last value, as encoding/json
-		if more, ok := p.separator('}'); !ok || !more {
-			return m, ok
+		more, ok := p.separator('}')
+		if !ok {
+			return nil, false
+		}
+		if !more {
+			return m, true
 		}
 	}
 }
@@ -142,8 +146,12 @@ func (p *treeParser) array() (any, bool) {
 			return nil, false
 		}
 		a = append(a, v)
-		if more, ok := p.separator(']'); !ok || !more {
-			return a, ok
+		more, ok := p.separator(']')
+		if !ok {
+			return nil, false
+		}
+		if !more {
+			return a, true
 		}
 	}
 }

@@ -185,8 +185,8 @@ func AppendRaws(dst []byte, raws []json.RawMessage) ([]byte, error) {
 	return append(dst, ']'), nil
 }
 
-// AppendValue appends v as Marshal encodes it: for the rare fields the
-// hand-written encoders leave to encoding/json.
+// AppendValue appends v as Marshal encodes it: for the fields the
+// hand-written encoders leave to encoding/json (an interaction's data).
 func AppendValue(dst []byte, v any) ([]byte, error) {
 	b, err := Marshal(v)
 	if err != nil {
