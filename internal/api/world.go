@@ -11,10 +11,12 @@ import (
 	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/store"
+	cachepkg "github.com/slashd/slashd/internal/store/cache"
 )
 
 // memberView is what deciding access for one user where they are needs,
-// read once per request: in a guild, its snapshot and their membership;
+// read once per request: in a guild, its snapshot and their membership
+// (snap, roles and channels may be shared with other requests: read only);
 // in a DM or group DM, that channel (snap, roles and member are then
 // empty). Either way, the apps the user installed to their account.
 type memberView struct {
@@ -87,7 +89,7 @@ var errNotMember = errors.New("not a member of the guild")
 // returns errNotMember when the user has no membership.
 func (s *Server) loadMemberView(ctx context.Context, guildID, userID snowflake.ID) (memberView, error) {
 	var v memberView
-	snap, err := s.store.Snapshot(ctx, guildID)
+	gv, err := s.sharedGuild(ctx, guildID)
 	if err != nil {
 		return v, fmt.Errorf("snapshot of guild %d: %w", guildID, err)
 	}
@@ -98,7 +100,7 @@ func (s *Server) loadMemberView(ctx context.Context, guildID, userID snowflake.I
 	if err != nil {
 		return v, err
 	}
-	if u.WorldID != snap.Guild.WorldID {
+	if u.WorldID != gv.Snapshot.Guild.WorldID {
 		return v, errOtherWorld // before the membership: nothing of it shows
 	}
 	m, err := s.store.Member(ctx, guildID, userID)
@@ -108,15 +110,21 @@ func (s *Server) loadMemberView(ctx context.Context, guildID, userID snowflake.I
 	if err != nil {
 		return v, err
 	}
-	v = memberView{snap: snap, member: m, user: u,
-		roles: make(guild.Roles, len(snap.Roles)), channels: make(map[snowflake.ID]guild.Channel, len(snap.Channels))}
-	for _, r := range snap.Roles {
-		v.roles[r.ID] = r
+	return memberView{snap: gv.Snapshot, member: m, user: u, roles: gv.Roles, channels: gv.Channels}, nil
+}
+
+// sharedGuild is a guild's snapshot with its roles and channels by id:
+// the cache's, shared with other requests (a memberView only reads it),
+// or read for this request when there is no cache.
+func (s *Server) sharedGuild(ctx context.Context, guildID snowflake.ID) (*cachepkg.GuildView, error) {
+	if s.cache != nil {
+		return s.cache.SharedGuildView(ctx, guildID)
 	}
-	for _, c := range snap.Channels {
-		v.channels[c.ID] = c
+	snap, err := s.store.Snapshot(ctx, guildID)
+	if err != nil {
+		return nil, err
 	}
-	return v, nil
+	return cachepkg.NewGuildView(snap), nil
 }
 
 // installed reports whether app may have commands in the guild through

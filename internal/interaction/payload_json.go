@@ -7,8 +7,9 @@ import (
 )
 
 // AppendJSON appends p exactly as jsonenc.Marshal encodes it: by hand
-// for what every interaction carries (its member and user, channel and
-// guild), through jsonenc for the rest (its data). An interaction is
+// for what every interaction carries (its member and user, channel,
+// guild and a command's data), through jsonenc for the rest (a
+// component's or a modal's data, private channels). An interaction is
 // encoded on every invocation (FuzzPayloadAppendJSON checks the bytes).
 func (p *Payload) AppendJSON(b []byte) ([]byte, error) {
 	var err error
@@ -20,7 +21,12 @@ func (p *Payload) AppendJSON(b []byte) ([]byte, error) {
 	b = strconv.AppendInt(b, int64(p.Type), 10)
 	if p.Data != nil {
 		b = append(b, `,"data":`...)
-		if b, err = jsonenc.AppendValue(b, p.Data); err != nil {
+		if d, ok := p.Data.(*PayloadData); ok && d != nil {
+			b, err = d.appendJSON(b)
+		} else {
+			b, err = jsonenc.AppendValue(b, p.Data)
+		}
+		if err != nil {
 			return b, err
 		}
 	}

@@ -2,12 +2,13 @@ package interaction
 
 import (
 	"encoding/json"
-	"github.com/slashd/slashd/internal/jsonenc/jsonenctest"
+	"strconv"
 	"testing"
 
 	"github.com/slashd/slashd/internal/command"
 	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/jsonenc"
+	"github.com/slashd/slashd/internal/jsonenc/jsonenctest"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/wire"
 )
@@ -109,5 +110,54 @@ func BenchmarkPayloadJSON(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	})
+}
+
+// fuzzData builds a command's data from fuzz input: options of every
+// type the validator makes (and one it does not), nested or not, and
+// the optional fields by bits of opts.
+func fuzzData(id uint64, text string, opts uint16, n int, f float64) *PayloadData {
+	d := &PayloadData{Data: Data{ID: snowflake.ID(id), Name: text, Type: command.Type(n & 3)}}
+	if opts&1 != 0 {
+		d.GuildID = snowflake.ID(id >> 1)
+	}
+	if opts&2 != 0 {
+		d.TargetID = snowflake.ID(id >> 2)
+	}
+	values := []any{text, opts&4 != 0, int64(n), snowflake.ID(id >> 3), f, json.Number(strconv.Itoa(n)), nil, ""}
+	leaf := func(i int) Value {
+		return Value{Name: text, Type: command.OptionType(n + i), Value: values[i%len(values)], Focused: opts>>uint(i)&8 != 0}
+	}
+	switch opts >> 4 & 3 {
+	case 1:
+		d.Options = []Value{leaf(0), leaf(1), leaf(2), leaf(3)}
+	case 2:
+		d.Options = []Value{{Name: text, Type: command.SubCommand, Options: []Value{leaf(4), leaf(5), leaf(6), leaf(7)}}}
+	case 3:
+		d.Options = []Value{{Name: text, Type: command.SubCommandGroup,
+			Options: []Value{{Name: "sub", Type: command.SubCommand, Options: []Value{}}}}}
+	}
+	if opts&64 != 0 {
+		d.Options = []Value{}
+	}
+	if opts&128 != 0 {
+		d.Resolved = &ResolvedData{Roles: map[snowflake.ID]Role{snowflake.ID(id): {ID: snowflake.ID(id), Name: text}}}
+	}
+	return d
+}
+
+// FuzzPayloadDataAppendJSON: a command's data, by Payload.AppendJSON,
+// is exactly jsonenc.Marshal's bytes.
+func FuzzPayloadDataAppendJSON(f *testing.F) {
+	for i, text := range []string{"echo", "<b>&\"\\\u2028\x01\b", "", "\xff"} {
+		for _, opts := range []uint16{0, 0xffff, 0xaaaa, 0x5555, 16, 32, 48, 16 | 8 | 4, 32 | 128} {
+			f.Add(uint64(1576472368556015616+i), text, opts, i*977-3, 0.1*float64(i)+1e21*float64(i&1))
+		}
+	}
+	f.Fuzz(func(t *testing.T, id uint64, text string, opts uint16, n int, x float64) {
+		p := Payload{ID: snowflake.ID(id), Type: ApplicationCommand, Token: text, Data: fuzzData(id, text, opts, n, x)}
+		jsonenctest.SameAsMarshal(t, p, p.AppendJSON)
+		p.Data = (*PayloadData)(nil)
+		jsonenctest.SameAsMarshal(t, p, p.AppendJSON)
 	})
 }

@@ -168,7 +168,7 @@ type Store struct {
 	// A member's view of a guild (its snapshot, member count, the user
 	// and the membership) is stamped with its fill: see MemberViewStamp.
 	clientTokens *bounded[string, snowflake.ID]
-	snaps        *bounded[snowflake.ID, stamped[store.Snapshot]]
+	snaps        *bounded[snowflake.ID, stamped[*guildSnap]]
 	members      *bounded[memberKey, stamped[guild.Member]]
 	memberCounts *bounded[snowflake.ID, stamped[int]] // by guild: GUILD_CREATE's member_count
 	users        *bounded[snowflake.ID, stamped[store.User]]
@@ -213,7 +213,7 @@ func New(ctx context.Context, st store.Store, o Options) *Store {
 			return n
 		}),
 		clientTokens: newBounded[string, snowflake.ID](o.Entries, nil),
-		snaps:        newBounded[snowflake.ID, stamped[store.Snapshot]](o.Entries, nil),
+		snaps:        newBounded[snowflake.ID, stamped[*guildSnap]](o.Entries, nil),
 		members:      newBounded[memberKey, stamped[guild.Member]](o.Entries, nil),
 		memberCounts: newBounded[snowflake.ID, stamped[int]](o.Entries, nil),
 		users:        newBounded[snowflake.ID, stamped[store.User]](o.Entries, nil),
@@ -449,11 +449,14 @@ func (s *Store) Snapshot(ctx context.Context, guildID snowflake.ID) (store.Snaps
 }
 
 // StampedSnapshot is Snapshot with the stamp of the cached value (see
-// MemberViewStamp); 0: not the cache's.
+// MemberViewStamp); 0: not the cache's. The snapshot is the caller's: a
+// copy of the cached one.
 func (s *Store) StampedSnapshot(ctx context.Context, guildID snowflake.ID) (store.Snapshot, uint64, error) {
-	snap, stamp, err := readStamped(ctx, s, s.snaps, guildID, func() (store.Snapshot, error) {
-		return s.Store.Snapshot(ctx, guildID)
-	})
+	g, stamp, err := s.stampedGuildSnap(ctx, guildID)
+	if err != nil {
+		return store.Snapshot{}, 0, err
+	}
+	snap := g.snap
 	snap.Roles = slices.Clone(snap.Roles)
 	snap.Channels = slices.Clone(snap.Channels)
 	for i := range snap.Channels {
@@ -463,7 +466,7 @@ func (s *Store) StampedSnapshot(ctx context.Context, guildID snowflake.ID) (stor
 	for i := range snap.Installations {
 		snap.Installations[i].Scopes = slices.Clone(snap.Installations[i].Scopes)
 	}
-	return snap, stamp, err
+	return snap, stamp, nil
 }
 
 func (s *Store) Member(ctx context.Context, guildID, userID snowflake.ID) (guild.Member, error) {

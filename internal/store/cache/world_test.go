@@ -42,6 +42,7 @@ func (w worldWarmer) warm(t *testing.T, ctx context.Context) {
 	t.Helper()
 	for _, read := range []func() error{
 		func() error { _, err := w.c.Snapshot(ctx, w.f.Guild); return err },
+		func() error { _, err := w.c.SharedGuildView(ctx, w.f.Guild); return err },
 		func() error { _, err := w.c.Member(ctx, w.f.Guild, w.f.User); return err },
 		func() error { _, err := w.c.MemberCount(ctx, w.f.Guild); return err },
 		func() error { _, err := w.c.User(ctx, w.f.User); return err },
@@ -184,6 +185,25 @@ func worldWrites(f *fixture, channel snowflake.ID) []struct {
 	}
 }
 
+// viewMatchesSnapshot checks the guild's shared view (built once per
+// fill of the snapshot) against its snapshot: the same guild, roles,
+// channels and installations, indexed by id.
+func viewMatchesSnapshot(ctx context.Context, c *cache.Store, guildID snowflake.ID) error {
+	v, err := c.SharedGuildView(ctx, guildID)
+	snap, err2 := c.Snapshot(ctx, guildID)
+	if err := errors.Join(err, err2); err != nil {
+		return err
+	}
+	if !reflect.DeepEqual(v.Snapshot, snap) {
+		return fmt.Errorf("shared view's snapshot %+v, snapshot %+v", v.Snapshot, snap)
+	}
+	if !reflect.DeepEqual(v.Roles, cache.NewGuildView(snap).Roles) ||
+		!reflect.DeepEqual(v.Channels, cache.NewGuildView(snap).Channels) {
+		return fmt.Errorf("shared view's roles %v and channels %v, snapshot's %v and %v", v.Roles, v.Channels, snap.Roles, snap.Channels)
+	}
+	return nil
+}
+
 // countSeen checks the guild's cached member count against its members
 // (a read the cache passes on).
 func countSeen(ctx context.Context, c *cache.Store, guildID snowflake.ID) error {
@@ -219,6 +239,9 @@ func TestWorldWritesSeenByNextRead(t *testing.T) {
 		if err := step.check(ctx, c); err != nil {
 			t.Errorf("after %s through the cache: %v", step.name, err)
 		}
+		if err := viewMatchesSnapshot(ctx, c, f.Guild); err != nil {
+			t.Errorf("after %s through the cache: %v", step.name, err)
+		}
 		if err := c.PutMember(ctx, guild.Member{GuildID: f.Guild, UserID: f.User, Roles: nil}); err != nil {
 			t.Fatal(err) // a member again, for the next warm-up
 		}
@@ -244,12 +267,54 @@ func TestOtherProcessWorldWritesSeen(t *testing.T) {
 		if err := step.check(c.SyncWorld(ctx), c); err != nil {
 			t.Errorf("after %s by another process, in the next request: %v", step.name, err)
 		}
+		if err := viewMatchesSnapshot(c.SyncWorld(ctx), c, f.Guild); err != nil {
+			t.Errorf("after %s by another process, in the next request: %v", step.name, err)
+		}
 		if err := step.check(ctx, c); err != nil { // and a read outside any request checks by itself
 			t.Errorf("after %s by another process: %v", step.name, err)
 		}
 		if err := cli.PutMember(ctx, guild.Member{GuildID: f.Guild, UserID: f.User}); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// A guild's shared view is built once per fill of its snapshot: read
+// again, it is the same; after a write to the guild's roles, the next
+// read builds a new one with the write in it.
+func TestSharedGuildViewOncePerFill(t *testing.T) {
+	inner := openSQLite(t).(*sqlstore.Store)
+	f := seed(t, inner)
+	worldSeed(t, inner, f)
+	c := cache.New(t.Context(), inner, cache.Options{WorldClock: inner.WorldClock()})
+	ctx := c.SyncWorld(t.Context())
+	first, err := c.SharedGuildView(ctx, f.Guild)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := c.SharedGuildView(ctx, f.Guild)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first != again {
+		t.Fatal("the second read built the view again")
+	}
+	const role = 501
+	if err := c.CreateRole(ctx, guild.Role{ID: role, GuildID: f.Guild, Name: "mod", Position: 1}); err != nil {
+		t.Fatal(err)
+	}
+	after, err := c.SharedGuildView(ctx, f.Guild)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := after.Roles[role]; !ok || after == first {
+		t.Fatalf("after the role's creation the view has roles %v (a new view: %v)", after.Roles, after != first)
+	}
+	if _, ok := first.Roles[role]; ok {
+		t.Fatal("the write changed the view readers already held")
+	}
+	if _, err := c.SharedGuildView(ctx, 999); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("an unknown guild's view: %v, want ErrNotFound", err)
 	}
 }
 
