@@ -105,12 +105,8 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("record interaction: %w", err)
 	}
 	defer delivered() // settles the record before the handler returns, panics included
-	// The delivery's log line is written last: after the answer has gone
-	// to the client (flushed below), off the invocation's latency.
-	var line deliveryLine
-	defer s.logDelivery(&line)
 	interaction.ReportID(ctx, in.record.ID)
-	rec, err := s.dispatch(ctx, in, &line)
+	rec, err := s.dispatch(ctx, in)
 	if err != nil {
 		return err
 	}
@@ -119,10 +115,6 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeCallbackResult(w, out)
-	// The answer is stored (the record with it): nothing the client may
-	// do next waits for what is left (the log line, settling the held
-	// record, the request's metrics).
-	_ = http.NewResponseController(w).Flush()
 	return nil
 }
 
@@ -396,9 +388,8 @@ func (s *Server) newInteractionToken(id snowflake.ID) (string, error) {
 }
 
 // dispatch hands the invocation to the app and waits (within the answer
-// window) for its answer; what became of it is counted, and its log line
-// kept in line.
-func (s *Server) dispatch(ctx context.Context, in invocation, line *deliveryLine) (answered, error) {
+// window) for its answer; what became of it is logged and counted.
+func (s *Server) dispatch(ctx context.Context, in invocation) (answered, error) {
 	start := time.Now()
 	d := delivery{target: targetGateway}
 	s.journalDelivered(in)
@@ -413,7 +404,7 @@ func (s *Server) dispatch(ctx context.Context, in invocation, line *deliveryLine
 		d.outcome, d.reason = outcomeError, err.Error()
 	}
 	took := time.Since(start)
-	s.deliveryDone(in, d, took, line)
+	s.deliveryDone(in, d, took)
 	rec = s.journalDelivery(ctx, in, d, took, rec, err)
 	s.noteDelivery(ctx, in, d, took, rec, err)
 	s.publishInlineRefusal(ctx, in, d)

@@ -13,7 +13,6 @@ import (
 	"github.com/slashd/slashd/internal/gateway"
 	"github.com/slashd/slashd/internal/interaction"
 	"github.com/slashd/slashd/internal/metrics"
-	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/webhook"
 )
 
@@ -187,53 +186,29 @@ func refusalOutcome(err error) string {
 	return outcomeError
 }
 
-// deliveryDone counts what became of a delivered invocation and keeps
-// its log line in line, for logDelivery.
-func (s *Server) deliveryDone(in invocation, d delivery, took time.Duration, line *deliveryLine) {
+// deliveryDone logs and counts what became of a delivered invocation.
+func (s *Server) deliveryDone(in invocation, d delivery, took time.Duration) {
 	it := interaction.Type(in.record.Type)
 	s.countInteraction(it, d.outcome)
 	if d.target != targetService {
 		s.metrics.delivery.With(d.target).Observe(took.Seconds())
 	}
-	*line = deliveryLine{written: true, appID: in.app.ID, interactionID: in.record.ID, typ: it,
-		target: d.target, outcome: d.outcome, endpoint: d.endpoint, reason: d.reason, status: d.status, took: took}
-}
-
-// deliveryLine is the log line of a delivered invocation. invoke writes
-// it once the invoking client has its answer: formatting it and, in
-// production, writing it to the log's file took 3 µs and more of every
-// invocation's latency before (docs/performance.md, "The sixth round").
-type deliveryLine struct {
-	written                   bool // by deliveryDone: the invocation was delivered
-	appID, interactionID      snowflake.ID
-	typ                       interaction.Type
-	target, outcome, endpoint string
-	reason                    string
-	status                    int
-	took                      time.Duration
-}
-
-// logDelivery writes l, if deliveryDone filled it.
-func (s *Server) logDelivery(l *deliveryLine) {
-	if !l.written {
-		return
-	}
 	// Typed attributes (LogAttrs): the same line as Info's key-value
-	// pairs, without converting them, on every invocation.
+	// pairs, without converting them, on every invocation's path.
 	attrs := make([]slog.Attr, 0, 9)
-	attrs = append(attrs, slog.Any("application_id", l.appID), slog.Any("interaction_id", l.interactionID),
-		slog.String("type", interactionTypeLabel(l.typ)), slog.String("target", l.target), slog.String("outcome", l.outcome),
-		slog.Float64("latency_ms", float64(l.took.Microseconds())/1000))
-	if l.endpoint != "" {
-		attrs = append(attrs, slog.String("endpoint", l.endpoint))
+	attrs = append(attrs, slog.Any("application_id", in.app.ID), slog.Any("interaction_id", in.record.ID),
+		slog.String("type", interactionTypeLabel(it)), slog.String("target", d.target), slog.String("outcome", d.outcome),
+		slog.Float64("latency_ms", float64(took.Microseconds())/1000))
+	if d.endpoint != "" {
+		attrs = append(attrs, slog.String("endpoint", d.endpoint))
 	}
-	if l.status != 0 {
-		attrs = append(attrs, slog.Int("status", l.status))
+	if d.status != 0 {
+		attrs = append(attrs, slog.Int("status", d.status))
 	}
 	msg := "interaction answered"
-	if l.outcome != outcomeAnswered && l.outcome != outcomeDeferred {
+	if d.outcome != outcomeAnswered && d.outcome != outcomeDeferred {
 		msg = "interaction failed"
-		attrs = append(attrs, slog.String("reason", l.reason))
+		attrs = append(attrs, slog.String("reason", d.reason))
 	}
 	s.log.LogAttrs(context.Background(), slog.LevelInfo, msg, attrs...)
 }

@@ -191,16 +191,11 @@ func loggedEnv(t *testing.T) (*testenv.Env, *logBuffer) {
 func wantEvent(t *testing.T, logs *logBuffer, msg string, want map[string]any) map[string]any {
 	t.Helper()
 	var found []map[string]any
-	// An invocation's line is written once its client has the answer.
-	testenv.WaitFor(t, fmt.Sprintf("a %q line with %v", msg, want), func() bool {
-		found = found[:0]
-		for _, rec := range logs.events(t, msg) {
-			if includes(rec, want) {
-				found = append(found, rec)
-			}
+	for _, rec := range logs.events(t, msg) {
+		if includes(rec, want) {
+			found = append(found, rec)
 		}
-		return len(found) > 0
-	})
+	}
 	if len(found) != 1 {
 		t.Fatalf("%d %q events with %v, want 1; log:\n%s", len(found), msg, want, logs)
 	}
