@@ -436,7 +436,10 @@ type callbackResource struct {
 // out.
 func (r callbackResult) encode() ([]byte, error) {
 	res, in := r.Resource, r.Interaction
-	size := 192
+	// What surrounds the resource's JSON: an answered message's result
+	// takes about 200 bytes (192 sent every such answer through a second
+	// buffer, twice as large).
+	size := 320 + len(in.ActivityInstanceID)
 	if res != nil {
 		size += len(res.ActivityInstance) + len(res.Message) + len(res.Choices) + len(res.Modal)
 	}

@@ -44,3 +44,21 @@ func FuzzCallbackResultEncode(f *testing.F) {
 		}
 	})
 }
+
+// An answered message's callback result is encoded into one buffer:
+// its size is reckoned from the message, with room for what surrounds
+// it, whatever the ids' lengths.
+func TestCallbackResultEncodeOneBuffer(t *testing.T) {
+	msg := json.RawMessage(`{"content":"` + string(bytes.Repeat([]byte("x"), 1400)) + `"}`)
+	loading, ephemeral := false, true
+	r := callbackResult{Interaction: callbackInteraction{ID: 1<<63 - 1, Type: 2, ResponseMessageID: 1<<63 - 1,
+		ResponseMessageLoading: &loading, ResponseMessageEphemeral: &ephemeral},
+		Resource: &callbackResource{Type: 4, Message: msg, encoded: true}}
+	if n := testing.AllocsPerRun(100, func() {
+		if _, err := r.encode(); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 1 {
+		t.Fatalf("encode allocated %v times, want 1", n)
+	}
+}
