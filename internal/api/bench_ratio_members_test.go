@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/testenv"
 	"github.com/slashd/slashd/sdk/interactions"
@@ -69,6 +70,15 @@ func benchmarkGuildSize(b *testing.B, bigGuild int) {
 		counts[i] = time.Since(start)
 	}
 
+	alternateGuilds(b, urls, auths, bodies)
+	b.ReportMetric(seedTime.Seconds(), "seed-s")
+	b.ReportMetric(float64(median(counts).Microseconds())/1000, "membercount-ms")
+}
+
+// alternateGuilds times b.N invocations in each of two guilds, small
+// (index 0) then big, taking turns, and reports their latencies and
+// ratio-p50, big over small.
+func alternateGuilds(b *testing.B, urls, auths [2]string, bodies [2][]byte) {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
 	defer client.CloseIdleConnections()
 	b.ResetTimer()
@@ -82,8 +92,79 @@ func benchmarkGuildSize(b *testing.B, bigGuild int) {
 	reportLatency(b, "big", lat[1])
 	b.ReportMetric(float64(median(lat[1]))/float64(median(lat[0])), "ratio-p50")
 	b.ReportMetric(float64(mean(lat[1]))/float64(mean(lat[0])), "ratio-mean")
-	b.ReportMetric(seedTime.Seconds(), "seed-s")
-	b.ReportMetric(float64(median(counts).Microseconds())/1000, "membercount-ms")
+}
+
+// BenchmarkRatioChannels: a member invokes a command (as in
+// BenchmarkRatioMembers) in a guild of 500 channels, each with two
+// permission overwrites, and 250 roles the member has 10 of, and in a
+// guild of one channel and no roles, alternating. Deciding access reads
+// the guild's roles and channels: the invocation should not cost more
+// with more of them (ratio-p50, big over small).
+func BenchmarkRatioChannels(b *testing.B) {
+	const channels, roles, memberRoles = 500, 250, 10
+	e := testenv.New(b)
+	echo := func(i *interactions.Interaction) (interactions.Response, error) {
+		opt, _ := i.Data.Option("text")
+		s, _ := opt.String()
+		return interactions.Message(s), nil
+	}
+	var urls, auths [2]string
+	var bodies [2][]byte
+	for k := range 2 {
+		w := newInvokeWorld(b, e)
+		w.answerWith(echo)
+		cmd := w.command(jsonObj{"name": "echo", "description": "Echo", "options": []jsonObj{
+			{"type": 3, "name": "text", "description": "Text", "required": true},
+		}})
+		if k == 1 {
+			growGuild(b, e, w, channels, roles, memberRoles)
+		}
+		urls[k], auths[k] = e.URL+"/api/v10/interactions", w.client
+		bodies[k] = mustJSON(b, w.invocation(2, cmd, "options", []jsonObj{{"type": 3, "name": "text", "value": "hello"}}))
+		postTimed(b, http.DefaultClient, urls[k], auths[k], bodies[k]) // it works, and the cache is warm
+	}
+	alternateGuilds(b, urls, auths, bodies)
+}
+
+// growGuild gives w's guild channels more channels, each with an
+// overwrite for @everyone and one for a role, and roles more roles, the
+// first memberRoles of them the invoking member's.
+func growGuild(b *testing.B, e *testenv.Env, w *invokeWorld, channels, roles, memberRoles int) {
+	b.Helper()
+	ctx := context.Background()
+	gid, err := snowflake.Parse(w.guild)
+	if err != nil {
+		b.Fatal(err)
+	}
+	uid, err := snowflake.Parse(w.member)
+	if err != nil {
+		b.Fatal(err)
+	}
+	roleIDs := make([]snowflake.ID, roles)
+	for i := range roleIDs {
+		roleIDs[i] = e.IDs.Next()
+		if err := e.Store.CreateRole(ctx, guild.Role{ID: roleIDs[i], GuildID: gid, Name: fmt.Sprintf("role%d", i),
+			Permissions: guild.SendMessages, Position: i + 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := range channels {
+		if err := e.Store.CreateChannel(ctx, guild.Channel{ID: e.IDs.Next(), GuildID: gid, Name: fmt.Sprintf("channel%d", i),
+			Position: i + 1, Overwrites: []guild.Overwrite{
+				{ID: gid, Type: 0, Deny: guild.SendMessages},
+				{ID: roleIDs[i%roles], Type: 0, Allow: guild.SendMessages},
+			}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	m, err := e.Store.Member(ctx, gid, uid)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m.Roles = append(m.Roles, roleIDs[:memberRoles]...)
+	if err := e.Store.PutMember(ctx, m); err != nil {
+		b.Fatal(err)
+	}
 }
 
 // postTimed POSTs body and returns how long the answer took to arrive in

@@ -19,6 +19,9 @@
 //	  - members: invoke in a guild of 100,000 members vs the same in a
 //	    guild of 10, same store and server, alternating (BenchmarkRatioMembers,
 //	    p50; it should stay flat);
+//	  - channels: the same in a guild of 500 channels (two permission
+//	    overwrites each) and 250 roles vs a guild of one channel
+//	    (BenchmarkRatioChannels, p50; it should stay flat);
 //	  - gateway: heap per idle session vs a bare coder/websocket server with
 //	    the same client (tools/gwbench and gwbench -bare);
 //	  - identify: IDENTIFY to the last GUILD_CREATE of shard 3 of 8 of a bot
@@ -59,7 +62,7 @@ import (
 )
 
 // rows are the table's rows, in the order they print.
-var rows = []string{"read", "write", "invoke", "members", "gateway", "identify", "fanout", "worlds"}
+var rows = []string{"read", "write", "invoke", "members", "channels", "gateway", "identify", "fanout", "worlds"}
 
 // options are the command's flags.
 type options struct {
@@ -88,7 +91,7 @@ func main() {
 	}
 	defer os.Remove(gwbenchPath())
 	fmt.Printf("%-8s %-50s %-66s %s\n", "path", "slashd", "baseline (same run)", "ratio")
-	if want["read"] || want["write"] || want["invoke"] || want["members"] {
+	if want["read"] || want["write"] || want["invoke"] || want["members"] || want["channels"] {
 		ratioRows(o, want)
 	}
 	if want["gateway"] {
@@ -108,7 +111,7 @@ func main() {
 // ratioRows runs the BenchmarkRatio* benchmarks of the rows wanted.
 func ratioRows(o options, want map[string]bool) {
 	var names []string
-	for _, r := range []string{"read", "write", "invoke", "members"} {
+	for _, r := range []string{"read", "write", "invoke", "members", "channels"} {
 		if want[r] {
 			names = append(names, strings.ToUpper(r[:1])+r[1:])
 		}
@@ -141,6 +144,13 @@ func ratioRows(o options, want map[string]bool) {
 		fmt.Printf("%-8s %-50s %-66s %.2f× (mean %.2f×; goal ≤ 1.2×)\n", "members",
 			fmt.Sprintf("100k-member guild: p50 %.0f µs, mean %.0f µs", g["big-p50-µs"], g["big-mean-µs"]),
 			fmt.Sprintf("10-member guild: p50 %.0f µs, mean %.0f µs", g["small-p50-µs"], g["small-mean-µs"]),
+			g["ratio-p50"], g["ratio-mean"])
+	}
+	if want["channels"] {
+		g := m["RatioChannels"]
+		fmt.Printf("%-8s %-50s %-66s %.2f× (mean %.2f×)\n", "channels",
+			fmt.Sprintf("500 channels, 250 roles: p50 %.0f µs, mean %.0f µs", g["big-p50-µs"], g["big-mean-µs"]),
+			fmt.Sprintf("1 channel: p50 %.0f µs, mean %.0f µs", g["small-p50-µs"], g["small-mean-µs"]),
 			g["ratio-p50"], g["ratio-mean"])
 	}
 }
