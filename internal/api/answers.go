@@ -436,9 +436,9 @@ type callbackResource struct {
 // out.
 func (r callbackResult) encode() ([]byte, error) {
 	res, in := r.Resource, r.Interaction
-	// What surrounds the resource's JSON: an answered message's result
-	// takes about 200 bytes (192 sent every such answer through a second
-	// buffer, twice as large).
+	// Room for what surrounds the resource's own JSON: about 200 bytes
+	// for an answered message (with 192, every such answer was encoded
+	// through a second buffer, twice as large).
 	size := 320 + len(in.ActivityInstanceID)
 	if res != nil {
 		size += len(res.ActivityInstance) + len(res.Message) + len(res.Choices) + len(res.Modal)

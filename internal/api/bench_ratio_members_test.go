@@ -126,9 +126,9 @@ func BenchmarkRatioChannels(b *testing.B) {
 	alternateGuilds(b, urls, auths, bodies)
 }
 
-// growGuild gives w's guild channels more channels, each with an
-// overwrite for @everyone and one for a role, and roles more roles, the
-// first memberRoles of them the invoking member's.
+// growGuild adds to w's guild the given numbers of channels (each with an
+// overwrite for @everyone and one for a role) and roles, and gives the
+// invoking member the first memberRoles of those roles.
 func growGuild(b *testing.B, e *testenv.Env, w *invokeWorld, channels, roles, memberRoles int) {
 	b.Helper()
 	ctx := context.Background()
