@@ -10,7 +10,6 @@ import (
 	"github.com/slashd/slashd/internal/guild"
 	"github.com/slashd/slashd/internal/snowflake"
 	"github.com/slashd/slashd/internal/testenv"
-	"github.com/slashd/slashd/sdk/interactions"
 )
 
 // BenchmarkRatioMembers: a member invokes a command (as in
@@ -29,11 +28,6 @@ func BenchmarkRatioMembers(b *testing.B) { benchmarkGuildSize(b, 100_000) }
 func benchmarkGuildSize(b *testing.B, bigGuild int) {
 	const smallGuild = 10
 	e := testenv.New(b)
-	echo := func(i *interactions.Interaction) (interactions.Response, error) {
-		opt, _ := i.Data.Option("text")
-		s, _ := opt.String()
-		return interactions.Message(s), nil
-	}
 	var urls, auths [2]string
 	var bodies [2][]byte
 	var bigID snowflake.ID
@@ -41,11 +35,7 @@ func benchmarkGuildSize(b *testing.B, bigGuild int) {
 	for k, size := range []int{smallGuild, bigGuild} {
 		// Each world points the app's endpoint at its own app server, so
 		// both answer alike.
-		w := newInvokeWorld(b, e)
-		w.answerWith(echo)
-		cmd := w.command(jsonObj{"name": "echo", "description": "Echo", "options": []jsonObj{
-			{"type": 3, "name": "text", "description": "Text", "required": true},
-		}})
+		w, body := echoInvocation(b, e)
 		gid, err := snowflake.Parse(w.guild)
 		if err != nil {
 			b.Fatal(err)
@@ -59,7 +49,7 @@ func benchmarkGuildSize(b *testing.B, bigGuild int) {
 			b.Fatalf("guild %s has %d members, want %d", w.guild, got, size)
 		}
 		urls[k], auths[k] = e.URL+"/api/v10/interactions", w.client
-		bodies[k] = mustJSON(b, w.invocation(2, cmd, "options", []jsonObj{{"type": 3, "name": "text", "value": "hello"}}))
+		bodies[k] = body
 	}
 	counts := make([]time.Duration, 5)
 	for i := range counts {
@@ -103,24 +93,15 @@ func alternateGuilds(b *testing.B, urls, auths [2]string, bodies [2][]byte) {
 func BenchmarkRatioChannels(b *testing.B) {
 	const channels, roles, memberRoles = 500, 250, 10
 	e := testenv.New(b)
-	echo := func(i *interactions.Interaction) (interactions.Response, error) {
-		opt, _ := i.Data.Option("text")
-		s, _ := opt.String()
-		return interactions.Message(s), nil
-	}
 	var urls, auths [2]string
 	var bodies [2][]byte
 	for k := range 2 {
-		w := newInvokeWorld(b, e)
-		w.answerWith(echo)
-		cmd := w.command(jsonObj{"name": "echo", "description": "Echo", "options": []jsonObj{
-			{"type": 3, "name": "text", "description": "Text", "required": true},
-		}})
+		w, body := echoInvocation(b, e)
 		if k == 1 {
 			growGuild(b, e, w, channels, roles, memberRoles)
 		}
 		urls[k], auths[k] = e.URL+"/api/v10/interactions", w.client
-		bodies[k] = mustJSON(b, w.invocation(2, cmd, "options", []jsonObj{{"type": 3, "name": "text", "value": "hello"}}))
+		bodies[k] = body
 		postTimed(b, http.DefaultClient, urls[k], auths[k], bodies[k]) // it works, and the cache is warm
 	}
 	alternateGuilds(b, urls, auths, bodies)
